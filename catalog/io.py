@@ -1,0 +1,149 @@
+"""Catalog files: read and write, all-or-nothing, with errors that name the bad record.
+
+A catalog file is JSON: {"format_version": 1, "meta": {...}, "items": [...]} or, for
+compatibility, a bare list of items. Large catalogs may be JSON Lines (`.jsonl`): one
+item per line, with an optional first line {"meta": {...}}.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import DataError, from_validation_error
+from .item import Item
+
+CATALOG_FORMAT_VERSION = 1
+
+
+class CatalogMeta(BaseModel):
+    """Where a catalog came from: enough to rebuild it or tell two apart."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = "catalog"
+    source: str = Field(default="unknown", description="synthetic | tmdb | tau-rec | ...")
+    snapshot_date: date | None = None
+    seed: int | None = None
+    description: str = ""
+
+
+def _parse_json(raw: bytes, source: Path) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        # orjson reports "line N column M (char K)"; keep its position text.
+        raise DataError(f"is not valid JSON ({exc})", source=source) from None
+
+
+def parse_items(records: Iterable[Any], *, source: str | Path) -> list[Item]:
+    """Validate item records; the first problem raises, naming the item and field."""
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for n, rec in enumerate(records):
+        label = f"item #{n}"
+        if isinstance(rec, dict) and isinstance(rec.get("id"), str):
+            label = f"item {rec['id']!r}"
+        if not isinstance(rec, dict):
+            raise DataError(f"expected a JSON object, got {type(rec).__name__}", source=source, record=label)
+        try:
+            item = Item.model_validate(rec)
+        except ValidationError as exc:
+            raise from_validation_error(exc, source=source, record=label) from None
+        if item.id in seen:
+            raise DataError(
+                f"duplicate id (first seen as item #{seen[item.id]}); expected unique ids",
+                source=source,
+                record=label,
+                field="id",
+            )
+        seen[item.id] = n
+        items.append(item)
+    return items
+
+
+def read_catalog_file(path: str | Path) -> tuple[CatalogMeta, list[Item]]:
+    """Load a catalog file; raises DataError (nothing is returned half-loaded)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError("no such file; expected a catalog JSON or JSONL file", source=path) from None
+    except IsADirectoryError:
+        raise DataError("is a directory; expected a catalog JSON or JSONL file", source=path) from None
+    meta = CatalogMeta()
+    if path.suffix == ".jsonl":
+        records: list[Any] = []
+        for lineno, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            rec = _parse_json(line, Path(f"{path}:{lineno}"))
+            if lineno == 1 and isinstance(rec, dict) and set(rec) == {"meta"}:
+                meta = _meta(rec["meta"], path)
+                continue
+            records.append(rec)
+    else:
+        doc = _parse_json(raw, path)
+        if isinstance(doc, list):
+            records = doc
+        elif isinstance(doc, dict) and isinstance(doc.get("items"), list):
+            version = doc.get("format_version", CATALOG_FORMAT_VERSION)
+            if version != CATALOG_FORMAT_VERSION:
+                raise DataError(
+                    f"expected format_version {CATALOG_FORMAT_VERSION}, got {version!r}",
+                    source=path,
+                    field="format_version",
+                )
+            meta = _meta(doc.get("meta", {}), path)
+            records = doc["items"]
+        else:
+            raise DataError(
+                'expected a list of items or an object {"meta": ..., "items": [...]}', source=path
+            )
+    items = parse_items(records, source=path)
+    if not items:
+        raise DataError("holds no items; expected at least one", source=path)
+    return meta, items
+
+
+def _meta(rec: Any, path: Path) -> CatalogMeta:
+    try:
+        return CatalogMeta.model_validate(rec)
+    except ValidationError as exc:
+        raise from_validation_error(exc, source=path, record="meta") from None
+
+
+def item_record(item: Item) -> dict[str, Any]:
+    return item.model_dump(mode="json")
+
+
+def write_catalog_file(path: str | Path, meta: CatalogMeta, items: Iterable[Item]) -> Path:
+    """Write atomically (temp file + rename), so a reader never sees half a catalog."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if path.suffix == ".jsonl":
+                fh.write(orjson.dumps({"meta": meta.model_dump(mode="json")}) + b"\n")
+                for item in items:
+                    fh.write(orjson.dumps(item_record(item)) + b"\n")
+            else:
+                doc = {
+                    "format_version": CATALOG_FORMAT_VERSION,
+                    "meta": meta.model_dump(mode="json"),
+                    "items": [item_record(i) for i in items],
+                }
+                fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

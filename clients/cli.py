@@ -1,0 +1,21 @@
+"""The `taurec` command: tasks, catalog (and, as they land, serve, run, play)."""
+
+from __future__ import annotations
+
+import typer
+
+from .catalog_cli import app as catalog_app
+from .tasks_cli import app as tasks_app
+
+app = typer.Typer(
+    name="taurec",
+    help="taurec: a verifiable benchmark for agentic recommender systems.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(catalog_app, name="catalog")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,152 @@
+"""Trajectory format v1: the episode log, next to the task it records.
+
+One append-only JSON Lines file per episode. Line 1 is a `header`; then ordered events
+(`user_message`, `agent_message`, `tool_call`, `tool_result`) and exactly one `end`.
+Any harness can write it: the JSON Schema is `trajectory.schema.json` beside this file
+and docs/trajectory.md explains it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TRAJECTORY_FORMAT = "taurec-trajectory"
+TRAJECTORY_FORMAT_VERSION = 1
+
+
+class EndReason(StrEnum):
+    RECOMMENDED = "recommended"  # committed a catalog item
+    ABSTAINED = "abstained"  # committed to "nothing fits"
+    USER_LEFT = "user_left"  # the simulated user ended the conversation
+    MAX_TURNS = "max_turns"  # the turn budget ran out
+    AGENT_ERROR = "agent_error"  # the agent crashed, timed out or stopped without committing
+    INFRA_ERROR = "infra_error"  # the harness or a provider failed: not the agent's fault
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class AgentInfo(_Record):
+    label: str = Field(min_length=1, description="Groups episodes in reports, e.g. 'gpt-x@t0'.")
+    kind: str | None = Field(default=None, description="scripted, oracle, llm, human, ...")
+    model: str | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class SimulatorInfo(_Record):
+    kind: str = Field(description="'rule' (deterministic) or 'llm-single' / 'llm-dual'.")
+    model: str | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class SuiteRef(_Record):
+    id: str
+    spec: str | None = Field(default=None, description="How to load it: builtin, a path, tau-rec:PATH.")
+
+
+class Header(_Record):
+    type: Literal["header"] = "header"
+    format: Literal["taurec-trajectory"] = TRAJECTORY_FORMAT
+    format_version: Literal[1] = TRAJECTORY_FORMAT_VERSION
+    run_id: str
+    episode_id: str
+    agent: AgentInfo
+    task_id: str
+    task_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="RecommendationTask.sha256() as run.")
+    suite: SuiteRef
+    catalog_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    trial: int = Field(ge=0)
+    seed: int
+    simulator: SimulatorInfo
+    server_version: str
+    started_at: datetime
+
+
+class _Event(_Record):
+    seq: int = Field(ge=1, description="1, 2, 3, ... in file order.")
+    t: float = Field(ge=0, description="Seconds since the header's started_at.")
+    latency_ms: float | None = Field(default=None, ge=0, description="Time this step took.")
+
+
+class UserMessage(_Event):
+    type: Literal["user_message"] = "user_message"
+    text: str
+    left: bool = Field(default=False, description="The user ended the conversation with this.")
+
+
+class AgentMessage(_Event):
+    type: Literal["agent_message"] = "agent_message"
+    text: str
+    delivered: bool = Field(
+        default=True,
+        description="False for text the agent produced alongside tool calls but did not send.",
+    )
+
+
+class ToolCall(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    is_error: bool = False
+    content: Any = Field(description="The payload exactly as the agent saw it.")
+
+
+class Usage(_Record):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class End(_Event):
+    type: Literal["end"] = "end"
+    reason: EndReason
+    item_id: str | None = Field(default=None, description="The committed item; None otherwise.")
+    detail: str | None = None
+    usage: Usage | None = None
+
+
+Event = Annotated[
+    UserMessage | AgentMessage | ToolCall | ToolResult | End, Field(discriminator="type")
+]
+EVENT_TYPES = ("user_message", "agent_message", "tool_call", "tool_result", "end")
+
+
+class Trajectory(BaseModel):
+    """One parsed episode log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    header: Header
+    events: list[Event]
+
+    @property
+    def end(self) -> End | None:
+        last = self.events[-1] if self.events else None
+        return last if isinstance(last, End) else None
+
+
+def trajectory_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one log line (header or event), for other harnesses."""
+    from pydantic import TypeAdapter
+
+    line = TypeAdapter(
+        Annotated[
+            Header | UserMessage | AgentMessage | ToolCall | ToolResult | End,
+            Field(discriminator="type"),
+        ]
+    )
+    schema = line.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "taurec trajectory v1: one JSONL line"
+    return schema

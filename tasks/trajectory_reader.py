@@ -1,0 +1,120 @@
+"""Reading episode logs robustly: every problem is reported with file:line, never raised.
+
+A log with problems still yields whatever could be parsed, so the evaluator can count the
+episode (as an infrastructure error) instead of silently dropping it from n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+from pydantic import TypeAdapter, ValidationError
+
+from .trajectory import EVENT_TYPES, End, Event, Header, Trajectory
+
+_EVENT = TypeAdapter(Event)
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class ParsedLog:
+    path: str
+    header: Header | None = None
+    events: list[Event] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.header is not None and not self.problems
+
+    @property
+    def trajectory(self) -> Trajectory | None:
+        """The whole episode, only when it parsed cleanly and ended."""
+        if not self.ok or self.header is None:
+            return None
+        return Trajectory.model_construct(header=self.header, events=self.events)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in err["loc"] if p not in EVENT_TYPES)
+    return f"field '{loc}': {err['msg']}" if loc else err["msg"]
+
+
+def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
+    out = ParsedLog(path=path)
+
+    def problem(line: int | None, msg: str) -> None:
+        out.problems.append(LogProblem(path, line, msg))
+
+    if not raw.strip():
+        problem(None, "empty log; expected a header line and events")
+        return out
+    lines = raw.split(b"\n")
+    truncated = not raw.endswith(b"\n")
+    ended_at: int | None = None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            last = lineno == len(lines) and truncated
+            problem(lineno, "truncated last line (the writer stopped mid-record)" if last else "not valid JSON")
+            continue
+        if not isinstance(rec, dict):
+            problem(lineno, f"expected a JSON object, got {type(rec).__name__}")
+            continue
+        kind = rec.get("type")
+        if lineno == 1 or out.header is None and kind == "header":
+            if kind != "header":
+                problem(lineno, f"first line must be the header record, got type {kind!r}")
+                continue
+            try:
+                out.header = Header.model_validate(rec)
+            except ValidationError as exc:
+                problem(lineno, f"bad header: {_first_error(exc)}")
+            continue
+        if kind not in EVENT_TYPES:
+            problem(lineno, f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}")
+            continue
+        try:
+            event = _EVENT.validate_python(rec)
+        except ValidationError as exc:
+            problem(lineno, f"bad {kind} event: {_first_error(exc)}")
+            continue
+        if ended_at is not None:
+            problem(lineno, f"event after the end record (line {ended_at})")
+            continue
+        expected_seq = len(out.events) + 1
+        if event.seq != expected_seq:
+            problem(lineno, f"seq {event.seq} out of order; expected {expected_seq}")
+        if isinstance(event, End):
+            ended_at = lineno
+        out.events.append(event)
+    if out.header is None and not any(p.message.startswith("bad header") for p in out.problems):
+        problem(1, "no header record")
+    if ended_at is None:
+        problem(None, "no end record: the episode did not finish (incomplete log)")
+    return out
+
+
+def read_log(path: str | Path) -> ParsedLog:
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        return ParsedLog(path=str(p), problems=[LogProblem(str(p), None, f"cannot read: {exc.strerror}")])
+    return parse_log_bytes(raw, str(p))
