@@ -1,0 +1,129 @@
+"""Scoring one episode: constraint verdicts, policy verdicts, reward.
+
+reward = constraint_score × policy_score, both strict (0 or 1); an episode passes iff
+reward is 1. The partial constraint score (fraction of constraints the committed item
+satisfies) and the policy results are kept for reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import median
+
+from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.store import Catalog
+from taurec.policies.checks import CheckContext, PolicyResult, Verdict, check_policies
+from taurec.policies.transcript import Transcript, build_transcript
+from taurec.tasks.constraint import Constraint
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import AgentMessage, EndReason, ToolCall, Trajectory
+
+
+@dataclass(frozen=True)
+class ConstraintVerdict:
+    constraint: Constraint
+    holds: bool
+    actual: object  # the committed item's value of the field
+
+
+@dataclass
+class EpisodeScore:
+    path: str
+    label: str
+    task_id: str
+    trial: int
+    end_reason: str
+    outcome: str  # "item", "abstain" or "none"
+    item_id: str | None
+    constraint_verdicts: list[ConstraintVerdict] = field(default_factory=list)
+    constraint_score: float = 0.0
+    constraint_partial: float = 0.0
+    policy_results: list[PolicyResult] = field(default_factory=list)
+    policy_score: float = 0.0
+    reward: float = 0.0
+    infra_error: bool = False
+    problems: list[str] = field(default_factory=list)
+    turns: int = 0  # agent messages sent to the user
+    turns_to_commit: int | None = None
+    tool_calls: int = 0
+    median_latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.reward == 1.0
+
+
+def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:
+    commit_seq = transcript.outcome.seq if transcript.outcome else None
+    latencies = []
+    for ev in trajectory.events:
+        if ev.latency_ms is not None:
+            latencies.append(ev.latency_ms)
+        if isinstance(ev, AgentMessage) and ev.delivered:
+            score.turns += 1
+        elif isinstance(ev, ToolCall):
+            score.tool_calls += 1
+    if commit_seq is not None:
+        score.turns_to_commit = sum(
+            1 for ev in trajectory.events if isinstance(ev, AgentMessage) and ev.delivered and ev.seq < commit_seq
+        )
+    score.median_latency_ms = median(latencies) if latencies else None
+    end = trajectory.end
+    if end is not None and end.usage is not None:
+        score.prompt_tokens = end.usage.prompt_tokens
+        score.completion_tokens = end.usage.completion_tokens
+        score.cost_usd = end.usage.cost_usd
+
+
+def score_episode(
+    task: RecommendationTask,
+    trajectory: Trajectory,
+    catalog: Catalog,
+    titles: TitleMatcher,
+    *,
+    path: str = "",
+) -> EpisodeScore:
+    """Score a complete, parsed episode. Pure: no I/O, no randomness."""
+    header = trajectory.header
+    transcript = build_transcript(trajectory, catalog)
+    end = trajectory.end
+    item_id = transcript.recommended_item
+    outcome = "item" if item_id else ("abstain" if transcript.abstained else "none")
+    score = EpisodeScore(
+        path=path,
+        label=header.agent.label,
+        task_id=header.task_id,
+        trial=header.trial,
+        end_reason=end.reason.value if end else "missing",
+        outcome=outcome,
+        item_id=item_id,
+    )
+    if end is not None and end.reason is EndReason.INFRA_ERROR:
+        score.infra_error = True
+        score.problems.append(f"infrastructure error: {end.detail or 'no detail logged'}")
+    if end is not None and end.reason is EndReason.RECOMMENDED and end.item_id != item_id:
+        score.problems.append(f"end record names {end.item_id!r} but the recommend calls committed {item_id!r}")
+
+    if item_id is not None:
+        item = catalog.get(item_id)
+        assert item is not None
+        score.constraint_verdicts = [
+            ConstraintVerdict(c, c.holds(item), getattr(item, c.field)) for c in task.constraints
+        ]
+        held = sum(v.holds for v in score.constraint_verdicts)
+        score.constraint_partial = held / len(task.constraints)
+        strict = held == len(task.constraints) and not task.no_valid_recommendation
+        score.constraint_score = 1.0 if strict else 0.0
+    elif transcript.abstained and task.no_valid_recommendation:
+        score.constraint_score = score.constraint_partial = 1.0
+
+    ctx = CheckContext(task, transcript, catalog, titles)
+    score.policy_results = check_policies(ctx)
+    failed = any(r.verdict is Verdict.FAIL for r in score.policy_results)
+    score.policy_score = 0.0 if failed else 1.0
+    score.reward = 0.0 if score.infra_error else score.constraint_score * score.policy_score
+    _efficiency(score, trajectory, transcript)
+    return score

@@ -1,0 +1,146 @@
+"""What happened in an episode, as the policy checks and scorers need it.
+
+Derived once from a trajectory: tool calls paired with their results, the agent's
+texts, and the committing `recommend` calls with what each one committed. This is where
+the outcome rules live, so every check agrees on them:
+
+- `recommend` with `item_id: null` (JSON null) is an abstention;
+- `recommend` with a catalog id is a recommendation;
+- `recommend` with an empty string, the string "null"/"none", an id not in the catalog,
+  or a call that returned an error, is neither: it commits nothing;
+- recommending and then abstaining is not an abstention: the outcome is the item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from taurec.tasks.trajectory import AgentMessage, End, ToolCall, ToolResult, Trajectory
+
+RECOMMEND_TOOL = "recommend"
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One tool call and its result (None when the log holds no result for it)."""
+
+    seq: int
+    name: str
+    arguments: dict[str, Any]
+    result: ToolResult | None
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and not self.result.is_error
+
+    def arg(self, name: str) -> Any:
+        return self.arguments.get(name)
+
+
+class CommitKind(StrEnum):
+    ITEM = "item"
+    ABSTAIN = "abstain"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Commit:
+    seq: int
+    kind: CommitKind
+    item_id: str | None
+    message: str | None
+    reason: str  # why it is invalid; empty otherwise
+
+
+@dataclass(frozen=True)
+class AgentText:
+    seq: int
+    text: str
+    delivered: bool
+
+
+@dataclass
+class Transcript:
+    calls: list[CallRecord] = field(default_factory=list)
+    texts: list[AgentText] = field(default_factory=list)
+    commits: list[Commit] = field(default_factory=list)
+    end: End | None = None
+    episode_id: str | None = None
+
+    @property
+    def valid_commits(self) -> list[Commit]:
+        return [c for c in self.commits if c.kind is not CommitKind.INVALID]
+
+    @property
+    def committed_items(self) -> list[Commit]:
+        return [c for c in self.commits if c.kind is CommitKind.ITEM]
+
+    @property
+    def outcome(self) -> Commit | None:
+        """The episode's result: the last committed item, else an abstention, else None."""
+        items = self.committed_items
+        if items:
+            return items[-1]
+        valid = self.valid_commits
+        return valid[-1] if valid else None
+
+    @property
+    def recommended_item(self) -> str | None:
+        out = self.outcome
+        return out.item_id if out is not None and out.kind is CommitKind.ITEM else None
+
+    @property
+    def abstained(self) -> bool:
+        out = self.outcome
+        return out is not None and out.kind is CommitKind.ABSTAIN
+
+    def calls_before(self, seq: int, *names: str) -> list[CallRecord]:
+        """Successful calls of the named tools made before event `seq`."""
+        return [c for c in self.calls if c.seq < seq and c.name in names and c.ok]
+
+    def texts_through(self, seq: int) -> list[AgentText]:
+        return [t for t in self.texts if t.seq <= seq]
+
+
+_NULLISH = {"", "null", "none", "nil", "undefined"}
+
+
+def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Commit:
+    item = call.arg("item_id")
+    msg = call.arg("message")
+    message = msg if isinstance(msg, str) else None
+    if not call.ok:
+        why = "the recommend call returned an error" if call.result else "no result was logged"
+        return Commit(call.seq, CommitKind.INVALID, None, message, why)
+    if item is None:
+        return Commit(call.seq, CommitKind.ABSTAIN, None, message, "")
+    if not isinstance(item, str) or item.strip().casefold() in _NULLISH:
+        return Commit(call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not an item id")
+    if item not in known_ids:
+        return Commit(call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not in the catalog")
+    return Commit(call.seq, CommitKind.ITEM, item, message, "")
+
+
+def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
+    """Derive the transcript; `known_ids` supports `in` (a Catalog does)."""
+    out = Transcript(episode_id=trajectory.header.episode_id)
+    results: dict[str, ToolResult] = {}
+    for ev in trajectory.events:
+        if isinstance(ev, ToolResult):
+            results.setdefault(ev.call_id, ev)
+    for ev in trajectory.events:
+        if isinstance(ev, ToolCall):
+            rec = CallRecord(ev.seq, ev.name, ev.arguments, results.get(ev.call_id))
+            out.calls.append(rec)
+            if ev.name == RECOMMEND_TOOL:
+                commit = _commit(rec, known_ids)
+                out.commits.append(commit)
+                if commit.message:
+                    out.texts.append(AgentText(ev.seq, commit.message, True))
+        elif isinstance(ev, AgentMessage):
+            out.texts.append(AgentText(ev.seq, ev.text, ev.delivered))
+        elif isinstance(ev, End):
+            out.end = ev
+    return out

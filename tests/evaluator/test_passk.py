@@ -1,0 +1,77 @@
+from math import comb
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from taurec.evaluator.passk import (
+    bootstrap_ci,
+    paired_difference,
+    pass_k,
+    pass_k_curve,
+    pass_k_with_ci,
+    task_pass_k,
+)
+
+
+def test_task_pass_k_is_c_choose_k_over_n_choose_k():
+    assert task_pass_k(3, 4, 2) == comb(3, 2) / comb(4, 2) == 0.5
+    assert task_pass_k(4, 4, 4) == 1.0
+    assert task_pass_k(3, 4, 4) == 0.0
+
+
+def test_suite_pass_k_is_the_mean_over_tasks():
+    counts = {"a": (4, 4), "b": (2, 4), "c": (0, 4)}
+    assert pass_k(counts, 1) == pytest.approx((1 + 0.5 + 0) / 3)
+    assert pass_k(counts, 2) == pytest.approx((1 + comb(2, 2) / comb(4, 2) + 0) / 3)
+    assert pass_k(counts, 4) == pytest.approx(1 / 3)
+
+
+def test_tasks_with_fewer_trials_than_k_are_left_out_of_pass_k():
+    counts = {"a": (1, 1), "b": (0, 2)}
+    assert pass_k(counts, 2) == 0.0
+    assert pass_k({"a": (1, 1)}, 2) is None
+
+
+def test_bad_counts_are_rejected_with_the_values():
+    with pytest.raises(ValueError, match="c=5, n=4"):
+        task_pass_k(5, 4, 1)
+    with pytest.raises(ValueError, match="k=0"):
+        task_pass_k(1, 4, 0)
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=3), st.integers(1, 8).flatmap(
+    lambda n: st.tuples(st.integers(0, n), st.just(n))), min_size=1, max_size=12))
+def test_pass_k_never_increases_with_k(counts):
+    curve = pass_k_curve(counts)
+    ks = sorted(curve)
+    uniform = len({n for _, n in counts.values()}) == 1
+    if uniform:  # with unequal trial counts the task set changes with k
+        for k1, k2 in zip(ks, ks[1:], strict=False):
+            assert curve[k2] <= curve[k1] + 1e-12
+
+
+@given(st.integers(1, 10).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n), st.integers(1, n))))
+def test_task_pass_k_never_increases_with_k(cnk):
+    c, n, k = cnk
+    if k < n:
+        assert task_pass_k(c, n, k + 1) <= task_pass_k(c, n, k)
+
+
+def test_bootstrap_ci_is_seeded_and_brackets_the_mean():
+    values = [0, 1, 1, 0.5, 1, 0, 1, 1]
+    lo, hi = bootstrap_ci(values, seed=3)
+    assert (lo, hi) == bootstrap_ci(values, seed=3)
+    assert lo <= sum(values) / len(values) <= hi
+
+
+def test_pass_k_with_ci_reports_each_k():
+    out = pass_k_with_ci({"a": (2, 2), "b": (1, 2)})
+    assert set(out) == {1, 2}
+    assert out[1][0] == pytest.approx(0.75)
+
+
+def test_paired_difference_uses_only_shared_tasks():
+    diff, (lo, hi), n = paired_difference({"a": (2, 2), "b": (0, 2), "x": (2, 2)}, {"a": (0, 2), "b": (0, 2)})
+    assert n == 2 and diff == pytest.approx(0.5)
+    assert lo <= diff <= hi
