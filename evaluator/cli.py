@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import sys
+from enum import StrEnum
 from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated
 
+import orjson
 import typer
+from rich.console import Console
+from rich.markup import escape
+
+from .aggregate import aggregate, task_counts
+from .logs import Resolver, find_logs, score_log, score_paths
+from .passk import paired_difference
+from .render import markdown, print_explanation, print_groups
 
 app = typer.Typer(
     name="evaluator",
@@ -12,6 +24,112 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+SuiteOpt = Annotated[
+    str | None, typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH).")
+]
+CatalogOpt = Annotated[str | None, typer.Option("--catalog", help="Score against this catalog file.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+
+
+def _score(paths: list[Path], suite: str | None, catalog: str | None):
+    try:
+        files = find_logs(paths)
+    except FileNotFoundError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if not files:
+        err.print(f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]")
+        raise typer.Exit(1)
+    return score_paths(files, Resolver(suite=suite, catalog=catalog))
+
+
+@app.command()
+def score(
+    logdirs: Annotated[list[Path], typer.Argument(help="Log files or directories (searched recursively).")],
+    json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable interface).")] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json.")] = Format.TABLE,
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any log has a problem.")] = False,
+    seed: SeedOpt = 0,
+) -> None:
+    """Score every episode log and print one report per agent label."""
+    scores = _score(logdirs, suite, catalog)
+    groups = aggregate(scores, seed=seed)
+    problems = [p for s in scores for p in s.problems]
+    if json or fmt is Format.JSON:
+        doc = {
+            "format": "taurec-score",
+            "format_version": 1,
+            "evaluator_version": version("taurec"),
+            "groups": groups,
+            "problems": problems,
+        }
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    elif fmt is Format.MARKDOWN:
+        sys.stdout.write(markdown(groups))
+    else:
+        print_groups(groups, Console())
+    for p in problems:
+        err.print(f"[yellow]problem:[/yellow] {escape(p)}")
+    if strict and problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def explain(
+    episode: Annotated[Path, typer.Argument(help="One episode log (.jsonl).")],
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Show every constraint and policy verdict of one episode, with its evidence."""
+    from taurec.tasks.trajectory_reader import read_log
+
+    if not episode.is_file():
+        err.print(f"[red]error:[/red] {episode}: no such file")
+        raise typer.Exit(2)
+    print_explanation(score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console())
+
+
+@app.command()
+def compare(
+    label_a: Annotated[str, typer.Argument(help="Agent label A.")],
+    label_b: Annotated[str, typer.Argument(help="Agent label B.")],
+    logdirs: Annotated[list[Path], typer.Argument(help="Log files or directories holding both labels.")],
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    seed: SeedOpt = 0,
+) -> None:
+    """Paired per-task bootstrap of the pass^1 difference A - B."""
+    scores = _score(logdirs, suite, catalog)
+    by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
+    labels = sorted({s.label for s in scores})
+    for label, group in by_label.items():
+        if not group:
+            err.print(f"[red]error:[/red] no episodes with agent label {label!r}; labels found: {', '.join(labels)}")
+            raise typer.Exit(2)
+    diff, (lo, hi), n = paired_difference(task_counts(by_label[label_a]), task_counts(by_label[label_b]), seed=seed)
+    if n == 0:
+        err.print("[red]error:[/red] the two labels share no task")
+        raise typer.Exit(2)
+    verdict = (
+        "distinguishable from noise (the 95% CI excludes 0)"
+        if lo > 0 or hi < 0
+        else "NOT distinguishable from noise (the 95% CI includes 0)"
+    )
+    Console().print(
+        f"pass^1({label_a}) - pass^1({label_b}) = {100 * diff:+.1f} points over {n} shared tasks, "
+        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict}"
+    )
 
 
 @app.command("version")

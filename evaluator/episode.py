@@ -41,6 +41,9 @@ class EpisodeScore:
     policy_results: list[PolicyResult] = field(default_factory=list)
     policy_score: float = 0.0
     reward: float = 0.0
+    complexity: str | None = None
+    reveal: str | None = None
+    no_valid: bool | None = None
     infra_error: bool = False
     problems: list[str] = field(default_factory=list)
     turns: int = 0  # agent messages sent to the user
@@ -100,6 +103,9 @@ def score_episode(
         end_reason=end.reason.value if end else "missing",
         outcome=outcome,
         item_id=item_id,
+        complexity=task.stratum[0].value,
+        reveal=task.stratum[1].value,
+        no_valid=task.no_valid_recommendation,
     )
     if end is not None and end.reason is EndReason.INFRA_ERROR:
         score.infra_error = True

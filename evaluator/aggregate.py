@@ -1,0 +1,139 @@
+"""Per-agent-label aggregation: the numbers `evaluator score --json` promises.
+
+Infrastructure-error episodes count in n as failures and are reported in
+`infra_errors`; they are never dropped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from statistics import fmean, median
+from typing import Any
+
+from taurec.tasks.task import PolicyName
+
+from .episode import EpisodeScore
+from .passk import pass_k, pass_k_with_ci
+
+Counts = dict[str, tuple[int, int]]
+
+
+def task_counts(scores: Iterable[EpisodeScore]) -> Counts:
+    """task id -> (passed trials, trials)."""
+    acc: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for s in scores:
+        acc[s.task_id][0] += int(s.passed)
+        acc[s.task_id][1] += 1
+    return {t: (c, n) for t, (c, n) in sorted(acc.items())}
+
+
+def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
+    """τ-Rec's failure modes: does a label fail by abstaining or by committing wrong items?
+
+    false abstention: abstained (or committed nothing) on a task that has answers;
+    wrong commit: committed an item that breaks a constraint, or any item on a task with
+    no valid answer. "abstainer" when false abstentions outnumber wrong commits 2:1,
+    "wrong-committer" for the reverse, "balanced" otherwise, "none" with neither.
+    """
+    solvable = [s for s in scores if not s.infra_error and s.no_valid is False]
+    false_abstain = sum(1 for s in solvable if s.outcome != "item")
+    wrong = sum(
+        1
+        for s in scores
+        if not s.infra_error and s.outcome == "item" and (s.no_valid or s.constraint_score < 1.0)
+    )
+    if false_abstain == wrong == 0:
+        mode = "none"
+    elif false_abstain >= 2 * wrong:
+        mode = "abstainer"
+    elif wrong >= 2 * false_abstain:
+        mode = "wrong-committer"
+    else:
+        mode = "balanced"
+    n = max(len(scores), 1)
+    return {"mode": mode, "false_abstention_rate": false_abstain / n, "wrong_commit_rate": wrong / n}
+
+
+def _efficiency(scores: list[EpisodeScore]) -> dict[str, Any]:
+    ok = [s for s in scores if not s.infra_error]
+    to_commit = [s.turns_to_commit for s in ok if s.turns_to_commit is not None]
+    latencies = [s.median_latency_ms for s in ok if s.median_latency_ms is not None]
+    tokens_p = [s.prompt_tokens for s in ok if s.prompt_tokens is not None]
+    tokens_c = [s.completion_tokens for s in ok if s.completion_tokens is not None]
+    costs = [s.cost_usd for s in ok if s.cost_usd is not None]
+    return {
+        "mean_turns_to_recommendation": fmean(to_commit) if to_commit else None,
+        "mean_turns": fmean(s.turns for s in ok) if ok else None,
+        "median_tool_calls": median(s.tool_calls for s in ok) if ok else None,
+        "median_step_latency_ms": median(latencies) if latencies else None,
+        "prompt_tokens": sum(tokens_p) if tokens_p else None,
+        "completion_tokens": sum(tokens_c) if tokens_c else None,
+        "cost_usd": sum(costs) if costs else None,
+    }
+
+
+def _by_stratum(scores: list[EpisodeScore], attr: str) -> dict[str, float]:
+    groups: dict[str, list[EpisodeScore]] = defaultdict(list)
+    for s in scores:
+        groups[getattr(s, attr) or "unknown"].append(s)
+    out = {}
+    for key in sorted(groups):
+        value = pass_k(task_counts(groups[key]), 1)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) -> dict[str, Any]:
+    counts = task_counts(scores)
+    curve = pass_k_with_ci(counts, seed=seed)
+    trial_counts = Counter(n for _, n in counts.values())
+    top = max(trial_counts, default=0)
+    short = {
+        str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)
+    }
+    policy_fail: Counter[str] = Counter()
+    policy_flagged: Counter[str] = Counter()
+    for s in scores:
+        for r in s.policy_results:
+            policy_flagged[r.policy.value] += 1
+            policy_fail[r.policy.value] += r.verdict.value == "fail"
+    n = len(scores)
+    return {
+        "label": label,
+        "n_tasks": len(counts),
+        "n_episodes": n,
+        "trials": top,
+        "trials_per_task": {str(k): v for k, v in sorted(trial_counts.items())},
+        "pass_k": {str(k): v for k, (v, _) in curve.items()},
+        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
+        "tasks_short_of_k": {k: v for k, v in short.items() if v},
+        "passed": sum(s.passed for s in scores),
+        "constraint_score": fmean(s.constraint_score for s in scores) if n else None,
+        "constraint_partial": fmean(s.constraint_partial for s in scores) if n else None,
+        "policy_score": fmean(s.policy_score for s in scores if not s.infra_error)
+        if any(not s.infra_error for s in scores)
+        else None,
+        "policy_violation_rate": {
+            p.value: policy_fail[p.value] / policy_flagged[p.value]
+            for p in PolicyName
+            if policy_flagged[p.value]
+        },
+        "no_rec_rate": sum(s.outcome != "item" for s in scores) / n if n else None,
+        "abstain_rate": sum(s.outcome == "abstain" for s in scores) / n if n else None,
+        "infra_errors": sum(s.infra_error for s in scores),
+        "episodes_with_problems": sum(bool(s.problems) for s in scores),
+        "by_complexity": _by_stratum(scores, "complexity"),
+        "by_reveal": _by_stratum(scores, "reveal"),
+        "failure_mode": failure_mode(scores),
+        "efficiency": _efficiency(scores),
+    }
+
+
+def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str, Any]]:
+    """One report per agent label, sorted by label."""
+    groups: dict[str, list[EpisodeScore]] = defaultdict(list)
+    for s in scores:
+        groups[s.label].append(s)
+    return [aggregate_group(label, groups[label], seed=seed) for label in sorted(groups)]

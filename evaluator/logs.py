@@ -1,0 +1,109 @@
+"""Finding episode logs, resolving their suite and catalog, and scoring each one.
+
+A log that cannot be scored (unreadable, malformed, incomplete, unknown task, task hash
+mismatch) still yields an EpisodeScore marked as an infrastructure error, with its
+problems, so it stays in n and in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taurec.catalog.errors import DataError
+from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.store import Catalog
+from taurec.tasks.suite import Suite, load_suite
+from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.trajectory_reader import ParsedLog, read_log
+
+from .episode import EpisodeScore, score_episode
+
+
+def find_logs(paths: Iterable[str | Path]) -> list[Path]:
+    """Every *.jsonl file under the given files or directories, sorted, deduplicated."""
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.update(q for q in p.rglob("*.jsonl") if q.is_file())
+        elif p.is_file():
+            found.add(p)
+        else:
+            raise FileNotFoundError(f"{p}: no such file or directory")
+    return sorted(found)
+
+
+@dataclass
+class SuiteContext:
+    suite: Suite
+    catalog: Catalog
+    titles: TitleMatcher
+
+
+@dataclass
+class Resolver:
+    """Loads each suite once. `suite` / `catalog` override what log headers say."""
+
+    suite: str | None = None
+    catalog: str | None = None
+    _cache: dict[str, SuiteContext | DataError] = field(default_factory=dict)
+
+    def context(self, spec: str | None) -> SuiteContext:
+        key = self.suite or spec or "builtin"
+        hit = self._cache.get(key)
+        if hit is None:
+            try:
+                suite = load_suite(key)
+                catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
+                hit = SuiteContext(suite, catalog, TitleMatcher(catalog.items))
+            except DataError as exc:
+                hit = exc
+            self._cache[key] = hit
+        if isinstance(hit, DataError):
+            raise hit
+        return hit
+
+
+def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
+    h = log.header
+    return EpisodeScore(
+        path=log.path,
+        label=h.agent.label if h else "(unreadable)",
+        task_id=h.task_id if h else "(unknown)",
+        trial=h.trial if h else -1,
+        end_reason="infra_error",
+        outcome="none",
+        item_id=None,
+        infra_error=True,
+        problems=problems,
+    )
+
+
+def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
+    if log.problems or log.header is None:
+        return _failed(log, [str(p) for p in log.problems])
+    header = log.header
+    try:
+        ctx = resolver.context(header.suite.spec or header.suite.id)
+    except DataError as exc:
+        return _failed(log, [f"{log.path}: cannot load the suite: {exc}"])
+    task = ctx.suite.get(header.task_id)
+    if task is None:
+        return _failed(log, [f"{log.path}: task {header.task_id!r} is not in suite {ctx.suite.id!r}"])
+    if task.sha256() != header.task_sha256:
+        return _failed(
+            log,
+            [f"{log.path}: task {task.id!r} differs from the task as run (sha256 mismatch); the suite changed"],
+        )
+    trajectory = Trajectory.model_construct(header=header, events=log.events)
+    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    if header.catalog_sha256 != ctx.catalog.sha256():
+        score.problems.append(
+            f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
+        )
+    return score
+
+
+def score_paths(paths: Iterable[str | Path], resolver: Resolver) -> list[EpisodeScore]:
+    return [score_log(read_log(p), resolver) for p in find_logs(paths)]

@@ -1,0 +1,122 @@
+"""Reports for people: rich tables for the terminal, Markdown for papers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .episode import EpisodeScore
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def _num(v: float | None, digits: int = 1) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = [
+        ("episodes / tasks", f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)"),
+    ]
+    for k, v in group["pass_k"].items():
+        lo, hi = group["pass_k_ci"][k]
+        rows.append((f"pass^{k}", f"{_pct(v)}  [{_pct(lo)}, {_pct(hi)}]"))
+    rows += [
+        ("constraint score (strict / partial)", f"{_pct(group['constraint_score'])} / {_pct(group['constraint_partial'])}"),
+        ("policy score", _pct(group["policy_score"])),
+        ("no-recommendation rate", _pct(group["no_rec_rate"])),
+        ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
+    ]
+    for name, rate in group["policy_violation_rate"].items():
+        rows.append((f"violations: {name}", _pct(rate)))
+    for name, v in group["by_complexity"].items():
+        rows.append((f"pass^1 {name}", _pct(v)))
+    for name, v in group["by_reveal"].items():
+        rows.append((f"pass^1 reveal={name}", _pct(v)))
+    fm = group["failure_mode"]
+    rows.append(
+        (
+            "failure mode",
+            f"{fm['mode']} (false abstentions {_pct(fm['false_abstention_rate'])}, "
+            f"wrong commits {_pct(fm['wrong_commit_rate'])})",
+        )
+    )
+    eff = group["efficiency"]
+    rows += [
+        ("turns to recommendation (mean)", _num(eff["mean_turns_to_recommendation"])),
+        ("tool calls (median)", _num(eff["median_tool_calls"])),
+        ("step latency ms (median)", _num(eff["median_step_latency_ms"], 2)),
+    ]
+    if eff["cost_usd"] is not None:
+        rows.append(("cost (USD)", f"{eff['cost_usd']:.4f}"))
+    if group["tasks_short_of_k"]:
+        short = ", ".join(f"k={k}: {len(v)} tasks" for k, v in group["tasks_short_of_k"].items())
+        rows.append(("tasks with fewer trials than k", short))
+    return rows
+
+
+def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
+    for group in groups:
+        table = Table(title=f"agent: {group['label']}", show_header=False, title_justify="left")
+        table.add_column("metric", style="bold")
+        table.add_column("value")
+        for name, value in summary_rows(group):
+            table.add_row(name, value)
+        console.print(table)
+
+
+def markdown(groups: list[dict[str, Any]]) -> str:
+    ks = sorted({int(k) for g in groups for k in g["pass_k"]})
+    head = ["agent", "episodes", *[f"pass^{k}" for k in ks], "constraint", "policy", "no-rec", "infra"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in groups:
+        cells = [g["label"], str(g["n_episodes"])]
+        for k in ks:
+            v = g["pass_k"].get(str(k))
+            ci = g["pass_k_ci"].get(str(k))
+            cells.append("-" if v is None else f"{100 * v:.1f} ({100 * ci[0]:.1f}-{100 * ci[1]:.1f})")
+        cells += [
+            _pct(g["constraint_score"]),
+            _pct(g["policy_score"]),
+            _pct(g["no_rec_rate"]),
+            str(g["infra_errors"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def print_explanation(score: EpisodeScore, console: Console) -> None:
+    console.print(
+        f"[bold]{score.path}[/bold]\nagent {score.label}, task {score.task_id}, trial {score.trial}: "
+        f"end={score.end_reason}, outcome={score.outcome}"
+        + (f" ({score.item_id})" if score.item_id else "")
+    )
+    verdict = "[green]PASS[/green]" if score.passed else "[red]FAIL[/red]"
+    console.print(
+        f"reward {score.reward:.0f} = constraint {score.constraint_score:.0f} × policy {score.policy_score:.0f}"
+        f"  → {verdict}   (partial constraint {score.constraint_partial:.2f})"
+    )
+    if score.constraint_verdicts:
+        table = Table(title="constraints", title_justify="left")
+        for col in ("constraint", "reveal", "item value", "holds"):
+            table.add_column(col)
+        for v in score.constraint_verdicts:
+            c = v.constraint
+            table.add_row(
+                f"{c.field} {c.op.value} {c.value!r}", c.reveal.value, repr(v.actual), "yes" if v.holds else "[red]no[/red]"
+            )
+        console.print(table)
+    if score.policy_results:
+        table = Table(title="policies", title_justify="left")
+        for col in ("policy", "verdict", "event", "reason"):
+            table.add_column(col)
+        for r in score.policy_results:
+            style = {"pass": "green", "fail": "red"}.get(r.verdict.value, "dim")
+            table.add_row(r.policy.value, f"[{style}]{r.verdict.value}[/{style}]", str(r.seq or "-"), r.reason)
+        console.print(table)
+    for p in score.problems:
+        console.print(f"[yellow]problem:[/yellow] {p}")
