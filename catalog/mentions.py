@@ -24,6 +24,13 @@ def _fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).replace("'", "")
 
 
+def _fold_text(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    if decomposed.isascii():
+        return decomposed
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def title_tokens(text: str) -> tuple[str, ...]:
     return tuple(_fold(m.group()) for m in _WORD.finditer(text))
 
@@ -49,32 +56,37 @@ class TitleMatcher:
             titles.setdefault(toks, item.title)
         self._ids = {k: tuple(v) for k, v in by_tokens.items()}
         self._titles = titles
-        self._by_first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-        for toks in self._ids:
-            self._by_first[toks[0]].append(toks)
-        for cands in self._by_first.values():
-            cands.sort(key=len, reverse=True)
+        self._first_words = frozenset(toks[0] for toks in self._ids)
+        self._max_len = max((len(toks) for toks in self._ids), default=0)
 
     def find(self, text: str) -> list[Mention]:
         """Distinct titles mentioned in `text`, in order of first appearance."""
+        # fold once for the whole text; NFKD can change lengths, so offsets come from `text`
         words = list(_WORD.finditer(text))
-        folded = [_fold(m.group()) for m in words]
+        if not words:
+            return []
+        folded_text = _fold_text(text)
+        folded = [w.replace("'", "") for w in _WORD.findall(folded_text)]
+        if len(folded) != len(words):  # folding split or merged a word: slow, exact path
+            folded = [_fold(m.group()) for m in words]
         found: dict[tuple[str, ...], Mention] = {}
-        i = 0
-        while i < len(words):
+        first_words, by_tokens = self._first_words, self._ids
+        covered = 0
+        for i, word in enumerate(folded):
+            if i < covered or word not in first_words:
+                continue
             hit = None
-            for cand in self._by_first.get(folded[i], ()):
-                n = len(cand)
-                if tuple(folded[i : i + n]) != cand:
+            for n in range(min(self._max_len, len(folded) - i), 0, -1):  # longest title first
+                cand = tuple(folded[i : i + n])
+                if cand not in by_tokens:
                     continue
                 if n == 1 and words[i].group() != self._titles[cand].strip("'\"").split()[0]:
                     continue  # one-word titles only count when written as the title is
                 hit = cand
                 break
             if hit is None:
-                i += 1
                 continue
             if hit not in found:
                 found[hit] = Mention(self._titles[hit], self._ids[hit], words[i].start())
-            i += len(hit)
+            covered = i + len(hit)
         return list(found.values())

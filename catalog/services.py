@@ -61,6 +61,7 @@ def canonical_service(name: str) -> str:
     return _alias_table().get(_key(name), " ".join(name.split()))
 
 
+@lru_cache(maxsize=4096)
 def service_key(name: str) -> str:
     """A comparison key: equal keys mean the same service."""
     return _key(canonical_service(name))

@@ -52,7 +52,11 @@ def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
     else:
         mode = "balanced"
     n = max(len(scores), 1)
-    return {"mode": mode, "false_abstention_rate": false_abstain / n, "wrong_commit_rate": wrong / n}
+    return {
+        "mode": mode,
+        "false_abstention_rate": false_abstain / n,
+        "wrong_commit_rate": wrong / n,
+    }
 
 
 def _efficiency(scores: list[EpisodeScore]) -> dict[str, Any]:
@@ -90,9 +94,7 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
     curve = pass_k_with_ci(counts, seed=seed)
     trial_counts = Counter(n for _, n in counts.values())
     top = max(trial_counts, default=0)
-    short = {
-        str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)
-    }
+    short = {str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)}
     policy_fail: Counter[str] = Counter()
     policy_flagged: Counter[str] = Counter()
     for s in scores:

@@ -34,9 +34,12 @@ class Format(StrEnum):
 
 
 SuiteOpt = Annotated[
-    str | None, typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH).")
+    str | None,
+    typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH)."),
 ]
-CatalogOpt = Annotated[str | None, typer.Option("--catalog", help="Score against this catalog file.")]
+CatalogOpt = Annotated[
+    str | None, typer.Option("--catalog", help="Score against this catalog file.")
+]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
 
 
@@ -47,19 +50,29 @@ def _score(paths: list[Path], suite: str | None, catalog: str | None):
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if not files:
-        err.print(f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]")
+        err.print(
+            f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]"
+        )
         raise typer.Exit(1)
     return score_paths(files, Resolver(suite=suite, catalog=catalog))
 
 
 @app.command()
 def score(
-    logdirs: Annotated[list[Path], typer.Argument(help="Log files or directories (searched recursively).")],
-    json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the stable interface).")] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json.")] = Format.TABLE,
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (the stable interface).")
+    ] = False,
+    fmt: Annotated[
+        Format, typer.Option("--format", help="table, markdown or json.")
+    ] = Format.TABLE,
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any log has a problem.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when any log has a problem.")
+    ] = False,
     seed: SeedOpt = 0,
 ) -> None:
     """Score every episode log and print one report per agent label."""
@@ -97,14 +110,18 @@ def explain(
     if not episode.is_file():
         err.print(f"[red]error:[/red] {episode}: no such file")
         raise typer.Exit(2)
-    print_explanation(score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console())
+    print_explanation(
+        score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console()
+    )
 
 
 @app.command()
 def compare(
     label_a: Annotated[str, typer.Argument(help="Agent label A.")],
     label_b: Annotated[str, typer.Argument(help="Agent label B.")],
-    logdirs: Annotated[list[Path], typer.Argument(help="Log files or directories holding both labels.")],
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories holding both labels.")
+    ],
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     seed: SeedOpt = 0,
@@ -115,9 +132,13 @@ def compare(
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
         if not group:
-            err.print(f"[red]error:[/red] no episodes with agent label {label!r}; labels found: {', '.join(labels)}")
+            err.print(
+                f"[red]error:[/red] no episodes with agent label {label!r}; labels found: {', '.join(labels)}"
+            )
             raise typer.Exit(2)
-    diff, (lo, hi), n = paired_difference(task_counts(by_label[label_a]), task_counts(by_label[label_b]), seed=seed)
+    diff, (lo, hi), n = paired_difference(
+        task_counts(by_label[label_a]), task_counts(by_label[label_b]), seed=seed
+    )
     if n == 0:
         err.print("[red]error:[/red] the two labels share no task")
         raise typer.Exit(2)

@@ -71,7 +71,9 @@ def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcr
             score.tool_calls += 1
     if commit_seq is not None:
         score.turns_to_commit = sum(
-            1 for ev in trajectory.events if isinstance(ev, AgentMessage) and ev.delivered and ev.seq < commit_seq
+            1
+            for ev in trajectory.events
+            if isinstance(ev, AgentMessage) and ev.delivered and ev.seq < commit_seq
         )
     score.median_latency_ms = median(latencies) if latencies else None
     end = trajectory.end
@@ -111,7 +113,9 @@ def score_episode(
         score.infra_error = True
         score.problems.append(f"infrastructure error: {end.detail or 'no detail logged'}")
     if end is not None and end.reason is EndReason.RECOMMENDED and end.item_id != item_id:
-        score.problems.append(f"end record names {end.item_id!r} but the recommend calls committed {item_id!r}")
+        score.problems.append(
+            f"end record names {end.item_id!r} but the recommend calls committed {item_id!r}"
+        )
 
     if item_id is not None:
         item = catalog.get(item_id)

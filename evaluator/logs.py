@@ -90,11 +90,15 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
         return _failed(log, [f"{log.path}: cannot load the suite: {exc}"])
     task = ctx.suite.get(header.task_id)
     if task is None:
-        return _failed(log, [f"{log.path}: task {header.task_id!r} is not in suite {ctx.suite.id!r}"])
+        return _failed(
+            log, [f"{log.path}: task {header.task_id!r} is not in suite {ctx.suite.id!r}"]
+        )
     if task.sha256() != header.task_sha256:
         return _failed(
             log,
-            [f"{log.path}: task {task.id!r} differs from the task as run (sha256 mismatch); the suite changed"],
+            [
+                f"{log.path}: task {task.id!r} differs from the task as run (sha256 mismatch); the suite changed"
+            ],
         )
     trajectory = Trajectory.model_construct(header=header, events=log.events)
     score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)

@@ -80,4 +80,8 @@ def paired_difference(
     diffs = [a[t][0] / a[t][1] - b[t][0] / b[t][1] for t in shared if a[t][1] and b[t][1]]
     if not diffs:
         return (float("nan"), (float("nan"), float("nan")), 0)
-    return (sum(diffs) / len(diffs), bootstrap_ci(diffs, seed=seed, resamples=resamples), len(diffs))
+    return (
+        sum(diffs) / len(diffs),
+        bootstrap_ci(diffs, seed=seed, resamples=resamples),
+        len(diffs),
+    )

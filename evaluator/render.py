@@ -20,13 +20,19 @@ def _num(v: float | None, digits: int = 1) -> str:
 
 def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = [
-        ("episodes / tasks", f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)"),
+        (
+            "episodes / tasks",
+            f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
+        ),
     ]
     for k, v in group["pass_k"].items():
         lo, hi = group["pass_k_ci"][k]
         rows.append((f"pass^{k}", f"{_pct(v)}  [{_pct(lo)}, {_pct(hi)}]"))
     rows += [
-        ("constraint score (strict / partial)", f"{_pct(group['constraint_score'])} / {_pct(group['constraint_partial'])}"),
+        (
+            "constraint score (strict / partial)",
+            f"{_pct(group['constraint_score'])} / {_pct(group['constraint_partial'])}",
+        ),
         ("policy score", _pct(group["policy_score"])),
         ("no-recommendation rate", _pct(group["no_rec_rate"])),
         ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
@@ -71,14 +77,24 @@ def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
 
 def markdown(groups: list[dict[str, Any]]) -> str:
     ks = sorted({int(k) for g in groups for k in g["pass_k"]})
-    head = ["agent", "episodes", *[f"pass^{k}" for k in ks], "constraint", "policy", "no-rec", "infra"]
+    head = [
+        "agent",
+        "episodes",
+        *[f"pass^{k}" for k in ks],
+        "constraint",
+        "policy",
+        "no-rec",
+        "infra",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
         cells = [g["label"], str(g["n_episodes"])]
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
-            cells.append("-" if v is None else f"{100 * v:.1f} ({100 * ci[0]:.1f}-{100 * ci[1]:.1f})")
+            cells.append(
+                "-" if v is None else f"{100 * v:.1f} ({100 * ci[0]:.1f}-{100 * ci[1]:.1f})"
+            )
         cells += [
             _pct(g["constraint_score"]),
             _pct(g["policy_score"]),
@@ -107,7 +123,10 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
         for v in score.constraint_verdicts:
             c = v.constraint
             table.add_row(
-                f"{c.field} {c.op.value} {c.value!r}", c.reveal.value, repr(v.actual), "yes" if v.holds else "[red]no[/red]"
+                f"{c.field} {c.op.value} {c.value!r}",
+                c.reveal.value,
+                repr(v.actual),
+                "yes" if v.holds else "[red]no[/red]",
             )
         console.print(table)
     if score.policy_results:
@@ -116,7 +135,9 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
             table.add_column(col)
         for r in score.policy_results:
             style = {"pass": "green", "fail": "red"}.get(r.verdict.value, "dim")
-            table.add_row(r.policy.value, f"[{style}]{r.verdict.value}[/{style}]", str(r.seq or "-"), r.reason)
+            table.add_row(
+                r.policy.value, f"[{style}]{r.verdict.value}[/{style}]", str(r.seq or "-"), r.reason
+            )
         console.print(table)
     for p in score.problems:
         console.print(f"[yellow]problem:[/yellow] {p}")

@@ -117,9 +117,13 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
     if item is None:
         return Commit(call.seq, CommitKind.ABSTAIN, None, message, "")
     if not isinstance(item, str) or item.strip().casefold() in _NULLISH:
-        return Commit(call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not an item id")
+        return Commit(
+            call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not an item id"
+        )
     if item not in known_ids:
-        return Commit(call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not in the catalog")
+        return Commit(
+            call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not in the catalog"
+        )
     return Commit(call.seq, CommitKind.ITEM, item, message, "")
 
 

@@ -108,7 +108,8 @@ def _norm_scalar(field: str, v: Any) -> Any:
 def _key(field: str, v: Any) -> Any:
     """Comparison key for one value of `field`."""
     if isinstance(v, str):
-        return service_key(v) if field == "streaming_services" else v.casefold()
+        # whitespace collapsed as the catalog's name index does, so filter and predicate agree
+        return service_key(v) if field == "streaming_services" else " ".join(v.split()).casefold()
     return v
 
 

@@ -8,6 +8,7 @@ episode streams arrive as further kinds without changing v1 files.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cached_property
 from hashlib import sha256
 from typing import Final, Literal
 
@@ -198,6 +199,10 @@ class RecommendationTask(BaseModel):
 
     def sha256(self) -> str:
         """Hash of the task as run: canonical JSON of every field."""
+        return self._sha256
+
+    @cached_property
+    def _sha256(self) -> str:
         blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
         return sha256(blob).hexdigest()
 

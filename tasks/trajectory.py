@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TRAJECTORY_FORMAT = "taurec-trajectory"
-TRAJECTORY_FORMAT_VERSION = 1
+TRAJECTORY_FORMAT: Final = "taurec-trajectory"
+TRAJECTORY_FORMAT_VERSION: Final = 1
 
 
 class EndReason(StrEnum):
@@ -46,7 +46,9 @@ class SimulatorInfo(_Record):
 
 class SuiteRef(_Record):
     id: str
-    spec: str | None = Field(default=None, description="How to load it: builtin, a path, tau-rec:PATH.")
+    spec: str | None = Field(
+        default=None, description="How to load it: builtin, a path, tau-rec:PATH."
+    )
 
 
 class Header(_Record):
@@ -57,7 +59,9 @@ class Header(_Record):
     episode_id: str
     agent: AgentInfo
     task_id: str
-    task_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="RecommendationTask.sha256() as run.")
+    task_sha256: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="RecommendationTask.sha256() as run."
+    )
     suite: SuiteRef
     catalog_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     trial: int = Field(ge=0)

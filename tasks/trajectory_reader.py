@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from .trajectory import EVENT_TYPES, End, Event, Header, Trajectory
 
 _EVENT = TypeAdapter(Event)
+_EVENTS = TypeAdapter(list[Event])
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,32 @@ def _first_error(exc: ValidationError) -> str:
     return f"field '{loc}': {err['msg']}" if loc else err["msg"]
 
 
+def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
+    """The common case in one validation pass; None when anything is off (then the slow,
+    line-by-line path finds and reports each problem)."""
+    if not raw.endswith(b"\n"):
+        return None
+    lines = [line for line in raw.split(b"\n") if line.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        header = Header.model_validate_json(lines[0])
+        # one JSON array validated in Rust: faster than parsing and validating line by line
+        events = _EVENTS.validate_json(b"[" + b",".join(lines[1:]) + b"]")
+    except ValidationError:
+        return None
+    if not isinstance(events[-1], End):
+        return None
+    for i, ev in enumerate(events, 1):
+        if ev.seq != i or (isinstance(ev, End) and i != len(events)):
+            return None
+    return ParsedLog(path=path, header=header, events=events)
+
+
 def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
+    clean = _parse_clean(raw, path)
+    if clean is not None:
+        return clean
     out = ParsedLog(path=path)
 
     def problem(line: int | None, msg: str) -> None:
@@ -72,13 +98,16 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
             rec = orjson.loads(line)
         except orjson.JSONDecodeError:
             last = lineno == len(lines) and truncated
-            problem(lineno, "truncated last line (the writer stopped mid-record)" if last else "not valid JSON")
+            problem(
+                lineno,
+                "truncated last line (the writer stopped mid-record)" if last else "not valid JSON",
+            )
             continue
         if not isinstance(rec, dict):
             problem(lineno, f"expected a JSON object, got {type(rec).__name__}")
             continue
         kind = rec.get("type")
-        if lineno == 1 or out.header is None and kind == "header":
+        if lineno == 1 or (out.header is None and kind == "header"):
             if kind != "header":
                 problem(lineno, f"first line must be the header record, got type {kind!r}")
                 continue
@@ -88,7 +117,9 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
                 problem(lineno, f"bad header: {_first_error(exc)}")
             continue
         if kind not in EVENT_TYPES:
-            problem(lineno, f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}")
+            problem(
+                lineno, f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}"
+            )
             continue
         try:
             event = _EVENT.validate_python(rec)
@@ -116,5 +147,7 @@ def read_log(path: str | Path) -> ParsedLog:
     try:
         raw = p.read_bytes()
     except OSError as exc:
-        return ParsedLog(path=str(p), problems=[LogProblem(str(p), None, f"cannot read: {exc.strerror}")])
+        return ParsedLog(
+            path=str(p), problems=[LogProblem(str(p), None, f"cannot read: {exc.strerror}")]
+        )
     return parse_log_bytes(raw, str(p))

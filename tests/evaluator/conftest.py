@@ -44,7 +44,9 @@ def _task(id_: str, genre: str, **kw: Any) -> RecommendationTask:
         {
             "id": id_,
             "persona": f"You are a fan of {genre}.",
-            "constraints": [{"field": "genres", "op": "contains", "value": genre, "reveal": "volunteer"}],
+            "constraints": [
+                {"field": "genres", "op": "contains", "value": genre, "reveal": "volunteer"}
+            ],
             "policy_flags": ["recommend_tool"],
             "user": {"services": ["Netflix"]},
             **kw,
@@ -97,11 +99,35 @@ class LogWriter:
     def episode(self, task_id: str, trial: int, *, item: str | None, label: str = "agentA") -> Path:
         events: list[dict[str, Any]] = [
             {"type": "user_message", "seq": 1, "t": 0.0, "text": "Hi"},
-            {"type": "agent_message", "seq": 2, "t": 0.1, "text": "What do you like?", "latency_ms": 3.0},
-            {"type": "tool_call", "seq": 3, "t": 0.2, "call_id": "c1", "name": "recommend",
-             "arguments": {"item_id": item}},
-            {"type": "tool_result", "seq": 4, "t": 0.3, "call_id": "c1", "content": {"committed": item}},
-            {"type": "end", "seq": 5, "t": 0.3, "reason": "recommended" if item else "abstained", "item_id": item},
+            {
+                "type": "agent_message",
+                "seq": 2,
+                "t": 0.1,
+                "text": "What do you like?",
+                "latency_ms": 3.0,
+            },
+            {
+                "type": "tool_call",
+                "seq": 3,
+                "t": 0.2,
+                "call_id": "c1",
+                "name": "recommend",
+                "arguments": {"item_id": item},
+            },
+            {
+                "type": "tool_result",
+                "seq": 4,
+                "t": 0.3,
+                "call_id": "c1",
+                "content": {"committed": item},
+            },
+            {
+                "type": "end",
+                "seq": 5,
+                "t": 0.3,
+                "reason": "recommended" if item else "abstained",
+                "item_id": item,
+            },
         ]
         path = self.out / label / f"{task_id}-{trial}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,7 +140,9 @@ class LogWriter:
         right = {"ta": "c1", "tb": "d1", "tc": "c2"}
         for task_id, c in successes.items():
             for trial in range(trials):
-                self.episode(task_id, trial, item=right[task_id] if trial < c else "h1", label=label)
+                self.episode(
+                    task_id, trial, item=right[task_id] if trial < c else "h1", label=label
+                )
 
 
 @pytest.fixture

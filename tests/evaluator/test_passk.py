@@ -1,3 +1,4 @@
+import itertools
 from math import comb
 
 import pytest
@@ -40,18 +41,28 @@ def test_bad_counts_are_rejected_with_the_values():
         task_pass_k(1, 4, 0)
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=3), st.integers(1, 8).flatmap(
-    lambda n: st.tuples(st.integers(0, n), st.just(n))), min_size=1, max_size=12))
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=3),
+        st.integers(1, 8).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_pass_k_never_increases_with_k(counts):
     curve = pass_k_curve(counts)
     ks = sorted(curve)
     uniform = len({n for _, n in counts.values()}) == 1
     if uniform:  # with unequal trial counts the task set changes with k
-        for k1, k2 in zip(ks, ks[1:], strict=False):
+        for k1, k2 in itertools.pairwise(ks):
             assert curve[k2] <= curve[k1] + 1e-12
 
 
-@given(st.integers(1, 10).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n), st.integers(1, n))))
+@given(
+    st.integers(1, 10).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.just(n), st.integers(1, n))
+    )
+)
 def test_task_pass_k_never_increases_with_k(cnk):
     c, n, k = cnk
     if k < n:
@@ -72,6 +83,8 @@ def test_pass_k_with_ci_reports_each_k():
 
 
 def test_paired_difference_uses_only_shared_tasks():
-    diff, (lo, hi), n = paired_difference({"a": (2, 2), "b": (0, 2), "x": (2, 2)}, {"a": (0, 2), "b": (0, 2)})
+    diff, (lo, hi), n = paired_difference(
+        {"a": (2, 2), "b": (0, 2), "x": (2, 2)}, {"a": (0, 2), "b": (0, 2)}
+    )
     assert n == 2 and diff == pytest.approx(0.5)
     assert lo <= diff <= hi

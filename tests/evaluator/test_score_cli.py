@@ -19,9 +19,7 @@ def test_known_success_counts_reproduce_pass_1_2_and_4_exactly(logs):
     logs.run({"ta": 4, "tb": 2, "tc": 1}, trials=4)
     (group,) = _score_json(str(logs.out))["groups"]
     assert group["n_tasks"] == 3 and group["n_episodes"] == 12 and group["trials"] == 4
-    expected = {
-        k: sum(comb(c, k) / comb(4, k) for c in (4, 2, 1)) / 3 for k in (1, 2, 3, 4)
-    }
+    expected = {k: sum(comb(c, k) / comb(4, k) for c in (4, 2, 1)) / 3 for k in (1, 2, 3, 4)}
     assert group["pass_k"]["1"] == pytest.approx(expected[1]) == pytest.approx(7 / 12)
     assert group["pass_k"]["2"] == pytest.approx(expected[2])
     assert group["pass_k"]["4"] == pytest.approx(1 / 3)
@@ -33,9 +31,21 @@ def test_json_report_has_the_documented_keys(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 0}, trials=1)
     (group,) = _score_json(str(logs.out))["groups"]
     for key in (
-        "label", "n_tasks", "n_episodes", "trials", "pass_k", "pass_k_ci", "constraint_score",
-        "constraint_partial", "policy_score", "policy_violation_rate", "no_rec_rate",
-        "infra_errors", "by_complexity", "by_reveal", "efficiency",
+        "label",
+        "n_tasks",
+        "n_episodes",
+        "trials",
+        "pass_k",
+        "pass_k_ci",
+        "constraint_score",
+        "constraint_partial",
+        "policy_score",
+        "policy_violation_rate",
+        "no_rec_rate",
+        "infra_errors",
+        "by_complexity",
+        "by_reveal",
+        "efficiency",
     ):
         assert key in group, key
 

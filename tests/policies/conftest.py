@@ -49,7 +49,9 @@ def make_task(**kw: Any) -> RecommendationTask:
     base: dict[str, Any] = dict(
         id="t1",
         persona="You are Ana.",
-        constraints=[{"field": "genres", "op": "contains", "value": "Comedy", "reveal": "volunteer"}],
+        constraints=[
+            {"field": "genres", "op": "contains", "value": "Comedy", "reveal": "volunteer"}
+        ],
         policy_flags=["recommend_tool"],
         user={
             "user_id": "u1",
@@ -79,13 +81,17 @@ class Episode:
     def say(self, text: str, delivered: bool = True) -> Episode:
         return self._add(type="agent_message", text=text, delivered=delivered)
 
-    def call(self, name: str, result: Any = None, is_error: bool = False, **arguments: Any) -> Episode:
+    def call(
+        self, name: str, result: Any = None, is_error: bool = False, **arguments: Any
+    ) -> Episode:
         self._calls += 1
         cid = f"c{self._calls}"
         self._add(type="tool_call", call_id=cid, name=name, arguments=arguments)
         return self._add(type="tool_result", call_id=cid, is_error=is_error, content=result or {})
 
-    def recommend(self, item_id: Any, message: str | None = None, is_error: bool = False) -> Episode:
+    def recommend(
+        self, item_id: Any, message: str | None = None, is_error: bool = False
+    ) -> Episode:
         args: dict[str, Any] = {"episode_id": self.episode_id, "item_id": item_id}
         if message is not None:
             args["message"] = message
@@ -113,7 +119,9 @@ class Episode:
 
 
 def context(task: RecommendationTask, trajectory: Trajectory, catalog: Catalog) -> CheckContext:
-    return CheckContext(task, build_transcript(trajectory, catalog), catalog, TitleMatcher(catalog.items))
+    return CheckContext(
+        task, build_transcript(trajectory, catalog), catalog, TitleMatcher(catalog.items)
+    )
 
 
 @pytest.fixture

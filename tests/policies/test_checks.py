@@ -1,5 +1,6 @@
 """Every policy's pass, fail and not-applicable cases, and the loopholes they close."""
 
+from taurec.policies.checks import Verdict as V
 from taurec.policies.checks import (
     check_age_restricted,
     check_availability,
@@ -10,7 +11,6 @@ from taurec.policies.checks import (
     check_transparency,
     check_watch_history,
 )
-from taurec.policies.checks import Verdict as V
 from taurec.tasks.task import PolicyName
 
 # --- recommend_tool -------------------------------------------------------------------
@@ -26,7 +26,9 @@ def test_recommend_tool_passes_on_an_explicit_abstention(ep, task_factory, ctx_f
     assert check_recommend_tool(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
-def test_recommend_tool_fails_when_the_title_is_only_named_in_conversation(ep, task_factory, ctx_for):
+def test_recommend_tool_fails_when_the_title_is_only_named_in_conversation(
+    ep, task_factory, ctx_for
+):
     traj = ep.say("Watch The Quiet Orchard!").end("user_left")
     result = check_recommend_tool(ctx_for(task_factory(), traj))
     assert result.verdict is V.FAIL and "without a recommend call" in result.reason
@@ -74,7 +76,9 @@ def test_watch_history_fails_without_a_lookup(ep, task_factory, ctx_for):
 
 
 def test_watch_history_lookup_for_a_different_user_is_no_lookup(ep, task_factory, ctx_for):
-    traj = ep.call("get_user_history", user_id="someone_else").recommend("m2").end("recommended", "m2")
+    traj = (
+        ep.call("get_user_history", user_id="someone_else").recommend("m2").end("recommended", "m2")
+    )
     assert check_watch_history(ctx_for(task_factory(), traj)).verdict is V.FAIL
 
 
@@ -137,12 +141,18 @@ def test_availability_is_not_applicable_without_a_committed_item(ep, task_factor
 
 
 def test_age_restricted_passes_for_an_r_title_after_a_content_check(ep, task_factory, ctx_for):
-    traj = ep.call("check_content_preference", item_id="m3").recommend("m3").end("recommended", "m3")
+    traj = (
+        ep.call("check_content_preference", item_id="m3").recommend("m3").end("recommended", "m3")
+    )
     assert check_age_restricted(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
 def test_age_restricted_accepts_a_check_by_rating(ep, task_factory, ctx_for):
-    traj = ep.call("check_content_preference", content_rating="R").recommend("m3").end("recommended", "m3")
+    traj = (
+        ep.call("check_content_preference", content_rating="R")
+        .recommend("m3")
+        .end("recommended", "m3")
+    )
     assert check_age_restricted(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
@@ -155,7 +165,9 @@ def test_age_restricted_fails_when_the_profile_forbids_the_title_even_after_a_ch
     ep, task_factory, ctx_for
 ):
     task = task_factory(user={"user_id": "u1", "age": 15, "services": ["Netflix"]})
-    traj = ep.call("check_content_preference", item_id="m3").recommend("m3").end("recommended", "m3")
+    traj = (
+        ep.call("check_content_preference", item_id="m3").recommend("m3").end("recommended", "m3")
+    )
     result = check_age_restricted(ctx_for(task, traj))
     assert result.verdict is V.FAIL and "blocked by the profile" in result.reason
 
@@ -175,7 +187,11 @@ def test_age_restricted_is_not_applicable_for_an_allowed_pg13_title(ep, task_fac
 
 
 def test_sponsored_passes_with_a_disclosure_before_committing(ep, task_factory, ctx_for):
-    traj = ep.say("Heads up: Saltwater Kings is a sponsored title.").recommend("m4").end("recommended", "m4")
+    traj = (
+        ep.say("Heads up: Saltwater Kings is a sponsored title.")
+        .recommend("m4")
+        .end("recommended", "m4")
+    )
     assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
@@ -240,7 +256,9 @@ def test_transparency_fails_when_abstaining_though_answers_exist(ep, task_factor
 def test_transparency_is_not_applicable_when_nothing_was_committed_on_a_solvable_task(
     ep, task_factory, ctx_for
 ):
-    assert check_transparency(ctx_for(task_factory(), ep.end("user_left"))).verdict is V.NOT_APPLICABLE
+    assert (
+        check_transparency(ctx_for(task_factory(), ep.end("user_left"))).verdict is V.NOT_APPLICABLE
+    )
 
 
 # --- single_recommendation ------------------------------------------------------------
@@ -263,8 +281,12 @@ def test_single_recommendation_fails_when_one_message_pitches_two_titles(ep, tas
     assert result.verdict is V.FAIL and result.seq == 1
 
 
-def test_single_recommendation_fails_on_two_titles_in_the_recommend_message(ep, task_factory, ctx_for):
-    traj = ep.recommend("m2", message="The Quiet Orchard, or else Gravel Road.").end("recommended", "m2")
+def test_single_recommendation_fails_on_two_titles_in_the_recommend_message(
+    ep, task_factory, ctx_for
+):
+    traj = ep.recommend("m2", message="The Quiet Orchard, or else Gravel Road.").end(
+        "recommended", "m2"
+    )
     assert check_single_recommendation(ctx_for(task_factory(), traj)).verdict is V.FAIL
 
 

@@ -25,7 +25,14 @@ HEADER = {
 EVENTS = [
     {"type": "user_message", "seq": 1, "t": 0.0, "text": "Something funny please."},
     {"type": "agent_message", "seq": 2, "t": 0.1, "text": "How long?"},
-    {"type": "tool_call", "seq": 3, "t": 0.2, "call_id": "c1", "name": "get_item", "arguments": {"item_id": "x"}},
+    {
+        "type": "tool_call",
+        "seq": 3,
+        "t": 0.2,
+        "call_id": "c1",
+        "name": "get_item",
+        "arguments": {"item_id": "x"},
+    },
     {"type": "tool_result", "seq": 4, "t": 0.3, "call_id": "c1", "content": {"id": "x"}},
     {"type": "end", "seq": 5, "t": 0.4, "reason": "recommended", "item_id": "x"},
 ]
@@ -53,7 +60,7 @@ def test_malformed_line_is_reported_with_file_and_line():
     raw = jsonl(HEADER, EVENTS[0]) + b"{not json\n" + jsonl(*EVENTS[1:])
     log = parse_log_bytes(raw, "ep.jsonl")
     assert not log.ok
-    assert [str(p) for p in log.problems][0] == "ep.jsonl:3: not valid JSON"
+    assert next(str(p) for p in log.problems) == "ep.jsonl:3: not valid JSON"
 
 
 def test_truncated_last_line_is_reported_as_truncated_and_incomplete():

@@ -1,0 +1,165 @@
+"""How fast `evaluator score` is, against merely reading and parsing the same logs.
+
+Writes N synthetic episode logs (about 30 events each) over a generated task suite on the
+built-in catalog, then times, in one run and in alternating order:
+  read:  open every file and orjson-parse every line (the floor),
+  score: the evaluator's full path (parse, validate, transcript, constraints, the seven
+         policy checks, aggregation).
+Prints episodes per second and the ratio score/read. Targets: >= 5,000 episodes/s and
+score within 3x of read.
+
+    python bench/evaluator_speed.py --episodes 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from taurec.catalog.store import Catalog
+from taurec.evaluator.aggregate import aggregate
+from taurec.evaluator.logs import Resolver, find_logs, score_paths
+from taurec.tasks.generator import generate_tasks
+from taurec.tasks.suite import SuiteManifest, write_suite_dir
+
+
+def write_logs(root: Path, episodes: int, seed: int) -> tuple[Path, int]:
+    catalog = Catalog.load("builtin")
+    tasks = generate_tasks(catalog, 30, seed)
+    suite_dir = root / "suite"
+    write_suite_dir(
+        suite_dir, SuiteManifest(format_version=1, id="bench", catalog="builtin"), tasks
+    )
+    rng = random.Random(seed)
+    ids = catalog.ids
+    events_total = 0
+    out = root / "logs"
+    for n in range(episodes):
+        task = tasks[n % len(tasks)]
+        trial = n // len(tasks)
+        header = {
+            "type": "header",
+            "format": "taurec-trajectory",
+            "format_version": 1,
+            "run_id": "bench",
+            "episode_id": f"ep{n}",
+            "agent": {"label": f"agent{n % 2}"},
+            "task_id": task.id,
+            "task_sha256": task.sha256(),
+            "suite": {"id": "bench", "spec": str(suite_dir)},
+            "catalog_sha256": catalog.sha256(),
+            "trial": trial,
+            "seed": n,
+            "simulator": {"kind": "rule"},
+            "server_version": "bench",
+            "started_at": "2026-01-01T00:00:00Z",
+        }
+        lines: list[dict[str, object]] = [header]
+
+        def add(lines: list[dict[str, object]] = lines, **ev: object) -> None:
+            seq = len(lines)
+            lines.append({"seq": seq, "t": seq * 0.01, "latency_ms": 1.5, **ev})
+
+        add(type="user_message", text="Looking for something good tonight, not too long.")
+        for turn in range(6):
+            add(type="agent_message", text=f"Question {turn}: what about the runtime or genre?")
+            add(type="user_message", text="I'd like a comedy, under two hours please.")
+            cid = f"c{turn}"
+            add(
+                type="tool_call",
+                call_id=cid,
+                name="filter_catalog",
+                arguments={"genres_any": ["Comedy"], "limit": 5},
+            )
+            add(
+                type="tool_result", call_id=cid, content={"items": [{"id": ids[turn]}], "total": 12}
+            )
+        item = rng.choice(ids)
+        add(
+            type="tool_call",
+            call_id="h",
+            name="get_user_history",
+            arguments={"episode_id": f"ep{n}"},
+        )
+        add(type="tool_result", call_id="h", content={"watched": []})
+        add(type="tool_call", call_id="a", name="check_availability", arguments={"item_id": item})
+        add(type="tool_result", call_id="a", content={"available": True})
+        add(
+            type="tool_call",
+            call_id="r",
+            name="recommend",
+            arguments={"item_id": item, "message": "Enjoy!"},
+        )
+        add(type="tool_result", call_id="r", content={"committed": item})
+        add(type="end", reason="recommended", item_id=item)
+        events_total += len(lines)
+        path = out / f"agent{n % 2}" / f"{n:07d}.jsonl"
+        if n < 2:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return out, events_total
+
+
+def read_only(files: list[Path]) -> int:
+    n = 0
+    for f in files:
+        for line in f.read_bytes().splitlines():
+            orjson.loads(line)
+            n += 1
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--episodes", type=int, default=100_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    console = Console()
+    with tempfile.TemporaryDirectory(prefix="taurec-bench-") as tmp:
+        t0 = time.perf_counter()
+        out, events = write_logs(Path(tmp), args.episodes, args.seed)
+        console.print(
+            f"wrote {args.episodes:,} logs ({events / args.episodes:.1f} lines each) in {time.perf_counter() - t0:.1f} s"
+        )
+        files = find_logs([out])
+        read_times, score_times = [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            read_only(files)
+            read_times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            scores = score_paths(files, Resolver())
+            aggregate(scores)
+            score_times.append(time.perf_counter() - t0)
+        bad = sum(s.infra_error for s in scores)
+        read_med, score_med = statistics.median(read_times), statistics.median(score_times)
+        table = Table(
+            title=f"evaluator speed, {args.episodes:,} episodes, median of {args.repeats}"
+        )
+        for col in ("measure", "seconds", "episodes/s", "target"):
+            table.add_column(col)
+        table.add_row(
+            "read + orjson parse", f"{read_med:.2f}", f"{args.episodes / read_med:,.0f}", ""
+        )
+        table.add_row(
+            "evaluator score", f"{score_med:.2f}", f"{args.episodes / score_med:,.0f}", ">= 5,000/s"
+        )
+        table.add_row("ratio score / read", f"{score_med / read_med:.2f}x", "", "<= 3x")
+        console.print(table)
+        if bad:
+            console.print(f"[red]{bad} episodes failed to score: the bench logs are wrong[/red]")
+
+
+if __name__ == "__main__":
+    main()
