@@ -1,0 +1,222 @@
+"""`taurec tasks`: validate suites, print answer keys, generate tasks.
+
+Exit codes: 0 = fine (warnings allowed), 1 = the suite has validation errors,
+2 = the input could not be loaded (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from taurec.catalog.errors import DataError
+from taurec.catalog.store import BUILTIN, Catalog
+from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.generator import generate_tasks
+from taurec.tasks.suite import (
+    SUITE_FILE,
+    TASKS_DIR,
+    Suite,
+    SuiteManifest,
+    load_suite,
+    write_suite_dir,
+)
+from taurec.tasks.task import Complexity, RevealDifficulty
+from taurec.tasks.validate import StrataGrid, TaskReport, ValidationReport, validate_suite
+
+app = typer.Typer(
+    name="tasks",
+    help="Task suites: validate them, print their answer keys, generate new ones.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+SuiteArg = Annotated[
+    str, typer.Argument(help="'builtin', a suite folder (suite.json + tasks/), or tau-rec:PATH.")
+]
+
+
+def _console() -> Console:
+    # Piped output is read in files and CI logs: do not wrap it at 80 columns.
+    wide = not os.isatty(1) and "COLUMNS" not in os.environ
+    return Console(width=140 if wide else None, highlight=False)
+
+
+def _fail(message: object) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _load(spec: str) -> Suite:
+    try:
+        return load_suite(spec)
+    except DataError as exc:
+        _fail(exc)
+
+
+@app.command()
+def validate(
+    suite: SuiteArg = BUILTIN,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check every task against its catalog; print per-task problems and the strata grid.
+
+    "matches" counts the items each constraint alone matches, in task order.
+    """
+    loaded = _load(suite)
+    report = validate_suite(loaded)
+    if json_out:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        _print_report(_console(), loaded, report)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("answers")
+def answers_cmd(
+    suite: SuiteArg = BUILTIN,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object: task id -> answer key.")
+    ] = False,
+) -> None:
+    """Print each task's answers and compliant answers (sorted item ids)."""
+    loaded = _load(suite)
+    key: dict[str, dict[str, list[str]]] = {}
+    for task in loaded.tasks:
+        ids = answers(task, loaded.catalog.items)
+        items = [it for it in map(loaded.catalog.get, ids) if it is not None]
+        key[task.id] = {"answers": ids, "compliant_answers": compliant_answers(task, items)}
+    if json_out:
+        typer.echo(orjson.dumps(key, option=orjson.OPT_INDENT_2).decode())
+        return
+    table = Table(title=f"Answer keys: {loaded.id}")
+    for col in ("task", "answers", "compliant", "compliant answers"):
+        table.add_column(col, justify="right" if col in ("answers", "compliant") else "left")
+    for task_id, k in key.items():
+        shown = ", ".join(k["compliant_answers"][:6]) + (
+            " ..." if len(k["compliant_answers"]) > 6 else ""
+        )
+        table.add_row(task_id, str(len(k["answers"])), str(len(k["compliant_answers"])), shown)
+    _console().print(table)
+
+
+@app.command()
+def generate(
+    out: Annotated[Path, typer.Option("--out", help="Suite folder to write.")],
+    catalog: Annotated[
+        str, typer.Option("--catalog", help="'builtin' or a catalog file path.")
+    ] = BUILTIN,
+    n: Annotated[int, typer.Option("--n", min=1, help="Number of tasks.")] = 60,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    id_prefix: Annotated[
+        str, typer.Option("--id-prefix", help="Task ids are <prefix>_<i>.")
+    ] = "gen",
+    suite_id: Annotated[
+        str | None, typer.Option("--suite-id", help="Suite id (default: the folder name).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
+) -> None:
+    """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
+    if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
+        _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
+    try:
+        cat = Catalog.load(catalog)
+        tasks = generate_tasks(cat, n, seed, id_prefix=id_prefix)
+    except (DataError, ValueError) as exc:
+        _fail(exc)
+    ref = catalog
+    if catalog != BUILTIN:
+        ref = Path(os.path.relpath(Path(catalog).resolve(), out.resolve())).as_posix()
+    try:
+        manifest = SuiteManifest(
+            format_version=1,
+            id=suite_id or out.resolve().name,
+            catalog=ref,
+            description=f"{n} tasks generated with seed {seed} over catalog {catalog!r}.",
+        )
+    except ValueError as exc:
+        _fail(f"invalid suite id (pass --suite-id): {exc}")
+    write_suite_dir(out, manifest, tasks)
+    report = validate_suite(_load(str(out)))
+    console = _console()
+    console.print(f"wrote {SUITE_FILE} and {len(tasks)} task files to {out}")
+    console.print(_grid_table(report.grid))
+    _print_summary(console, report)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def _print_report(console: Console, suite: Suite, report: ValidationReport) -> None:
+    console.print(
+        f"[bold]Suite {suite.id}[/] ({suite.spec}): {len(suite.tasks)} tasks over catalog "
+        f"{suite.catalog.meta.name!r} ({len(suite.catalog)} items)"
+    )
+    if suite.warnings:
+        console.print(f"[yellow]{len(suite.warnings)} load warning(s):[/]")
+        for w in suite.warnings:
+            console.print(Text(f"  ! {w}", style="yellow"))
+    table = Table(title="Tasks")
+    table.add_column("task", no_wrap=True)
+    table.add_column("stratum", no_wrap=True)
+    table.add_column("answers", justify="right")
+    table.add_column("compliant", justify="right")
+    table.add_column("matches", overflow="fold")
+    table.add_column("problems", ratio=1)
+    for t in report.tasks:
+        table.add_row(
+            t.task_id + ("\n(no valid)" if t.no_valid_recommendation else ""),
+            f"{t.complexity.value}/{t.reveal_difficulty.value}",
+            str(len(t.answers)),
+            str(len(t.compliant_answers)),
+            " ".join(map(str, t.constraint_matches)),
+            _problems_text(t),
+        )
+    console.print(table)
+    console.print(_grid_table(report.grid))
+    _print_summary(console, report)
+
+
+def _problems_text(t: TaskReport) -> Text:
+    text = Text()
+    for p in t.errors:
+        text.append(f"✗ {p.code}: {p.message}\n", style="red")
+    for p in t.warnings:
+        text.append(f"! {p.code}: {p.message}\n", style="yellow")
+    if not text:
+        text.append("ok", style="green")
+    text.rstrip()
+    return text
+
+
+def _grid_table(grid: StrataGrid) -> Table:
+    table = Table(title="Tasks per stratum (complexity × reveal difficulty)")
+    table.add_column("complexity")
+    for r in RevealDifficulty:
+        table.add_column(r.value, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for c in Complexity:
+        cells = [str(grid.cells[c][r]) for r in RevealDifficulty]
+        table.add_row(c.value, *cells, str(grid.row_totals[c]))
+    table.add_section()
+    totals = [str(grid.column_totals[r]) for r in RevealDifficulty]
+    table.add_row("total", *totals, str(grid.total), style="bold")
+    return table
+
+
+def _print_summary(console: Console, report: ValidationReport) -> None:
+    counts = (
+        f"{len(report.tasks)} tasks: {report.n_errors} error(s), {report.n_warnings} warning(s)"
+    )
+    if report.ok:
+        console.print(f"[green]OK[/] {counts}")
+    else:
+        console.print(f"[red]FAILED[/] {counts}")

@@ -1,0 +1,420 @@
+"""Generate valid recommendation tasks over any catalog, stratified and seeded.
+
+Task `i` lands in cell `i % 9` of the complexity × reveal-difficulty grid (round robin),
+and every tenth task (`i % 10 == 9`) has no valid recommendation. A solvable task is
+grown around a target item: each constraint is a loose predicate the target satisfies,
+kept only while at least two items still match; the user subscribes to one of the
+target's services, so it stays compliant. A no-valid task adds, to constraints built the
+same way, one near miss: a predicate that other items satisfy but none of the matches do.
+Policy flags are set exactly where they can bite. Every task is checked by
+`taurec.tasks.validate.check_task` (strict, no warnings) before it is accepted.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from taurec.catalog.item import ContentRating, Item
+from taurec.catalog.store import Catalog
+
+from .answers import on_user_services
+from .constraint import Constraint, Op, Reveal
+from .task import (
+    Complexity,
+    PolicyName,
+    RecommendationTask,
+    RevealDifficulty,
+    UserContext,
+    WatchEntry,
+    reveal_difficulty_of,
+)
+from .validate import Vocabulary, check_task
+
+MAX_ATTEMPTS = 300
+NO_VALID_EVERY = 10
+CELLS: tuple[tuple[Complexity, RevealDifficulty], ...] = tuple(
+    (c, r) for c in Complexity for r in RevealDifficulty
+)
+#: Constraint counts per complexity and reveal difficulty (an anchor needs k >= 2 to hide).
+_COUNTS = {Complexity.SIMPLE: (1, 2), Complexity.MEDIUM: (3, 4), Complexity.COMPLEX: (5, 6)}
+
+
+@dataclass(frozen=True)
+class Persona:
+    text: str
+    age: int | None = None
+    maturity_limit: ContentRating | None = None
+
+
+PERSONAS: tuple[Persona, ...] = (
+    Persona("You are an apprentice electrician hosting your housemates on a rainy evening.", 20),
+    Persona(
+        "You are a nurse unwinding after a run of night shifts; you want something easy to follow."
+    ),
+    Persona("You are a retired history teacher who enjoys a film you can discuss afterwards.", 68),
+    Persona("You are a parent of two young kids choosing for family night.", 38, ContentRating.PG),
+    Persona("You are a software engineer on a long flight with a downloaded-movies habit.", 31),
+    Persona("You are 15 and have the living-room screen to yourself once homework is done.", 15),
+    Persona(
+        "You are a film-club regular who likes to be surprised but hates wasting an evening.", 45
+    ),
+    Persona("You are planning a quiet anniversary evening at home; you are decisive."),
+    Persona("You are a graduate student procrastinating on a thesis, in the mood for a treat.", 26),
+    Persona("You are a chef with one free evening a week; you are picky and direct.", 41),
+    Persona("You are a 13-year-old at a sleepover choosing what the group watches.", 13),
+    Persona("You are a grandparent hosting grandchildren this weekend.", 72, ContentRating.PG_13),
+    Persona(
+        "You are a new parent watching in short bursts during naps; you are tired and brief.", 34
+    ),
+    Persona("You are a truck driver resting at a motel with a tablet and an evening to fill.", 50),
+    Persona("You are an exchange student practising conversation; you ask friendly questions.", 22),
+    Persona("You are a museum guide with a free Sunday afternoon and a big sofa.", 36),
+    Persona("You are a 16-year-old who wants a movie your parents would also sit through.", 16),
+    Persona("You are a freelance designer who watches while sketching; visuals matter to you.", 29),
+    Persona("You are a book-club organiser hunting for the group's next movie evening.", 55),
+    Persona("You are a teenager's parent on a shared family profile.", 44, ContentRating.PG_13),
+    Persona("You are a night-owl security guard with quiet hours to fill.", 39),
+    Persona("You are a busy lawyer with exactly one evening free and no patience for duds.", 47),
+)
+SOFT_PREFERENCES: tuple[str, ...] = (
+    "wants to come away in a good mood",
+    "enjoys films with several main characters",
+    "enjoys a strong soundtrack",
+    "cares more about the people than the plot",
+    "prefers a fast pace",
+    "enjoys clever dialogue",
+    "likes striking visuals",
+    "prefers something not too sad",
+    "enjoys a twist",
+    "likes stories set somewhere unfamiliar",
+    "prefers a clear plot over an ambiguous one",
+    "enjoys a bit of humour even in serious films",
+)
+
+Family = Callable[[random.Random, Item, "_Pools"], Constraint | None]
+
+
+@dataclass(frozen=True)
+class _Pools:
+    """What the families draw on: the catalog's genres, services and languages."""
+
+    genres: list[str]
+    services: list[str]
+    languages: list[str]
+
+
+def _c(field: str, op: Op, value: object) -> Constraint:
+    return Constraint(field=field, op=op, value=value)
+
+
+def _genre(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    if not t.genres:
+        return None
+    g = rng.choice(t.genres)
+    others = [x for x in p.genres if x not in t.genres]
+    if others and rng.random() < 0.25:
+        return _c("genres", Op.CONTAINS_ANY, sorted([g, rng.choice(others)]))
+    return _c("genres", Op.CONTAINS, g)
+
+
+def _not_genre(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    others = [x for x in p.genres if x not in t.genres]
+    return _c("genres", Op.NOT_CONTAINS, rng.choice(others)) if others else None
+
+
+def _runtime(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    slack = rng.choice((0, 10, 20))
+    lo, hi = max(0, t.runtime // 10 * 10 - slack), math.ceil(t.runtime / 10) * 10 + slack
+    return rng.choice(
+        (_c("runtime", Op.LE, hi), _c("runtime", Op.GE, lo), _c("runtime", Op.BETWEEN, [lo, hi]))
+    )
+
+
+def _rating(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    floor = math.floor(t.rating * 2) / 2 - rng.choice((0.0, 0.5, 1.0))
+    return _c("rating", Op.GE, max(0.0, floor))
+
+
+def _content_rating(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    if rng.random() < 0.4:
+        return _c("content_rating", Op.EQ, t.content_rating.value)
+    extra = rng.choice([r.value for r in ContentRating if r is not t.content_rating])
+    return _c("content_rating", Op.IN, sorted({t.content_rating.value, extra}))
+
+
+def _release(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    y, a, b = t.release_date.year, rng.choice((0, 2, 5)), rng.choice((0, 2, 5))
+    return rng.choice(
+        (
+            _c("release_date", Op.GE, y - a),
+            _c("release_date", Op.LE, y + b),
+            _c("release_date", Op.BETWEEN, [y - a, y + b]),
+        )
+    )
+
+
+def _services(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    if not t.streaming_services:
+        return None
+    k = rng.randint(1, min(2, len(t.streaming_services)))
+    return _c("streaming_services", Op.CONTAINS_ANY, sorted(rng.sample(t.streaming_services, k)))
+
+
+def _director(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    return _c("director", Op.EQ, t.director) if t.director else None
+
+
+def _cast(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    return _c("cast", Op.CONTAINS, rng.choice(t.cast[:3])) if t.cast else None
+
+
+def _language(rng: random.Random, t: Item, p: _Pools) -> Constraint | None:
+    if len(p.languages) < 2:
+        return None  # every item shares one language: the constraint would say nothing
+    if rng.random() < 0.5:
+        return _c("original_language", Op.EQ, t.original_language)
+    return _c(
+        "original_language", Op.NE, rng.choice([x for x in p.languages if x != t.original_language])
+    )
+
+
+#: (family, weight, group): at most one constraint per group in a task.
+FAMILIES: tuple[tuple[Family, int, str], ...] = (
+    (_not_genre, 2, "genres-"),
+    (_runtime, 5, "runtime"),
+    (_rating, 5, "rating"),
+    (_content_rating, 3, "content_rating"),
+    (_release, 4, "release_date"),
+    (_services, 2, "streaming_services"),
+    (_director, 1, "director"),
+    (_cast, 1, "cast"),
+    (_language, 2, "original_language"),
+)
+
+
+def _reveals(rng: random.Random, k: int, difficulty: RevealDifficulty) -> list[Reveal]:
+    """Reveal tags for k constraints (the first is the anchor) whose difficulty is `difficulty`."""
+    if difficulty is RevealDifficulty.VOLUNTEER:
+        return [Reveal.VOLUNTEER] * k
+    if k == 1:
+        return [Reveal.ON_ASK if difficulty is RevealDifficulty.MIXED else Reveal.HIDDEN]
+    if difficulty is RevealDifficulty.HIDDEN:
+        n_hidden = rng.randint(math.ceil(k / 2), k - 1)
+        n_ask = rng.randint(0, k - 1 - n_hidden)
+    else:
+        n_hidden = rng.randint(0, (k - 1) // 2)
+        n_ask = rng.randint(1 if n_hidden == 0 else 0, k - 1 - n_hidden)
+    rest = [Reveal.HIDDEN] * n_hidden + [Reveal.ON_ASK] * n_ask
+    rest += [Reveal.VOLUNTEER] * (k - 1 - len(rest))
+    rng.shuffle(rest)
+    anchor = (
+        Reveal.ON_ASK
+        if difficulty is RevealDifficulty.MIXED and rng.random() < 0.2
+        else Reveal.VOLUNTEER
+    )
+    out = [anchor, *rest]
+    if reveal_difficulty_of(out) is not difficulty:  # e.g. an on_ask anchor made it too easy
+        out[0] = Reveal.VOLUNTEER
+    return out
+
+
+class _Generator:
+    def __init__(self, catalog: Catalog, seed: int, id_prefix: str) -> None:
+        self.catalog = catalog
+        self.rng = random.Random(seed)
+        self.id_prefix = id_prefix
+        self.items = sorted(catalog.items, key=lambda it: it.id)
+        self.vocab = Vocabulary(catalog)
+        self.pools = _Pools(
+            genres=catalog.genres(),
+            services=catalog.services(),
+            languages=sorted({it.original_language for it in self.items}),
+        )
+        if not any(it.streaming_services for it in self.items):
+            raise ValueError(
+                "the catalog has no item on a streaming service; no task can be compliant"
+            )
+
+    def constraints_around(self, target: Item, k: int, keep: int) -> list[Constraint] | None:
+        """k constraints the target satisfies that keep at least `keep` matching items."""
+        rng = self.rng
+        anchor = _genre(rng, target, self.pools)
+        if anchor is None:
+            return None
+        out, used = [anchor], {"genres"}
+        current = [it for it in self.items if anchor.holds(it)]
+        weights = [w for _, w, _ in FAMILIES]
+        for _ in range(12 * k):
+            if len(out) == k:
+                return out
+            family, _, group = rng.choices(FAMILIES, weights)[0]
+            c = family(rng, target, self.pools)
+            if c is None or group in used:
+                continue
+            narrowed = [it for it in current if c.holds(it)]
+            if len(narrowed) >= keep:
+                out.append(c)
+                used.add(group)
+                current = narrowed
+        return out if len(out) == k else None
+
+    def near_miss(self, constraints: list[Constraint]) -> Constraint | None:
+        """A constraint some item satisfies but no item matching `constraints` does."""
+        matches = [it for it in self.items if all(c.holds(it) for c in constraints)]
+        fields = {c.field for c in constraints}
+        for _ in range(80):
+            other = self.rng.choice(self.items)
+            family, _, _ = self.rng.choice(FAMILIES[1:])
+            c = family(self.rng, other, self.pools)
+            if c is None or c.field in fields:
+                continue
+            if not any(c.holds(it) for it in matches):
+                return c
+        return None
+
+    def user(
+        self, persona: Persona, must: list[str], avoid: set[str], watch: list[Item]
+    ) -> UserContext:
+        rng = self.rng
+        extra = rng.sample(self.pools.services, rng.randint(0, min(3, len(self.pools.services))))
+        services = list(dict.fromkeys([*must, *extra]))
+        candidates = [it.id for it in self.items if it.id not in avoid]
+        extra_watched = rng.sample(candidates, rng.randint(0, min(3, len(candidates))))
+        history = dict.fromkeys([*(it.id for it in watch), *extra_watched])
+        entries = [
+            WatchEntry(item_id=item_id, rating=rng.choice((None, *[x / 2 for x in range(10, 21)])))
+            for item_id in history
+        ]
+        return UserContext(
+            age=persona.age,
+            services=services,
+            watch_history=entries,
+            maturity_limit=persona.maturity_limit,
+        )
+
+    def one(
+        self, task_id: str, cell: tuple[Complexity, RevealDifficulty], no_valid: bool
+    ) -> RecommendationTask:
+        rng = self.rng
+        complexity, difficulty = cell
+        for _ in range(MAX_ATTEMPTS):
+            persona = rng.choice(PERSONAS)
+            gate = UserContext(age=persona.age, maturity_limit=persona.maturity_limit)
+            pool = [
+                it
+                for it in self.items
+                if it.streaming_services and gate.content_allowed(it.content_rating)[0]
+            ]
+            if not pool:
+                continue
+            target = rng.choice(pool)
+            counts: tuple[int, ...] = _COUNTS[complexity]
+            if difficulty is not RevealDifficulty.VOLUNTEER or no_valid:
+                counts = tuple(x for x in counts if x >= 2)  # hiding needs a stated anchor
+            k = rng.choice(counts)
+            want_history = not no_valid and rng.random() < 0.3
+            constraints = self.constraints_around(
+                target, k - 1 if no_valid else k, 3 if want_history else 2
+            )
+            if constraints is None:
+                continue
+            if no_valid:
+                miss = self.near_miss(constraints)
+                if miss is None:
+                    continue
+                constraints.insert(rng.randint(1, len(constraints)), miss)
+            constraints = [
+                c.model_copy(update={"reveal": r})
+                for c, r in zip(
+                    constraints, _reveals(rng, len(constraints), difficulty), strict=True
+                )
+            ]
+            task = self.assemble(
+                task_id, persona, target, constraints, no_valid, want_history, cell
+            )
+            report = check_task(task, self.catalog, strict=True, vocab=self.vocab)
+            if not report.errors and not report.warnings:
+                return task
+        raise ValueError(
+            f"could not generate a valid {complexity.value}/{difficulty.value} task "
+            f"{'with no valid answer ' if no_valid else ''}after {MAX_ATTEMPTS} attempts; "
+            f"the catalog ({len(self.items)} items) may be too small or too uniform"
+        )
+
+    def assemble(
+        self,
+        task_id: str,
+        persona: Persona,
+        target: Item,
+        constraints: list[Constraint],
+        no_valid: bool,
+        want_history: bool,
+        cell: tuple[Complexity, RevealDifficulty],
+    ) -> RecommendationTask:
+        rng = self.rng
+        named = [s for c in constraints if c.field == "streaming_services" for s in c.value]
+        answers = [it for it in self.items if all(c.holds(it) for c in constraints)]
+        watch: list[Item] = []
+        if want_history:
+            others = [it for it in answers if it.id != target.id]
+            watch = [rng.choice(others)] if others else []
+        # The target (or, with no valid answer, any service) keeps the user on the catalog.
+        first = self.pools.services if no_valid else target.streaming_services
+        must = [rng.choice(first), *named]
+        user = self.user(persona, must, {target.id}, watch)
+        flags = [PolicyName.RECOMMEND_TOOL]
+        if no_valid:
+            flags.append(PolicyName.TRANSPARENCY)
+        else:
+            flags += _biting_policies(answers, user)
+        if rng.random() < 0.2:
+            flags.append(PolicyName.SINGLE_RECOMMENDATION)
+        return RecommendationTask(
+            id=task_id,
+            persona=persona.text,
+            constraints=constraints,
+            soft_preferences=rng.sample(SOFT_PREFERENCES, rng.randint(0, 3)),
+            policy_flags=flags,
+            user=user,
+            no_valid_recommendation=no_valid,
+            complexity=cell[0],
+            reveal_difficulty=cell[1],
+        )
+
+
+def _biting_policies(answers: list[Item], user: UserContext) -> list[PolicyName]:
+    out = []
+    if any(it.id in user.watched_ids for it in answers):
+        out.append(PolicyName.WATCH_HISTORY)
+    if any(not on_user_services(it, user) for it in answers):
+        out.append(PolicyName.AVAILABILITY)
+    if any(it.age_restricted or not user.content_allowed(it.content_rating)[0] for it in answers):
+        out.append(PolicyName.AGE_RESTRICTED)
+    if any(it.sponsored for it in answers):
+        out.append(PolicyName.SPONSORED)
+    return out
+
+
+def generate_tasks(
+    catalog: Catalog, n: int, seed: int, id_prefix: str = "gen"
+) -> list[RecommendationTask]:
+    """n tasks with ids `<id_prefix>_<i>`, equal for equal (catalog content, n, seed, prefix).
+
+    Raises ValueError when the catalog cannot support a cell (too few items that share
+    attributes); every returned task passes strict validation with no warnings.
+    """
+    if n < 0:
+        raise ValueError(f"expected n >= 0, got {n}")
+    gen = _Generator(catalog, seed, id_prefix)
+    width = max(3, len(str(n - 1)))
+    return [
+        gen.one(
+            f"{id_prefix}_{i:0{width}d}",
+            CELLS[i % len(CELLS)],
+            i % NO_VALID_EVERY == NO_VALID_EVERY - 1,
+        )
+        for i in range(n)
+    ]

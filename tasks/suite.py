@@ -1,0 +1,310 @@
+"""Suites: a catalog plus the tasks posed over it, loaded all-or-nothing.
+
+A suite is a folder:
+
+    my-suite/
+      suite.json          {"format_version": 1, "id": "my-suite", "catalog": "builtin",
+                           "description": "..."}
+      tasks/<task id>.json  one task per file; the file stem is the task id
+
+`catalog` is "builtin" (the shipped snapshot) or a catalog file path relative to the
+folder. `load_suite` also reads the suites shipped in this package ("builtin") and, as
+`tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.taurec_release`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from taurec.catalog.errors import DataError, from_validation_error
+from taurec.catalog.store import BUILTIN, Catalog
+
+from .task import TASK_KINDS, RecommendationTask
+
+SUITE_FORMAT_VERSION = 1
+SUITE_FILE = "suite.json"
+TASKS_DIR = "tasks"
+TAU_REC_PREFIX = "tau-rec:"
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class SuiteFormat(StrEnum):
+    TAUREC = "taurec"  # ours: every problem is an error
+    TAU_REC = "tau-rec"  # the τ-Rec release: third-party data, problems are warnings
+
+
+class SuiteManifest(BaseModel):
+    """The contents of `suite.json`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: Literal[1] = Field(description="Suite format version; 1.")
+    id: str = Field(pattern=_NAME.pattern, description="Suite id, e.g. 'builtin'.")
+    catalog: str = Field(
+        default=BUILTIN,
+        min_length=1,
+        description="'builtin' or a catalog path relative to the folder.",
+    )
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite. `tasks` are sorted by id; `warnings` are load-time notes."""
+
+    id: str
+    spec: str
+    description: str
+    catalog: Catalog
+    tasks: list[RecommendationTask]
+    warnings: list[str] = field(default_factory=list)
+    format: SuiteFormat = SuiteFormat.TAUREC
+
+    @property
+    def strict(self) -> bool:
+        """Whether validation problems are errors (our format) or warnings (imported data)."""
+        return self.format is SuiteFormat.TAUREC
+
+    def get(self, task_id: str) -> RecommendationTask | None:
+        return next((t for t in self.tasks if t.id == task_id), None)
+
+    def sha256(self) -> str:
+        """Hash of the catalog content and every task: equal digests mean the same suite."""
+        h = hashlib.sha256(self.catalog.sha256().encode())
+        for t in self.tasks:
+            h.update(f"\n{t.id}:{t.sha256()}".encode())
+        return h.hexdigest()
+
+
+def packaged_suites_dir() -> Path:
+    return Path(str(importlib.resources.files("taurec.tasks") / "suites"))
+
+
+def load_suite(spec: str) -> Suite:
+    """Load "builtin" (or another suite shipped in the package), a suite folder, or
+    `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
+    """
+    if spec.startswith(TAU_REC_PREFIX):
+        from .taurec_release import read_release  # it builds on this module: import on use
+
+        release = read_release(spec.removeprefix(TAU_REC_PREFIX))
+        return Suite(
+            id="tau-rec",
+            spec=spec,
+            description=f"τ-Rec public release at {release.root}",
+            catalog=release.catalog,
+            tasks=release.tasks,
+            warnings=release.warnings,
+            format=SuiteFormat.TAU_REC,
+        )
+    packaged = packaged_suites_dir() / spec
+    if _NAME.match(spec) and (packaged / TASKS_DIR).is_dir():
+        return read_suite_dir(packaged, spec=spec)
+    path = Path(spec)
+    if path.is_file() and path.name == SUITE_FILE:
+        path = path.parent
+    if not path.is_dir():
+        raise DataError(
+            "no such suite; expected 'builtin', a suite folder holding suite.json and tasks/, "
+            "or tau-rec:PATH to a τ-Rec release",
+            source=spec,
+        )
+    return read_suite_dir(path, spec=spec)
+
+
+def read_json(path: Path) -> Any:
+    """Parse one JSON file, raising DataError with the file and position on bad JSON."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError("no such file", source=path) from None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise DataError(f"is not valid JSON ({exc})", source=path) from None
+
+
+def read_manifest(folder: Path) -> SuiteManifest:
+    path = folder / SUITE_FILE
+    if not path.is_file():
+        hint = ""
+        if (folder / "catalog.json").is_file():
+            hint = f" (this looks like a τ-Rec release; load it as tau-rec:{folder})"
+        raise DataError(
+            'no such file; expected a suite manifest {"format_version": 1, "id": ..., '
+            f'"catalog": "builtin" or a path, "description": ...}}{hint}',
+            source=path,
+        )
+    doc = read_json(path)
+    if not isinstance(doc, dict):
+        raise DataError(f"expected a JSON object, got {type(doc).__name__}", source=path)
+    try:
+        return SuiteManifest.model_validate(doc)
+    except ValidationError as exc:
+        raise from_validation_error(exc, source=path, record="suite") from None
+
+
+def parse_task(
+    doc: Any, *, source: Path | str, expected_id: str | None = None
+) -> RecommendationTask:
+    """Validate one task document (our format). `expected_id` is the file stem, if any."""
+    record = (
+        f"task {doc['id']!r}" if isinstance(doc, dict) and isinstance(doc.get("id"), str) else None
+    )
+    record = record or (f"task {expected_id!r}" if expected_id else "task")
+    if not isinstance(doc, dict):
+        raise DataError(
+            f"expected a JSON object, got {type(doc).__name__}", source=source, record=record
+        )
+    kind = doc.get("kind", "recommendation")
+    if kind not in TASK_KINDS:
+        raise DataError(
+            f"unknown task kind {kind!r}; expected one of the supported kinds: "
+            f"{', '.join(TASK_KINDS)}",
+            source=source,
+            record=record,
+            field="kind",
+        )
+    try:
+        task = RecommendationTask.model_validate(doc)
+    except ValidationError as exc:
+        raise from_validation_error(exc, source=source, record=record) from None
+    if expected_id is not None and task.id != expected_id:
+        raise DataError(
+            f"expected the file name stem {expected_id!r} as the id, got {task.id!r}",
+            source=source,
+            record=record,
+            field="id",
+        )
+    mismatches = task.strata_mismatches()
+    if mismatches:
+        field_name = (
+            "complexity" if mismatches[0].startswith("declared complexity") else "reveal_difficulty"
+        )
+        raise DataError(
+            f"{mismatches[0]}; expected the declared stratum to match (or leave it out)",
+            source=source,
+            record=record,
+            field=field_name,
+        )
+    return task
+
+
+def read_suite_dir(folder: Path, *, spec: str) -> Suite:
+    """Load a suite folder in our format (see the module docstring)."""
+    manifest = read_manifest(folder)
+    tasks_dir = folder / TASKS_DIR
+    if not tasks_dir.is_dir():
+        raise DataError("no tasks/ folder; expected tasks/<task id>.json files", source=tasks_dir)
+    warnings: list[str] = []
+    tasks: list[RecommendationTask] = []
+    problems: list[DataError] = []
+    for path in sorted(tasks_dir.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if path.suffix != ".json" or not path.is_file():
+            warnings.append(f"{path}: ignored; task files are tasks/<task id>.json")
+            continue
+        try:
+            doc = read_json(path)
+        except DataError as exc:
+            problems.append(DataError(exc.detail, source=path, record=f"task {path.stem!r}"))
+            continue
+        try:
+            tasks.append(parse_task(doc, source=path, expected_id=path.stem))
+        except DataError as exc:
+            problems.append(exc)
+    if problems:
+        raise _first_of(problems)
+    if not tasks:
+        raise DataError(
+            "holds no task files; expected at least one tasks/<task id>.json", source=tasks_dir
+        )
+    check_unique_ids(tasks, source=tasks_dir)
+    return Suite(
+        id=manifest.id,
+        spec=spec,
+        description=manifest.description,
+        catalog=_load_catalog(manifest.catalog, folder),
+        tasks=sorted(tasks, key=lambda t: t.id),
+        warnings=warnings,
+        format=SuiteFormat.TAUREC,
+    )
+
+
+def check_unique_ids(tasks: Sequence[RecommendationTask], *, source: Path | str) -> None:
+    """Ids must differ even ignoring case: files 'A.json' and 'a.json' collide on macOS."""
+    seen: dict[str, str] = {}
+    for t in tasks:
+        first = seen.get(t.id.casefold())
+        seen[t.id.casefold()] = t.id
+        if first is not None:
+            same = (
+                "the same id" if first == t.id else f"an id that differs only by case ({first!r})"
+            )
+            raise DataError(
+                f"duplicate task id: another task has {same}; expected unique ids",
+                source=source,
+                record=f"task {t.id!r}",
+                field="id",
+            )
+
+
+def _first_of(problems: list[DataError]) -> DataError:
+    first = problems[0]
+    if len(problems) == 1:
+        return first
+    others = ", ".join(Path(p.source or "?").name for p in problems[1:4])
+    more = "..." if len(problems) > 4 else ""
+    n = len(problems) - 1
+    return DataError(
+        f"{first.detail} (and {n} more file{'s' if n > 1 else ''} with problems: {others}{more})",
+        source=first.source,
+        record=first.record,
+        field=first.field,
+    )
+
+
+def _load_catalog(catalog: str, folder: Path) -> Catalog:
+    if catalog == BUILTIN:
+        return Catalog.load(BUILTIN)
+    path = folder / catalog
+    if not path.is_file():
+        raise DataError(
+            f"names {catalog!r}, which is not a file ({path}); expected 'builtin' or a catalog "
+            "file path relative to the suite folder",
+            source=folder / SUITE_FILE,
+            field="catalog",
+        )
+    return Catalog.load(path)
+
+
+def task_record(task: RecommendationTask) -> dict[str, Any]:
+    """The JSON object a task file holds (unset optional fields left out)."""
+    return task.model_dump(mode="json", exclude_none=True)
+
+
+def write_suite_dir(
+    folder: Path, manifest: SuiteManifest, tasks: Sequence[RecommendationTask]
+) -> Path:
+    """Write suite.json and tasks/<id>.json under `folder`; existing task files are replaced."""
+    check_unique_ids(tasks, source=folder / TASKS_DIR)
+    tasks_dir = folder / TASKS_DIR
+    tasks_dir.mkdir(parents=True, exist_ok=True)
+    for old in tasks_dir.glob("*.json"):
+        old.unlink()
+    option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    (folder / SUITE_FILE).write_bytes(orjson.dumps(manifest.model_dump(mode="json"), option=option))
+    for task in tasks:
+        (tasks_dir / f"{task.id}.json").write_bytes(orjson.dumps(task_record(task), option=option))
+    return folder
