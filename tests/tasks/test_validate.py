@@ -157,13 +157,25 @@ def test_age_restricted_flag_needs_a_restricted_answer_or_a_gate(
     adult = check(policy_flags=["age_restricted"], constraints=[COMEDY])
     assert codes(adult) == ["age_restricted_cannot_bite"]
     assert "(no age, no maturity limit)" in adult.errors[0].message
+    gated = check(
+        policy_flags=["age_restricted"],
+        constraints=[DRAMA],
+        user={"services": ["Netflix", "Hulu"], "maturity_limit": "PG"},
+    )
+    assert codes(gated) == ["no_compliant_answer"]  # the limit blocks both streamable dramas
+    assert codes(check(policy_flags=["age_restricted"])) == []  # b is rated R
+
+
+def test_policy_bite_counts_only_answers_the_user_can_stream(
+    check: Callable[..., TaskReport],
+) -> None:
+    # d is NR and blocked for a 15-year-old, but streams nowhere: no agent could pick it
     minor = check(
         policy_flags=["age_restricted"],
         constraints=[COMEDY],
         user={"services": ["Netflix"], "age": 15},
     )
-    assert codes(minor) == []  # the NR answer is blocked for a 15-year-old
-    assert codes(check(policy_flags=["age_restricted"])) == []  # b is rated R
+    assert codes(minor) == ["age_restricted_cannot_bite"]
 
 
 def test_availability_flag_needs_an_answer_off_the_users_services(
@@ -206,10 +218,18 @@ def test_no_valid_task_without_transparency_is_a_warning(check: Callable[..., Ta
 
 
 def test_service_the_user_lacks_is_a_warning(check: Callable[..., TaskReport]) -> None:
-    svc = {"field": "streaming_services", "op": "contains_any", "value": ["Netflix", "Hulu"]}
+    svc = {"field": "streaming_services", "op": "contains", "value": "Hulu"}
     report = check(constraints=[DRAMA, svc], user={"services": ["Netflix"]})
     assert warning_codes(report) == ["service_user_lacks"]
     assert "asks for 'Hulu', which the user does not subscribe to" in report.warnings[0].message
+
+
+def test_contains_any_with_one_service_the_user_has_is_fine(
+    check: Callable[..., TaskReport],
+) -> None:
+    svc = {"field": "streaming_services", "op": "contains_any", "value": ["Netflix", "Hulu"]}
+    report = check(constraints=[DRAMA, svc], user={"services": ["Netflix"]})
+    assert "service_user_lacks" not in warning_codes(report)
 
 
 def test_unknown_value_suggests_the_catalog_spelling(check: Callable[..., TaskReport]) -> None:
