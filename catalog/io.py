@@ -75,9 +75,13 @@ def read_catalog_file(path: str | Path) -> tuple[CatalogMeta, list[Item]]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise DataError("no such file; expected a catalog JSON or JSONL file", source=path) from None
+        raise DataError(
+            "no such file; expected a catalog JSON or JSONL file", source=path
+        ) from None
     except IsADirectoryError:
-        raise DataError("is a directory; expected a catalog JSON or JSONL file", source=path) from None
+        raise DataError(
+            "is a directory; expected a catalog JSON or JSONL file", source=path
+        ) from None
     meta = CatalogMeta()
     if path.suffix == ".jsonl":
         records: list[Any] = []
@@ -142,6 +146,10 @@ def write_catalog_file(path: str | Path, meta: CatalogMeta, items: Iterable[Item
                     "items": [item_record(i) for i in items],
                 }
                 fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        # mkstemp creates 0600 files; a catalog is ordinary data, so honour the umask
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
