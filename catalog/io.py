@@ -146,10 +146,7 @@ def write_catalog_file(path: str | Path, meta: CatalogMeta, items: Iterable[Item
                     "items": [item_record(i) for i in items],
                 }
                 fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-        # mkstemp creates 0600 files; a catalog is ordinary data, so honour the umask
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; a catalog is ordinary readable data
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
