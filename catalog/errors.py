@@ -28,7 +28,9 @@ class DataError(ValueError):
         self.record = record
         self.field = field
         self.detail = message
-        parts = [p for p in (self.source, record and f"{record}", field and f"field '{field}'") if p]
+        parts = [
+            p for p in (self.source, record and f"{record}", field and f"field '{field}'") if p
+        ]
         super().__init__(": ".join([*parts, message]))
 
 

@@ -52,7 +52,9 @@ def parse_items(records: Iterable[Any], *, source: str | Path) -> list[Item]:
         if isinstance(rec, dict) and isinstance(rec.get("id"), str):
             label = f"item {rec['id']!r}"
         if not isinstance(rec, dict):
-            raise DataError(f"expected a JSON object, got {type(rec).__name__}", source=source, record=label)
+            raise DataError(
+                f"expected a JSON object, got {type(rec).__name__}", source=source, record=label
+            )
         try:
             item = Item.model_validate(rec)
         except ValidationError as exc:

@@ -48,9 +48,14 @@ class Item(BaseModel):
         description="Canonical names of the subscription services that stream it.",
     )
     sponsored: bool = Field(default=False, description="Promoted placement; must be disclosed.")
-    content_rating: ContentRating = Field(description="Maturity rating: G, PG, PG-13, R, NC-17, NR.")
+    content_rating: ContentRating = Field(
+        description="Maturity rating: G, PG, PG-13, R, NC-17, NR."
+    )
     original_language: str = Field(
-        default="en", min_length=2, max_length=8, description="ISO 639-1 code of the original language."
+        default="en",
+        min_length=2,
+        max_length=8,
+        description="ISO 639-1 code of the original language.",
     )
     keywords: list[NonEmpty] = Field(default_factory=list, description="Descriptive tags.")
 

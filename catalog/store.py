@@ -1,0 +1,146 @@
+"""The catalog store: items by id, in file order, with the indexes search and filter need.
+
+A `Catalog` is immutable once built. Indexes (columns, the BM25 index, sort orders) are
+built on first use and cached on the instance, so loading stays cheap for callers that
+only look items up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
+
+import orjson
+
+from .availability import Availability, availability
+from .columns import Columns
+from .errors import DataError
+from .filter import FilterPage, FilterSpec, run_filter
+from .io import CatalogMeta, item_record, read_catalog_file
+from .item import Item
+from .search import SearchHit, SearchIndex
+
+BUILTIN = "builtin"
+
+
+def builtin_path() -> Path:
+    """The catalog file shipped with the package (`catalog/data/builtin.json`)."""
+    return Path(str(importlib.resources.files("taurec.catalog") / "data" / "builtin.json"))
+
+
+class Catalog:
+    """A typed movie catalog: lookup, BM25 search, structured filter, availability."""
+
+    def __init__(self, items: list[Item], meta: CatalogMeta, *, source: str = "<items>") -> None:
+        if not items:
+            raise DataError("holds no items; expected at least one", source=source)
+        by_id: dict[str, int] = {}
+        for n, item in enumerate(items):
+            first = by_id.setdefault(item.id, n)
+            if first != n:
+                raise DataError(
+                    f"duplicate id (first seen as item #{first}); expected unique ids",
+                    source=source,
+                    record=f"item {item.id!r}",
+                    field="id",
+                )
+        self._items = items
+        self._row = by_id
+        self.meta = meta
+
+    @classmethod
+    def from_items(cls, items: Iterable[Item], meta: CatalogMeta | None = None) -> Catalog:
+        """Build from items in memory; duplicate ids or no items raise DataError."""
+        return cls(list(items), meta or CatalogMeta())
+
+    @classmethod
+    def load(cls, spec: str | Path) -> Catalog:
+        """Load `"builtin"` (the shipped snapshot) or a catalog file path (JSON or JSONL)."""
+        path = builtin_path() if str(spec) == BUILTIN else Path(spec)
+        meta, items = read_catalog_file(path)
+        return cls(items, meta, source=str(path))
+
+    # --- lookup -------------------------------------------------------------------------
+
+    @property
+    def items(self) -> list[Item]:
+        """All items in file order (do not mutate the list)."""
+        return self._items
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """All item ids in file order."""
+        return [it.id for it in self._items]
+
+    def get(self, item_id: str) -> Item | None:
+        row = self._row.get(item_id)
+        return None if row is None else self._items[row]
+
+    def row(self, item_id: str) -> int | None:
+        """Position of `item_id` in `items` (and in every column), or None."""
+        return self._row.get(item_id)
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._row
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self._items)
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.meta.name!r}, {len(self)} items)"
+
+    # --- summaries ----------------------------------------------------------------------
+
+    def sha256(self) -> str:
+        """Hex digest of the item content, independent of file order and of `meta`.
+
+        Two catalogs with equal digests hold the same items with the same field values; the
+        evaluator compares it with the digest recorded in a trajectory to detect drift.
+        """
+        return self._sha256
+
+    @cached_property
+    def _sha256(self) -> str:
+        h = hashlib.sha256()
+        for item in sorted(self._items, key=lambda it: it.id):
+            h.update(orjson.dumps(item_record(item), option=orjson.OPT_SORT_KEYS))
+            h.update(b"\n")
+        return h.hexdigest()
+
+    def services(self) -> list[str]:
+        """Sorted canonical names of the services that stream at least one item."""
+        return sorted(self.columns.services.labels)
+
+    def genres(self) -> list[str]:
+        """Sorted genre names (catalog spelling) that at least one item has."""
+        return sorted(self.columns.genres.labels)
+
+    # --- indexes and queries ------------------------------------------------------------
+
+    @cached_property
+    def columns(self) -> Columns:
+        """Columnar arrays over `items` (built on first use)."""
+        return Columns(self._items)
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """The BM25 index (built on first use; the slowest index to build)."""
+        return SearchIndex(self._items, self.columns)
+
+    def search(self, query: str, limit: int = 10, offset: int = 0) -> list[SearchHit]:
+        """Ranked BM25 hits for `query`; see `taurec.catalog.search` for the ranking rules."""
+        return self.search_index.search(query, limit=limit, offset=offset)
+
+    def filter(self, spec: FilterSpec) -> FilterPage:
+        """One page of items matching every predicate in `spec`."""
+        return run_filter(self._items, self.columns, spec, self._row)
+
+    def availability(self, item_id: str, services: list[str]) -> Availability:
+        """Whether `item_id` streams on any of the user's `services` (raises UnknownItem)."""
+        return availability(self.get(item_id), item_id, services)
