@@ -43,7 +43,17 @@ CatalogOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
 
 
-def _score(paths: list[Path], suite: str | None, catalog: str | None):
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Processes to score with (default: 1 for small runs, else one per core).",
+    ),
+]
+
+
+def _score(paths: list[Path], suite: str | None, catalog: str | None, workers: int | None = None):
     try:
         files = find_logs(paths)
     except FileNotFoundError as exc:
@@ -54,7 +64,7 @@ def _score(paths: list[Path], suite: str | None, catalog: str | None):
             f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]"
         )
         raise typer.Exit(1)
-    return score_paths(files, Resolver(suite=suite, catalog=catalog))
+    return score_paths(files, Resolver(suite=suite, catalog=catalog), workers=workers)
 
 
 @app.command()
@@ -74,9 +84,10 @@ def score(
         bool, typer.Option("--strict", help="Exit 1 when any log has a problem.")
     ] = False,
     seed: SeedOpt = 0,
+    workers: WorkersOpt = None,
 ) -> None:
     """Score every episode log and print one report per agent label."""
-    scores = _score(logdirs, suite, catalog)
+    scores = _score(logdirs, suite, catalog, workers)
     groups = aggregate(scores, seed=seed)
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:

@@ -123,3 +123,15 @@ def test_compare_names_the_labels_that_exist_when_one_is_missing(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
     result = runner.invoke(app, ["compare", "agentA", "ghost", str(logs.out)])
     assert result.exit_code == 2 and "labels found: agentA" in result.stderr
+
+
+def test_scoring_in_worker_processes_gives_the_same_scores(logs):
+    from taurec.evaluator.logs import Resolver, find_logs, score_files
+
+    logs.run({"ta": 3, "tb": 1, "tc": 2}, trials=4)
+    files = find_logs([logs.out])
+    serial = score_files(files, Resolver(), workers=1)
+    parallel = score_files(files, Resolver(), workers=2)
+    assert [(s.path, s.reward, s.outcome) for s in serial] == [
+        (s.path, s.reward, s.outcome) for s in parallel
+    ]
