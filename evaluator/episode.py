@@ -16,7 +16,7 @@ from taurec.policies.checks import CheckContext, PolicyResult, Verdict, check_po
 from taurec.policies.transcript import Transcript, build_transcript
 from taurec.tasks.constraint import Constraint
 from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import AgentMessage, EndReason, ToolCall, Trajectory
+from taurec.tasks.trajectory import EndReason, Trajectory
 
 
 @dataclass(frozen=True)
@@ -61,21 +61,12 @@ class EpisodeScore:
 
 def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:
     commit_seq = transcript.outcome.seq if transcript.outcome else None
-    latencies = []
-    for ev in trajectory.events:
-        if ev.latency_ms is not None:
-            latencies.append(ev.latency_ms)
-        if isinstance(ev, AgentMessage) and ev.delivered:
-            score.turns += 1
-        elif isinstance(ev, ToolCall):
-            score.tool_calls += 1
+    turns = transcript.turns
+    score.turns = len(turns)
+    score.tool_calls = len(transcript.calls)
     if commit_seq is not None:
-        score.turns_to_commit = sum(
-            1
-            for ev in trajectory.events
-            if isinstance(ev, AgentMessage) and ev.delivered and ev.seq < commit_seq
-        )
-    score.median_latency_ms = median(latencies) if latencies else None
+        score.turns_to_commit = sum(1 for seq in turns if seq < commit_seq)
+    score.median_latency_ms = median(transcript.latencies) if transcript.latencies else None
     end = trajectory.end
     if end is not None and end.usage is not None:
         score.prompt_tokens = end.usage.prompt_tokens

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from taurec.tasks.trajectory import AgentMessage, End, ToolCall, ToolResult, Trajectory
+from taurec.tasks.trajectory import End, ToolCall, ToolResult, Trajectory
 
 RECOMMEND_TOOL = "recommend"
 
@@ -68,6 +68,15 @@ class Transcript:
     commits: list[Commit] = field(default_factory=list)
     end: End | None = None
     episode_id: str | None = None
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def turns(self) -> list[int]:
+        """Seqs of the agent messages delivered to the user."""
+        return [t.seq for t in self.texts if t.delivered and not self._is_commit_message(t)]
+
+    def _is_commit_message(self, text: AgentText) -> bool:
+        return any(c.seq == text.seq for c in self.commits)
 
     @property
     def valid_commits(self) -> list[Commit]:
@@ -128,23 +137,30 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
 
 
 def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
-    """Derive the transcript; `known_ids` supports `in` (a Catalog does)."""
+    """Derive the transcript in one pass; `known_ids` supports `in` (a Catalog does)."""
     out = Transcript(episode_id=trajectory.header.episode_id)
     results: dict[str, ToolResult] = {}
+    calls: list[ToolCall] = []
     for ev in trajectory.events:
-        if isinstance(ev, ToolResult):
+        kind = ev.type
+        if ev.latency_ms is not None:
+            out.latencies.append(ev.latency_ms)
+        if kind == "tool_call":
+            calls.append(ev)
+        elif kind == "tool_result":
             results.setdefault(ev.call_id, ev)
-    for ev in trajectory.events:
-        if isinstance(ev, ToolCall):
-            rec = CallRecord(ev.seq, ev.name, ev.arguments, results.get(ev.call_id))
-            out.calls.append(rec)
-            if ev.name == RECOMMEND_TOOL:
-                commit = _commit(rec, known_ids)
-                out.commits.append(commit)
-                if commit.message:
-                    out.texts.append(AgentText(ev.seq, commit.message, True))
-        elif isinstance(ev, AgentMessage):
+        elif kind == "agent_message":
             out.texts.append(AgentText(ev.seq, ev.text, ev.delivered))
-        elif isinstance(ev, End):
+        elif kind == "end":
             out.end = ev
+    for call in calls:
+        rec = CallRecord(call.seq, call.name, call.arguments, results.get(call.call_id))
+        out.calls.append(rec)
+        if call.name == RECOMMEND_TOOL:
+            commit = _commit(rec, known_ids)
+            out.commits.append(commit)
+            if commit.message:
+                out.texts.append(AgentText(call.seq, commit.message, True))
+    if out.commits:
+        out.texts.sort(key=lambda t: t.seq)
     return out
