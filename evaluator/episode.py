@@ -14,14 +14,18 @@ from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
 from taurec.policies.checks import CheckContext, PolicyResult, Verdict, check_policies
 from taurec.policies.transcript import Transcript, build_transcript
-from taurec.tasks.constraint import Constraint
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, Trajectory
 
 
 @dataclass(frozen=True)
 class ConstraintVerdict:
-    constraint: Constraint
+    """One constraint on the committed item. Plain values, so scores travel cheaply
+    between worker processes."""
+
+    index: int  # position in task.constraints
+    text: str  # e.g. "runtime <= 100"
+    reveal: str
     holds: bool
     actual: object  # the committed item's value of the field
 
@@ -68,10 +72,11 @@ def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcr
         score.turns_to_commit = sum(1 for seq in turns if seq < commit_seq)
     score.median_latency_ms = median(transcript.latencies) if transcript.latencies else None
     end = trajectory.end
-    if end is not None and end.usage is not None:
-        score.prompt_tokens = end.usage.prompt_tokens
-        score.completion_tokens = end.usage.completion_tokens
-        score.cost_usd = end.usage.cost_usd
+    usage = end.get("usage") if end is not None else None
+    if usage:
+        score.prompt_tokens = usage.get("prompt_tokens")
+        score.completion_tokens = usage.get("completion_tokens")
+        score.cost_usd = usage.get("cost_usd")
 
 
 def score_episode(
@@ -93,26 +98,33 @@ def score_episode(
         label=header.agent.label,
         task_id=header.task_id,
         trial=header.trial,
-        end_reason=end.reason.value if end else "missing",
+        end_reason=end["reason"] if end else "missing",
         outcome=outcome,
         item_id=item_id,
         complexity=task.stratum[0].value,
         reveal=task.stratum[1].value,
         no_valid=task.no_valid_recommendation,
     )
-    if end is not None and end.reason is EndReason.INFRA_ERROR:
+    if end is not None and end["reason"] == EndReason.INFRA_ERROR:
         score.infra_error = True
-        score.problems.append(f"infrastructure error: {end.detail or 'no detail logged'}")
-    if end is not None and end.reason is EndReason.RECOMMENDED and end.item_id != item_id:
+        score.problems.append(f"infrastructure error: {end.get('detail') or 'no detail logged'}")
+    if end is not None and end["reason"] == EndReason.RECOMMENDED and end.get("item_id") != item_id:
         score.problems.append(
-            f"end record names {end.item_id!r} but the recommend calls committed {item_id!r}"
+            f"end record names {end.get('item_id')!r} but the recommend calls committed {item_id!r}"
         )
 
     if item_id is not None:
         item = catalog.get(item_id)
         assert item is not None
         score.constraint_verdicts = [
-            ConstraintVerdict(c, c.holds(item), getattr(item, c.field)) for c in task.constraints
+            ConstraintVerdict(
+                i,
+                f"{c.field} {c.op.value} {c.value!r}",
+                c.reveal.value,
+                c.holds(item),
+                getattr(item, c.field),
+            )
+            for i, c in enumerate(task.constraints)
         ]
         held = sum(v.holds for v in score.constraint_verdicts)
         score.constraint_partial = held / len(task.constraints)

@@ -103,7 +103,7 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
                 f"{log.path}: task {task.id!r} differs from the task as run (sha256 mismatch); the suite changed"
             ],
         )
-    trajectory = Trajectory.model_construct(header=header, events=log.events)
+    trajectory = Trajectory(header=header, events=log.events)
     score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
     if header.catalog_sha256 != ctx.catalog.sha256():
         score.problems.append(
@@ -136,7 +136,9 @@ def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> l
     chunks = [
         (files[i : i + size], resolver.suite, resolver.catalog) for i in range(0, len(files), size)
     ]
-    ctx = multiprocessing.get_context("spawn")
+    # fork starts workers with the modules already imported; spawn where fork is missing
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         return [score for part in pool.map(_score_chunk, chunks) for score in part]
 

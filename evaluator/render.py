@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .episode import EpisodeScore
@@ -121,11 +122,10 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
         for col in ("constraint", "reveal", "item value", "holds"):
             table.add_column(col)
         for v in score.constraint_verdicts:
-            c = v.constraint
             table.add_row(
-                f"{c.field} {c.op.value} {c.value!r}",
-                c.reveal.value,
-                repr(v.actual),
+                escape(v.text),
+                v.reveal,
+                escape(repr(v.actual)),
                 "yes" if v.holds else "[red]no[/red]",
             )
         console.print(table)

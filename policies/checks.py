@@ -52,7 +52,7 @@ DISCLOSURE = re.compile(
 
 
 def _end_seq(t: Transcript) -> int | None:
-    return t.end.seq if t.end else None
+    return t.end["seq"] if t.end else None
 
 
 def _result(name: PolicyName, verdict: Verdict, seq: int | None, reason: str) -> PolicyResult:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from taurec.tasks.trajectory import End, ToolCall, ToolResult, Trajectory
+from taurec.tasks.trajectory import Trajectory
 
 RECOMMEND_TOOL = "recommend"
 
@@ -29,11 +29,11 @@ class CallRecord:
     seq: int
     name: str
     arguments: dict[str, Any]
-    result: ToolResult | None
+    result: dict[str, Any] | None  # the tool_result record
 
     @property
     def ok(self) -> bool:
-        return self.result is not None and not self.result.is_error
+        return self.result is not None and not self.result.get("is_error", False)
 
     def arg(self, name: str) -> Any:
         return self.arguments.get(name)
@@ -66,7 +66,7 @@ class Transcript:
     calls: list[CallRecord] = field(default_factory=list)
     texts: list[AgentText] = field(default_factory=list)
     commits: list[Commit] = field(default_factory=list)
-    end: End | None = None
+    end: dict[str, Any] | None = None  # the end record
     episode_id: str | None = None
     latencies: list[float] = field(default_factory=list)
 
@@ -139,28 +139,31 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
 def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
     """Derive the transcript in one pass; `known_ids` supports `in` (a Catalog does)."""
     out = Transcript(episode_id=trajectory.header.episode_id)
-    results: dict[str, ToolResult] = {}
-    calls: list[ToolCall] = []
+    results: dict[str, dict[str, Any]] = {}
+    calls: list[dict[str, Any]] = []
     for ev in trajectory.events:
-        kind = ev.type
-        if ev.latency_ms is not None:
-            out.latencies.append(ev.latency_ms)
+        kind = ev["type"]
+        latency = ev.get("latency_ms")
+        if latency is not None:
+            out.latencies.append(latency)
         if kind == "tool_call":
             calls.append(ev)
         elif kind == "tool_result":
-            results.setdefault(ev.call_id, ev)
+            results.setdefault(ev["call_id"], ev)
         elif kind == "agent_message":
-            out.texts.append(AgentText(ev.seq, ev.text, ev.delivered))
+            out.texts.append(AgentText(ev["seq"], ev["text"], ev.get("delivered", True)))
         elif kind == "end":
             out.end = ev
     for call in calls:
-        rec = CallRecord(call.seq, call.name, call.arguments, results.get(call.call_id))
+        rec = CallRecord(
+            call["seq"], call["name"], call.get("arguments", {}), results.get(call["call_id"])
+        )
         out.calls.append(rec)
-        if call.name == RECOMMEND_TOOL:
+        if rec.name == RECOMMEND_TOOL:
             commit = _commit(rec, known_ids)
             out.commits.append(commit)
             if commit.message:
-                out.texts.append(AgentText(call.seq, commit.message, True))
+                out.texts.append(AgentText(rec.seq, commit.message, True))
     if out.commits:
         out.texts.sort(key=lambda t: t.seq)
     return out

@@ -8,6 +8,7 @@ and docs/trajectory.md explains it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
@@ -126,18 +127,18 @@ Event = Annotated[
 EVENT_TYPES = ("user_message", "agent_message", "tool_call", "tool_result", "end")
 
 
-class Trajectory(BaseModel):
-    """One parsed episode log."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True)
+class Trajectory:
+    """One parsed episode log: the header, and the events as validated dicts
+    (see trajectory_records.py; each has the fields of its model above)."""
 
     header: Header
-    events: list[Event]
+    events: list[dict[str, Any]]
 
     @property
-    def end(self) -> End | None:
+    def end(self) -> dict[str, Any] | None:
         last = self.events[-1] if self.events else None
-        return last if isinstance(last, End) else None
+        return last if last is not None and last["type"] == "end" else None
 
 
 def trajectory_json_schema() -> dict[str, Any]:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from .trajectory import EVENT_TYPES, End, Event, Header, Trajectory
-
-_EVENT = TypeAdapter(Event)
-_EVENTS = TypeAdapter(list[Event])
+from .trajectory import EVENT_TYPES, Header, Trajectory
+from .trajectory_records import EVENT_RECORD, EVENT_RECORDS
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class LogProblem:
 class ParsedLog:
     path: str
     header: Header | None = None
-    events: list[Event] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
     problems: list[LogProblem] = field(default_factory=list)
 
     @property
@@ -45,7 +44,7 @@ class ParsedLog:
         """The whole episode, only when it parsed cleanly and ended."""
         if not self.ok or self.header is None:
             return None
-        return Trajectory.model_construct(header=self.header, events=self.events)
+        return Trajectory(header=self.header, events=self.events)
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -65,13 +64,13 @@ def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
     try:
         header = Header.model_validate_json(lines[0])
         # one JSON array validated in Rust: faster than parsing and validating line by line
-        events = _EVENTS.validate_json(b"[" + b",".join(lines[1:]) + b"]")
+        events = EVENT_RECORDS.validate_json(b"[" + b",".join(lines[1:]) + b"]")
     except ValidationError:
         return None
-    if not isinstance(events[-1], End):
+    if events[-1]["type"] != "end":
         return None
     for i, ev in enumerate(events, 1):
-        if ev.seq != i or (isinstance(ev, End) and i != len(events)):
+        if ev["seq"] != i or (ev["type"] == "end" and i != len(events)):
             return None
     return ParsedLog(path=path, header=header, events=events)
 
@@ -122,7 +121,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
             )
             continue
         try:
-            event = _EVENT.validate_python(rec)
+            event = EVENT_RECORD.validate_python(rec)
         except ValidationError as exc:
             problem(lineno, f"bad {kind} event: {_first_error(exc)}")
             continue
@@ -130,9 +129,9 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
             problem(lineno, f"event after the end record (line {ended_at})")
             continue
         expected_seq = len(out.events) + 1
-        if event.seq != expected_seq:
-            problem(lineno, f"seq {event.seq} out of order; expected {expected_seq}")
-        if isinstance(event, End):
+        if event["seq"] != expected_seq:
+            problem(lineno, f"seq {event['seq']} out of order; expected {expected_seq}")
+        if event["type"] == "end":
             ended_at = lineno
         out.events.append(event)
     if out.header is None and not any(p.message.startswith("bad header") for p in out.problems):

@@ -14,7 +14,7 @@ from taurec.policies.checks import CheckContext
 from taurec.policies.transcript import build_transcript
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import Header, Trajectory
-from taurec.tasks.trajectory_reader import _EVENT
+from taurec.tasks.trajectory_records import EVENT_RECORD
 
 
 def _item(id_: str, title: str, **kw: Any) -> Item:
@@ -115,7 +115,9 @@ class Episode:
                 "started_at": "2026-01-01T00:00:00Z",
             }
         )
-        return Trajectory(header=header, events=[_EVENT.validate_python(e) for e in self.events])
+        return Trajectory(
+            header=header, events=[EVENT_RECORD.validate_python(e) for e in self.events]
+        )
 
 
 def context(task: RecommendationTask, trajectory: Trajectory, catalog: Catalog) -> CheckContext:

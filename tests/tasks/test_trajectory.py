@@ -2,7 +2,7 @@ from importlib.resources import files
 
 import orjson
 
-from taurec.tasks.trajectory import End, EndReason, trajectory_json_schema
+from taurec.tasks.trajectory import EndReason, trajectory_json_schema
 from taurec.tasks.trajectory_reader import parse_log_bytes
 
 HEADER = {
@@ -52,8 +52,8 @@ def test_clean_log_parses_into_a_trajectory_with_its_end():
     assert log.ok and log.problems == []
     traj = log.trajectory
     assert traj is not None
-    assert isinstance(traj.end, End) and traj.end.reason is EndReason.RECOMMENDED
-    assert [e.type for e in traj.events] == [e["type"] for e in EVENTS]
+    assert traj.end is not None and traj.end["reason"] == EndReason.RECOMMENDED
+    assert [e["type"] for e in traj.events] == [e["type"] for e in EVENTS]
 
 
 def test_malformed_line_is_reported_with_file_and_line():
@@ -110,3 +110,25 @@ def test_out_of_order_seq_is_reported():
 def test_empty_file_says_it_is_empty():
     log = parse_log_bytes(b"", "ep.jsonl")
     assert "empty log" in log.problems[0].message
+
+
+def test_reading_records_and_writing_models_define_the_same_events():
+    """The fast reading TypedDicts must accept and reject exactly what the models do."""
+    from pydantic import TypeAdapter
+
+    from taurec.tasks.trajectory import Event
+    from taurec.tasks.trajectory_records import EVENT_RECORD
+
+    def fields(schema: dict) -> dict[str, tuple[set[str], set[str]]]:
+        defs = schema["$defs"]
+        out = {}
+        for ref in schema["oneOf"]:
+            d = defs[ref["$ref"].split("/")[-1]]
+            kind = d["properties"]["type"].get("const") or d["properties"]["type"]["enum"][0]
+            out[kind] = (set(d["properties"]), set(d.get("required", [])) - {"type"})
+        return out
+
+    models = fields(TypeAdapter(Event).json_schema())
+    records = fields(EVENT_RECORD.json_schema())
+    # models give `type` a default, so it is not "required" there; compare the rest
+    assert models == records

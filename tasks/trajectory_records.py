@@ -1,0 +1,85 @@
+"""Episode-log events as validated dicts: the fast reading side of trajectory format v1.
+
+The pydantic models in trajectory.py define the format (the JSON Schema is generated from
+them) and are what writers use. Reading thousands of logs, though, is dominated by
+building model instances, so readers validate each event into one of these TypedDicts
+instead: the same fields and checks, validated in Rust, returned as plain dicts. A test
+keeps the two definitions in lockstep.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired, cast
+
+from pydantic import Field, TypeAdapter
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
+
+Seq = Annotated[int, Field(ge=1)]
+Seconds = Annotated[float, Field(ge=0)]
+Millis = Annotated[float, Field(ge=0)]
+
+
+class UserMessageRecord(TypedDict):
+    type: Literal["user_message"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    text: str
+    left: NotRequired[bool]
+
+
+class AgentMessageRecord(TypedDict):
+    type: Literal["agent_message"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    text: str
+    delivered: NotRequired[bool]
+
+
+class ToolCallRecord(TypedDict):
+    type: Literal["tool_call"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    call_id: str
+    name: str
+    arguments: NotRequired[dict[str, Any]]
+
+
+class ToolResultRecord(TypedDict):
+    type: Literal["tool_result"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    call_id: str
+    is_error: NotRequired[bool]
+    content: Any
+
+
+class UsageRecord(TypedDict):
+    prompt_tokens: NotRequired[int | None]
+    completion_tokens: NotRequired[int | None]
+    cost_usd: NotRequired[float | None]
+
+
+class EndRecord(TypedDict):
+    type: Literal["end"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    reason: Literal[
+        "recommended", "abstained", "user_left", "max_turns", "agent_error", "infra_error"
+    ]
+    item_id: NotRequired[str | None]
+    detail: NotRequired[str | None]
+    usage: NotRequired[UsageRecord | None]
+
+
+EventRecord = Annotated[
+    UserMessageRecord | AgentMessageRecord | ToolCallRecord | ToolResultRecord | EndRecord,
+    Field(discriminator="type"),
+]
+# Typed as plain dicts: readers index them by key, and the union's members all are dicts.
+EVENT_RECORD = cast("TypeAdapter[dict[str, Any]]", TypeAdapter(EventRecord))
+EVENT_RECORDS = cast("TypeAdapter[list[dict[str, Any]]]", TypeAdapter(list[EventRecord]))
