@@ -1,0 +1,15 @@
+"""Simulated users: the rule-based (agenda) user, and the interface every simulator meets."""
+
+from .base import UserReply, UserSimulator, make_rule_user
+from .phrasing import describe, describe_all
+from .rule_user import DEFAULT_PATIENCE, RuleBasedUser
+
+__all__ = [
+    "DEFAULT_PATIENCE",
+    "RuleBasedUser",
+    "UserReply",
+    "UserSimulator",
+    "describe",
+    "describe_all",
+    "make_rule_user",
+]

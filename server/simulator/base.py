@@ -1,0 +1,41 @@
+"""The simulated-user interface the MCP server talks to.
+
+A simulator is created per episode, speaks first (`opening`), answers each agent
+message (`respond`), and has the last word after the committing call
+(`react_to_commit`). The server enforces the task's turn budget; a simulator may also
+end the conversation itself by returning `left=True`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from taurec.catalog.store import Catalog
+from taurec.tasks.task import RecommendationTask
+
+
+@dataclass(frozen=True)
+class UserReply:
+    text: str
+    left: bool = False  # the user ended the conversation
+    accepted: str | None = None  # item id the user accepted in this reply, if any
+
+
+class UserSimulator(Protocol):
+    kind: str  # "rule", "llm", ...
+
+    def opening(self) -> str: ...
+
+    def respond(self, agent_text: str) -> UserReply: ...
+
+    def react_to_commit(self, item_id: str | None) -> UserReply:
+        """Final words after recommend(item_id), or after an abstention (None)."""
+        ...
+
+
+def make_rule_user(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
+    """The rule-based (agenda) user for one episode, deterministic per `seed`."""
+    from .rule_user import RuleBasedUser  # rule_user imports UserReply from here
+
+    return RuleBasedUser(task, catalog, seed)
