@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .catalog_cli import app as catalog_app
+from .serve_cli import serve
 from .tasks_cli import app as tasks_app
 
 app = typer.Typer(
@@ -15,6 +16,7 @@ app = typer.Typer(
 )
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(catalog_app, name="catalog")
+app.command("serve")(serve)
 
 
 def main() -> None:

@@ -1,1 +1,1 @@
-"""placeholder"""
+"""The MCP server: tool surface, episodes, simulated users, episode logs."""

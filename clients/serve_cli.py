@@ -1,0 +1,118 @@
+"""`taurec serve`: the MCP server, over stdio (default) or Streamable HTTP.
+
+Exit code 2 when the settings or the suite are bad (one line on stderr). In stdio mode
+stdout carries protocol messages only; everything else goes to stderr.
+Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec serve`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from pydantic import ValidationError
+
+from taurec.catalog.errors import DataError
+from taurec.server.app import run_server
+from taurec.server.errors import from_validation_error
+from taurec.server.settings import ServerSettings
+
+
+class TransportName(StrEnum):
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+class SimulatorName(StrEnum):
+    RULE = "rule"
+
+
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+
+
+def _fail(message: object) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def serve(
+    transport: Annotated[
+        TransportName, typer.Option("--transport", help="stdio, or http (Streamable HTTP).")
+    ] = TransportName.STDIO,
+    host: Annotated[str, typer.Option("--host", help="HTTP: the address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="HTTP: the port.")] = 8000,
+    suite: Annotated[
+        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
+    ] = "builtin",
+    catalog: Annotated[
+        str | None, typer.Option("--catalog", help="A catalog file replacing the suite's own.")
+    ] = None,
+    simulator: Annotated[
+        SimulatorName, typer.Option("--simulator", help="The simulated user.")
+    ] = SimulatorName.RULE,
+    log_dir: Annotated[
+        Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
+    ] = Path("logs"),
+    label: Annotated[
+        str,
+        typer.Option("--label", help="Agent label in the logs, unless start_episode gives one."),
+    ] = "agent",
+    run_label: Annotated[
+        str | None,
+        typer.Option("--run-label", help="Run id and log subfolder (default: time-stamped)."),
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="Bound mode: serve this task's episode only."),
+    ] = None,
+    trial: Annotated[
+        int, typer.Option("--trial", min=0, help="Bound mode: the trial to serve.")
+    ] = 0,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Bound mode: the episode's seed.")
+    ] = None,
+    patience: Annotated[
+        int | None,
+        typer.Option("--patience", min=1, help="Fruitless turns before the rule user leaves."),
+    ] = None,
+    log_level: Annotated[
+        LogLevel, typer.Option("--log-level", help="Server log level (stderr).")
+    ] = LogLevel.WARNING,
+) -> None:
+    """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
+    try:
+        settings = ServerSettings(
+            suite=suite,
+            catalog=catalog,
+            simulator=simulator.value,
+            log_dir=log_dir,
+            run_label=run_label,
+            agent_label=label,
+            task=task,
+            trial=trial,
+            seed=seed,
+            patience=patience,
+            log_level=log_level.value,
+        )
+    except ValidationError as exc:
+        _fail(from_validation_error(exc))
+    try:
+        run_server(settings, transport.value, host=host, port=port)
+    except DataError as exc:
+        _fail(exc)
+    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C on a terminal
+        raise typer.Exit(0) from None
+
+
+def main() -> None:
+    typer.run(serve)
+
+
+if __name__ == "__main__":
+    main()

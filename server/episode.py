@@ -1,0 +1,318 @@
+"""One episode: an agent, a simulated user, and the log of what passed between them.
+
+Every step runs under the episode's `lock` (the caller takes it) and is shielded from
+cancellation, so a client that disconnects mid-call never leaves a call without its
+result in the log. Turn budget: the task's `protocol.max_turns` agent messages; the
+message that uses the last one ends the episode (max_turns). Commits: the task's
+`max_recommendations` committing `recommend` calls; the last one, an abstention, or a
+user who accepts or leaves ends it (recommended / abstained).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel
+
+from taurec.catalog.store import Catalog
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import EndReason
+
+from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
+from .results import RecommendResult, UserReplyResult
+from .simulator import UserReply, UserSimulator
+from .trajectory_writer import TrajectoryWriter
+
+log = logging.getLogger(__name__)
+
+#: Longest message or recommend text accepted, in characters.
+MAX_TEXT: Final = 20_000
+_NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
+
+
+@dataclass(frozen=True)
+class EpisodeEnd:
+    reason: EndReason
+    item_id: str | None = None
+    detail: str | None = None
+
+    def describe(self) -> str:
+        match self.reason:
+            case EndReason.RECOMMENDED:
+                return f"you recommended {self.item_id}"
+            case EndReason.ABSTAINED:
+                return "you abstained (recommend with item_id null)"
+            case EndReason.USER_LEFT:
+                return "the user left the conversation"
+            case EndReason.MAX_TURNS:
+                return "the turn budget ran out"
+            case EndReason.INFRA_ERROR:
+                return "an internal server error (an infrastructure failure, not yours)"
+            case _:
+                return self.reason.value
+
+
+def ended_message(episode_id: str, end: EpisodeEnd) -> str:
+    return (
+        f"episode {episode_id[:8]}... has ended ({end.reason.value}): {end.describe()}. "
+        "Its tools no longer answer; call start_episode to begin a new episode."
+    )
+
+
+class Episode:
+    """One conversation. Callers hold `lock` around every method that logs."""
+
+    def __init__(
+        self,
+        *,
+        episode_id: str,
+        task: RecommendationTask,
+        trial: int,
+        seed: int,
+        user: UserSimulator,
+        writer: TrajectoryWriter,
+        max_turns: int,
+        on_end: Callable[[Episode], None],
+    ) -> None:
+        self.id = episode_id
+        self.task = task
+        self.trial = trial
+        self.seed = seed
+        self.max_turns = max_turns
+        self.lock = anyio.Lock()
+        self.turns = 0
+        self.commits: list[str | None] = []
+        self.end: EpisodeEnd | None = None
+        self.opening = ""
+        self.opening_delivered = False
+        self._user: UserSimulator | None = user
+        self._log = writer
+        self._on_end = on_end
+        self._calls = 0
+        self._pending_end: EpisodeEnd | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self._log.path
+
+    @property
+    def max_recommendations(self) -> int:
+        return self.task.protocol.max_recommendations
+
+    def check_open(self) -> None:
+        if self.end is not None:
+            raise EpisodeError(ended_message(self.id, self.end))
+
+    # --- steps -----------------------------------------------------------------------
+
+    async def greet(self) -> str:
+        """Ask the user for their opening message and log it (the episode's first event)."""
+        with anyio.CancelScope(shield=True):
+            t0 = time.perf_counter()
+            try:
+                self.opening = await anyio.to_thread.run_sync(self._simulator().opening)
+            except Exception as exc:
+                raise await self._infra_failure("start_episode", exc) from exc
+            self._log.user_message(self.opening, latency_ms=_ms(t0))
+        return self.opening
+
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        compute: Callable[[], Awaitable[BaseModel]],
+    ) -> BaseModel:
+        """One tool call: logged as tool_call, then tool_result with exactly the payload the
+        agent receives (the result's JSON form, or the error text), then the end record if
+        the call ended the episode."""
+        self.check_open()
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            self._log.tool_call(call_id, name, arguments)
+            t0 = time.perf_counter()
+            try:
+                result = await compute()
+            except AgentFacingError as exc:
+                text = agent_error_text(name, str(exc))
+                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+                raise
+            except Exception as exc:
+                raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc
+            content = result.model_dump(mode="json")
+            self._log.tool_result(call_id, content, is_error=False, latency_ms=_ms(t0))
+            if self._pending_end is not None:
+                await self.close(self._pending_end)
+        return result
+
+    def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
+        """A call the agent made that failed before reaching the episode (its arguments did
+        not match the tool's schema): logged so the log shows every call the agent made."""
+        if self.end is not None:
+            return
+        self._calls += 1
+        call_id = f"call_{self._calls}"
+        self._log.tool_call(call_id, name, arguments)
+        self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0)
+
+    async def send_message(self, text: str) -> UserReplyResult:
+        """The agent says `text`; the user answers. Uses one turn of the budget."""
+        self.check_open()
+        problem = _text_problem(text, "text")
+        if problem is not None:
+            self.log_rejected(
+                "send_message",
+                {"episode_id": self.id, "text": text},
+                agent_error_text("send_message", str(problem)),
+            )
+            raise problem
+        with anyio.CancelScope(shield=True):
+            self.turns += 1
+            self._log.agent_message(text)
+            t0 = time.perf_counter()
+            try:
+                reply: UserReply = await anyio.to_thread.run_sync(self._simulator().respond, text)
+            except Exception as exc:
+                raise await self._infra_failure("send_message", exc) from exc
+            self._log.user_message(
+                reply.text, left=reply.left, latency_ms=_ms(t0), accepted=reply.accepted
+            )
+            if reply.left:
+                await self.close(EpisodeEnd(EndReason.USER_LEFT))
+            elif self.turns >= self.max_turns:
+                detail = f"the agent sent {self.turns} messages, the budget"
+                await self.close(EpisodeEnd(EndReason.MAX_TURNS, detail=detail))
+        opening = None if self.opening_delivered else self.opening
+        self.opening_delivered = True
+        return UserReplyResult(
+            reply=reply.text,
+            user_left=reply.left,
+            turns_used=self.turns,
+            turns_left=max(self.max_turns - self.turns, 0),
+            episode_ended=self.end is not None,
+            end_reason=self.end.reason if self.end else None,
+            opening=opening,
+        )
+
+    async def recommend(
+        self, item_id: str | None, message: str | None, catalog: Catalog
+    ) -> RecommendResult:
+        """A committing call: `item_id` a catalog id, or None to abstain."""
+
+        async def commit() -> RecommendResult:
+            title = self._committable(item_id, catalog)
+            if message is not None and len(message) > MAX_TEXT:
+                raise ArgumentError(
+                    "message", f"expected at most {MAX_TEXT} characters, got {len(message)}"
+                )
+            self.commits.append(item_id)
+            t0 = time.perf_counter()
+            reaction: UserReply = await anyio.to_thread.run_sync(
+                self._simulator().react_to_commit, item_id
+            )
+            self._log.user_message(
+                reaction.text, left=reaction.left, latency_ms=_ms(t0), accepted=reaction.accepted
+            )
+            left = self.max_recommendations - len(self.commits)
+            accepted = item_id is not None and reaction.accepted == item_id
+            if item_id is None or left <= 0 or reaction.left or accepted:
+                self._pending_end = self._outcome()
+            end = self._pending_end
+            return RecommendResult(
+                committed=item_id,
+                abstained=item_id is None,
+                title=title,
+                user_reaction=reaction.text,
+                episode_ended=end is not None,
+                end_reason=end.reason if end else None,
+                recommendations_left=0 if end else left,
+            )
+
+        arguments = {"episode_id": self.id, "item_id": item_id, "message": message}
+        result = await self.call("recommend", arguments, commit)
+        assert isinstance(result, RecommendResult)
+        return result
+
+    async def close(self, end: EpisodeEnd) -> None:
+        """Write the end record; from now on every tool of this episode answers with an error."""
+        if self.end is not None:
+            return
+        self.end = end
+        self._pending_end = None
+        self._user = None  # the simulator's state is no longer needed
+        try:
+            await self._log.end(end.reason, item_id=end.item_id, detail=end.detail)
+        finally:
+            self._on_end(self)
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _simulator(self) -> UserSimulator:
+        if self._user is None:  # pragma: no cover - check_open runs first
+            raise EpisodeError("the episode has ended")
+        return self._user
+
+    def _committable(self, item_id: str | None, catalog: Catalog) -> str | None:
+        """The title of the item to commit (None to abstain); ArgumentError if it is neither."""
+        if item_id is None:
+            return None
+        item = catalog.get(item_id)
+        if item is not None:
+            return item.title
+        if item_id.strip().casefold() in _NULL_SPELLINGS:
+            raise ArgumentError(
+                "item_id",
+                f"{short_repr(item_id)} is a string, not an item id; to abstain, pass JSON null "
+                "(no quotes); to recommend, pass a catalog id. Nothing was committed.",
+            )
+        raise ArgumentError(
+            "item_id",
+            f"{short_repr(item_id)} is not a catalog id; expected an id from search_catalog or "
+            "filter_catalog results, or null to abstain. Nothing was committed.",
+        )
+
+    def _outcome(self) -> EpisodeEnd:
+        items = [c for c in self.commits if c is not None]
+        if not items:
+            return EpisodeEnd(EndReason.ABSTAINED)
+        detail = f"abstained after recommending {items[-1]}" if self.commits[-1] is None else None
+        return EpisodeEnd(EndReason.RECOMMENDED, item_id=items[-1], detail=detail)
+
+    async def _infra_failure(
+        self, name: str, exc: Exception, *, call_id: str | None = None, t0: float = 0.0
+    ) -> EpisodeError:
+        """A bug or a failing dependency: end the episode as infra_error, tell the agent."""
+        log.error("episode %s: %s failed", self.id[:8], name, exc_info=exc)
+        failure = EpisodeError(
+            f"internal server error in {name}; the episode has ended (infra_error) and is "
+            "reported as an infrastructure failure, not yours. Call start_episode to begin again."
+        )
+        try:
+            if call_id is not None:
+                text = agent_error_text(name, str(failure))
+                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+            await self.close(
+                EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {type(exc).__name__}: {exc}")
+            )
+        except Exception:  # the log itself failed; the evaluator will see it incomplete
+            log.exception("episode %s: could not log the failure", self.id[:8])
+        return failure
+
+
+def _text_problem(text: object, argument: str) -> ArgumentError | None:
+    if not isinstance(text, str) or not text.strip():
+        return ArgumentError(argument, f"expected a non-empty message, got {short_repr(text)}")
+    if len(text) > MAX_TEXT:
+        return ArgumentError(argument, f"expected at most {MAX_TEXT} characters, got {len(text)}")
+    return None

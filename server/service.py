@@ -1,0 +1,268 @@
+"""The benchmark behind the MCP tools: a suite, its catalog, the episodes, and bound mode.
+
+Transport-agnostic: the MCP layer (tools.py) parses arguments and shapes results; this
+resolves episodes (including the bound episode, started on first use) and runs steps.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+from pydantic import BaseModel
+
+from taurec.catalog.errors import DataError
+from taurec.catalog.store import Catalog
+from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import SuiteRef
+
+from .episode import Episode
+from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
+from .errors import ArgumentError, EpisodeError, short_repr
+from .raw_calls import mark_reached
+from .results import (
+    EpisodeStarted,
+    RecommendResult,
+    ServerInfo,
+    TaskList,
+    TaskSummary,
+    UserReplyResult,
+)
+from .settings import ServerSettings
+from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
+from .simulator.nlu import MessageReader
+
+SERVER_NAME = "taurec"
+
+
+def server_version() -> str:
+    try:
+        return importlib.metadata.version("taurec")
+    except (
+        importlib.metadata.PackageNotFoundError
+    ):  # pragma: no cover - running from a bare checkout
+        return "unknown"
+
+
+def rule_users(catalog: Catalog, patience: int | None) -> SimulatorFactory:
+    """The deterministic rule-based user (the default). One NLU index serves every episode:
+    building it reads every title, and reading with it is pure."""
+    reader = MessageReader(catalog.items)
+    patience = patience or DEFAULT_PATIENCE
+
+    def make(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
+        return RuleBasedUser(task, catalog, seed, patience=patience, reader=reader)
+
+    return make
+
+
+def portable_suite_spec(spec: str) -> str:
+    """Suite paths made absolute, so the evaluator finds the suite from any folder."""
+    if spec.startswith(TAU_REC_PREFIX):
+        path = Path(spec.removeprefix(TAU_REC_PREFIX))
+        return TAU_REC_PREFIX + str(path.resolve()) if path.exists() else spec
+    path = Path(spec)
+    return str(path.resolve()) if path.exists() else spec
+
+
+def default_run_label() -> str:
+    return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+class Service:
+    """Everything one server serves. Build it with `Service.create`."""
+
+    def __init__(
+        self, settings: ServerSettings, suite: Suite, catalog: Catalog, store: EpisodeStore
+    ) -> None:
+        self.settings = settings
+        self.suite = suite
+        self.catalog = catalog
+        self.store = store
+        self.version = store.facts.server_version
+        self._bound_lock = anyio.Lock()
+        self._bound_id: str | None = None
+
+    @classmethod
+    def create(cls, settings: ServerSettings, make_user: SimulatorFactory | None = None) -> Service:
+        """Load the suite (DataError if it cannot be) and prepare an empty episode store."""
+        suite = load_suite(settings.suite)
+        catalog = Catalog.load(settings.catalog) if settings.catalog else suite.catalog
+        if settings.task is not None and suite.get(settings.task) is None:
+            raise DataError(
+                f"task {settings.task!r} is not in suite {suite.id!r}; expected one of "
+                f"{', '.join(t.id for t in suite.tasks[:5])}, ...",
+                field="task",
+            )
+        catalog.search_index  # noqa: B018 - build the indexes now, not in the first tool call
+        simulator_settings: dict[str, Any] = {}
+        if make_user is None:  # the default: settings.simulator == "rule"
+            make_user = rule_users(catalog, settings.patience)
+            simulator_settings["patience"] = settings.patience or DEFAULT_PATIENCE
+        facts = RunFacts(
+            run_id=settings.run_label or default_run_label(),
+            suite=SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec)),
+            catalog_sha256=catalog.sha256(),
+            server_version=server_version(),
+            log_dir=settings.log_dir,
+            simulator_settings=simulator_settings,
+        )
+        store = EpisodeStore(catalog, make_user, facts, max_open=settings.max_open_episodes)
+        return cls(settings, suite, catalog, store)
+
+    # --- server-level tools ---------------------------------------------------------------
+
+    def task_list(self) -> TaskList:
+        tasks = [
+            TaskSummary(id=t.id, complexity=t.stratum[0], reveal_difficulty=t.stratum[1])
+            for t in self.suite.tasks
+        ]
+        return TaskList(suite=self.suite.id, tasks=tasks)
+
+    def info(self) -> ServerInfo:
+        return ServerInfo(
+            name=SERVER_NAME,
+            version=self.version,
+            suite=self.suite.id,
+            tasks=len(self.suite.tasks),
+            catalog_items=len(self.catalog),
+            bound_task=self.settings.task,
+            bound_trial=self.settings.trial if self.settings.bound else None,
+        )
+
+    async def start_episode(
+        self,
+        task_id: str | None,
+        trial: int | None = None,
+        seed: int | None = None,
+        agent_label: str | None = None,
+    ) -> EpisodeStarted:
+        if self.settings.bound:
+            episode = await self._start_bound(task_id, trial, seed, agent_label)
+        else:
+            episode = await self._start(task_id, trial, seed, agent_label)
+        episode.opening_delivered = True
+        return EpisodeStarted(
+            episode_id=episode.id,
+            task_id=episode.task.id,
+            trial=episode.trial,
+            opening=episode.opening,
+            max_turns=episode.max_turns,
+            max_recommendations=episode.max_recommendations,
+        )
+
+    # --- episode tools ----------------------------------------------------------------------
+
+    async def episode(self, episode_id: str | None) -> Episode:
+        """The episode a tool call addresses: by id, or the bound episode when it is omitted."""
+        mark_reached()
+        if episode_id is not None:
+            return self.store.get(episode_id)
+        if not self.settings.bound:
+            raise ArgumentError(
+                "episode_id",
+                "is required: call start_episode and pass the episode_id it returns",
+            )
+        return await self._bound_episode(agent_label=None)
+
+    async def call(
+        self,
+        episode_id: str | None,
+        name: str,
+        arguments: dict[str, Any],
+        compute: Callable[[Episode], BaseModel],
+    ) -> BaseModel:
+        """Run a read-only tool on an episode; the log records `arguments` with the id."""
+        episode = await self.episode(episode_id)
+
+        async def run() -> BaseModel:
+            return compute(episode)
+
+        async with episode.lock:
+            return await episode.call(name, {"episode_id": episode.id, **arguments}, run)
+
+    async def send_message(self, episode_id: str | None, text: str) -> UserReplyResult:
+        episode = await self.episode(episode_id)
+        async with episode.lock:
+            return await episode.send_message(text)
+
+    async def recommend(
+        self, episode_id: str | None, item_id: str | None, message: str | None
+    ) -> RecommendResult:
+        episode = await self.episode(episode_id)
+        async with episode.lock:
+            return await episode.recommend(item_id, message, self.catalog)
+
+    async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
+        """Log a call the MCP layer rejected before it reached the episode, if the episode
+        it names (or the bound one, already started) is open."""
+        episode_id = arguments.get("episode_id", self._bound_id)
+        if not isinstance(episode_id, str):
+            return
+        try:
+            episode = self.store.get(episode_id)
+        except EpisodeError:
+            return
+        async with episode.lock:
+            episode.log_rejected(name, arguments, error_text)
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _task(self, task_id: str | None) -> RecommendationTask:
+        task = self.suite.get(task_id) if task_id is not None else None
+        if task is None:
+            some = ", ".join(t.id for t in self.suite.tasks[:3])
+            got = "nothing" if task_id is None else short_repr(task_id)
+            raise ArgumentError(
+                "task_id", f"expected a task id from list_tasks (e.g. {some}), got {got}"
+            )
+        return task
+
+    async def _start(
+        self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
+    ) -> Episode:
+        task = self._task(task_id)
+        trial = trial or 0
+        return await self.store.start(
+            task,
+            trial=trial,
+            seed=derive_seed(task.id, trial) if seed is None else seed,
+            agent_label=agent_label or self.settings.agent_label,
+        )
+
+    async def _start_bound(
+        self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
+    ) -> Episode:
+        bound = self.settings
+        assert bound.task is not None
+        bound_seed = derive_seed(bound.task, bound.trial) if bound.seed is None else bound.seed
+        conflicts = [
+            f"{name} {short_repr(given)} (it serves {wanted!r})"
+            for name, given, wanted in (
+                ("task_id", task_id, bound.task),
+                ("trial", trial, bound.trial),
+                ("seed", seed, bound_seed),
+            )
+            if given is not None and given != wanted
+        ]
+        if conflicts:
+            raise EpisodeError(
+                f"this server is bound to task {bound.task!r}, trial {bound.trial}: it cannot "
+                f"start {', '.join(conflicts)}. Call start_episode with no arguments."
+            )
+        return await self._bound_episode(agent_label=agent_label)
+
+    async def _bound_episode(self, agent_label: str | None) -> Episode:
+        async with self._bound_lock:  # two first calls at once start one episode
+            if self._bound_id is None:
+                episode = await self._start(
+                    self.settings.task, self.settings.trial, self.settings.seed, agent_label
+                )
+                self._bound_id = episode.id
+        return self.store.get(self._bound_id)

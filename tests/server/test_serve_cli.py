@@ -1,0 +1,36 @@
+"""`taurec serve` refuses bad settings with one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from taurec.clients.serve_cli import serve
+
+app = typer.Typer()
+app.command()(serve)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--trial", "2"], "give task as well"),
+        (["--suite", "no-such-suite"], "no such suite"),
+        (["--task", "t999"], "t999"),
+        (["--run-label", "a/b"], "run_label"),
+    ],
+)
+def test_bad_settings_exit_2_with_one_line(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_help_lists_the_options() -> None:
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for option in ("--transport", "--host", "--port", "--suite", "--catalog", "--simulator",
+                   "--log-dir", "--label", "--task", "--trial"):  # fmt: skip
+        assert option in result.output
