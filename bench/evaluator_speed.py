@@ -28,8 +28,11 @@ from rich.table import Table
 from taurec.catalog.store import Catalog
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.logs import Resolver, find_logs, score_files
+from taurec.server.catalog_tools import replay_call
 from taurec.tasks.generator import generate_tasks
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
+
+GENRES = ("Comedy", "Drama", "Thriller", "Action", "Romance", "Horror")
 
 
 def write_logs(root: Path, episodes: int, seed: int) -> tuple[Path, int]:
@@ -74,25 +77,28 @@ def write_logs(root: Path, episodes: int, seed: int) -> tuple[Path, int]:
             add(type="agent_message", text=f"Question {turn}: what about the runtime or genre?")
             add(type="user_message", text="I'd like a comedy, under two hours please.")
             cid = f"c{turn}"
+            fargs = {"genres_any": [GENRES[turn % len(GENRES)]], "limit": 5}
+            add(type="tool_call", call_id=cid, name="filter_catalog", arguments=fargs)
             add(
-                type="tool_call",
+                type="tool_result",
                 call_id=cid,
-                name="filter_catalog",
-                arguments={"genres_any": ["Comedy"], "limit": 5},
-            )
-            add(
-                type="tool_result", call_id=cid, content={"items": [{"id": ids[turn]}], "total": 12}
+                content=replay_call(catalog, task, "filter_catalog", fargs),
             )
         item = rng.choice(ids)
+        hargs = {"episode_id": f"ep{n}"}
+        add(type="tool_call", call_id="h", name="get_user_history", arguments=hargs)
         add(
-            type="tool_call",
+            type="tool_result",
             call_id="h",
-            name="get_user_history",
-            arguments={"episode_id": f"ep{n}"},
+            content=replay_call(catalog, task, "get_user_history", hargs),
         )
-        add(type="tool_result", call_id="h", content={"watched": []})
-        add(type="tool_call", call_id="a", name="check_availability", arguments={"item_id": item})
-        add(type="tool_result", call_id="a", content={"available": True})
+        aargs = {"episode_id": f"ep{n}", "item_id": item}
+        add(type="tool_call", call_id="a", name="check_availability", arguments=aargs)
+        add(
+            type="tool_result",
+            call_id="a",
+            content=replay_call(catalog, task, "check_availability", aargs),
+        )
         add(
             type="tool_call",
             call_id="r",
@@ -145,7 +151,7 @@ def main() -> None:
                 scores = score_files(files, Resolver(), workers=n)
                 aggregate(scores)
                 times[key].append(time.perf_counter() - t0)
-        bad = sum(s.infra_error for s in scores)
+        bad = sum(s.infra_error or bool(s.problems) for s in scores)
         med = {k: statistics.median(v) for k, v in times.items()}
         table = Table(
             title=f"evaluator speed, {args.episodes:,} episodes, median of {args.repeats}"

@@ -126,6 +126,7 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
         "abstain_rate": sum(s.outcome == "abstain" for s in scores) / n if n else None,
         "infra_errors": sum(s.infra_error for s in scores),
         "episodes_with_problems": sum(bool(s.problems) for s in scores),
+        "replay_mismatch_episodes": sum(s.replay_mismatches > 0 for s in scores),
         "by_complexity": _by_stratum(scores, "complexity"),
         "by_reveal": _by_stratum(scores, "reveal"),
         "failure_mode": failure_mode(scores),

@@ -53,7 +53,21 @@ WorkersOpt = Annotated[
 ]
 
 
-def _score(paths: list[Path], suite: str | None, catalog: str | None, workers: int | None = None):
+ReplayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replay/--no-replay", help="Re-run logged catalog calls and report results that differ."
+    ),
+]
+
+
+def _score(
+    paths: list[Path],
+    suite: str | None,
+    catalog: str | None,
+    workers: int | None = None,
+    replay: bool = True,
+):
     try:
         files = find_logs(paths)
     except FileNotFoundError as exc:
@@ -64,7 +78,9 @@ def _score(paths: list[Path], suite: str | None, catalog: str | None, workers: i
             f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]"
         )
         raise typer.Exit(1)
-    return score_paths(files, Resolver(suite=suite, catalog=catalog), workers=workers)
+    return score_paths(
+        files, Resolver(suite=suite, catalog=catalog, replay=replay), workers=workers
+    )
 
 
 @app.command()
@@ -85,9 +101,10 @@ def score(
     ] = False,
     seed: SeedOpt = 0,
     workers: WorkersOpt = None,
+    replay: ReplayOpt = True,
 ) -> None:
     """Score every episode log and print one report per agent label."""
-    scores = _score(logdirs, suite, catalog, workers)
+    scores = _score(logdirs, suite, catalog, workers, replay)
     groups = aggregate(scores, seed=seed)
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:

@@ -49,6 +49,7 @@ class EpisodeScore:
     reveal: str | None = None
     no_valid: bool | None = None
     infra_error: bool = False
+    replay_mismatches: int = 0  # logged read-only results the catalog does not reproduce
     problems: list[str] = field(default_factory=list)
     turns: int = 0  # agent messages sent to the user
     turns_to_commit: int | None = None

@@ -7,10 +7,12 @@ problems, so it stays in n and in the report.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from taurec.tasks.trajectory import Trajectory
 from taurec.tasks.trajectory_reader import ParsedLog, read_log
 
 from .episode import EpisodeScore, score_episode
+from .replay import Replayer
 
 
 def find_logs(paths: Iterable[str | Path]) -> list[Path]:
@@ -42,6 +45,7 @@ class SuiteContext:
     suite: Suite
     catalog: Catalog
     titles: TitleMatcher
+    replayer: Replayer
 
 
 @dataclass
@@ -50,6 +54,7 @@ class Resolver:
 
     suite: str | None = None
     catalog: str | None = None
+    replay: bool = True
     _cache: dict[str, SuiteContext | DataError] = field(default_factory=dict)
 
     def context(self, spec: str | None) -> SuiteContext:
@@ -59,7 +64,7 @@ class Resolver:
             try:
                 suite = load_suite(key)
                 catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
-                hit = SuiteContext(suite, catalog, TitleMatcher(catalog.items))
+                hit = SuiteContext(suite, catalog, TitleMatcher(catalog.items), Replayer(catalog))
             except DataError as exc:
                 hit = exc
             self._cache[key] = hit
@@ -105,6 +110,10 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
         )
     trajectory = Trajectory(header=header, events=log.events)
     score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    if resolver.replay:
+        mismatches = ctx.replayer.mismatches(trajectory, task)
+        score.replay_mismatches = len(mismatches)
+        score.problems.extend(f"{log.path}: replay: {m}" for m in mismatches)
     if header.catalog_sha256 != ctx.catalog.sha256():
         score.problems.append(
             f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
@@ -116,10 +125,24 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
 PARALLEL_THRESHOLD = 2000
 
 
-def _score_chunk(args: tuple[list[Path], str | None, str | None]) -> list[EpisodeScore]:
-    files, suite, catalog = args
-    resolver = Resolver(suite=suite, catalog=catalog)
-    return [score_log(read_log(p), resolver) for p in files]
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Scoring allocates many short-lived, acyclic objects while the list of scores grows;
+    the cyclic collector would rescan that list again and again, so it waits until done."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _score_chunk(args: tuple[list[Path], str | None, str | None, bool]) -> list[EpisodeScore]:
+    files, suite, catalog, replay = args
+    resolver = Resolver(suite=suite, catalog=catalog, replay=replay)
+    with _collector_paused():
+        return [score_log(read_log(p), resolver) for p in files]
 
 
 def default_workers(n_files: int) -> int:
@@ -129,12 +152,14 @@ def default_workers(n_files: int) -> int:
 def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> list[EpisodeScore]:
     """Score logs in order; with workers > 1, in that many processes (same results)."""
     if workers <= 1 or len(files) < 2 * workers:
-        return [score_log(read_log(p), resolver) for p in files]
+        with _collector_paused():
+            return [score_log(read_log(p), resolver) for p in files]
     # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
     n_chunks = workers * 4
     size = -(-len(files) // n_chunks)
     chunks = [
-        (files[i : i + size], resolver.suite, resolver.catalog) for i in range(0, len(files), size)
+        (files[i : i + size], resolver.suite, resolver.catalog, resolver.replay)
+        for i in range(0, len(files), size)
     ]
     # fork starts workers with the modules already imported; spawn where fork is missing
     methods = multiprocessing.get_all_start_methods()

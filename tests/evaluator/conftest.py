@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,30 @@ class LogWriter:
             "started_at": "2026-01-01T00:00:00Z",
         }
 
-    def episode(self, task_id: str, trial: int, *, item: str | None, label: str = "agentA") -> Path:
+    def episode(
+        self,
+        task_id: str,
+        trial: int,
+        *,
+        item: str | None,
+        label: str = "agentA",
+        calls: Sequence[tuple[str, dict[str, Any], Any, bool]] = (),
+    ) -> Path:
+        """An episode: greeting, optional (name, arguments, content, is_error) tool calls,
+        then a recommend call committing `item`."""
+        extra: list[dict[str, Any]] = []
+        for n, (name, arguments, content, is_error) in enumerate(calls):
+            extra.append(
+                {"type": "tool_call", "call_id": f"x{n}", "name": name, "arguments": arguments}
+            )
+            extra.append(
+                {
+                    "type": "tool_result",
+                    "call_id": f"x{n}",
+                    "content": content,
+                    "is_error": is_error,
+                }
+            )
         events: list[dict[str, Any]] = [
             {"type": "user_message", "seq": 1, "t": 0.0, "text": "Hi"},
             {
@@ -129,6 +153,10 @@ class LogWriter:
                 "item_id": item,
             },
         ]
+        events = events[:2] + extra + events[2:]
+        for seq, ev in enumerate(events, 1):
+            ev["seq"] = seq
+            ev.setdefault("t", float(seq))
         path = self.out / label / f"{task_id}-{trial}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [self.header(task_id, trial, label), *events]

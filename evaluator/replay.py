@@ -1,0 +1,85 @@
+"""Replay: re-execute an episode's logged read-only calls and compare with the log.
+
+The catalog tools are pure functions of (catalog, task, arguments), so what the agent saw
+can be recomputed. A difference means the catalog changed since the run (drift) or the
+log was edited; either way it is reported per episode, never silently accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from taurec.catalog.store import Catalog
+from taurec.server.catalog_tools import replay_call
+from taurec.server.errors import AgentFacingError
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import Trajectory
+
+
+def _canonical(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+_USER_TOOLS = frozenset({"check_availability", "get_user_history", "check_content_preference"})
+
+
+class Replayer:
+    """Replays calls against one catalog, remembering results: agents repeat queries, and
+    one suite's episodes share most of them. The cache key includes the task for the
+    tools whose answer depends on the user."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._cache: dict[tuple[str, str, bytes], bytes | Exception | None] = {}
+
+    def expected(
+        self, task: RecommendationTask, name: str, arguments: dict[str, Any]
+    ) -> bytes | None:
+        """Canonical JSON of the result the call must have returned; None if not replayable.
+        Raises what the call raises for bad arguments."""
+        key = (task.id if name in _USER_TOOLS else "", name, _canonical(arguments))
+        if key not in self._cache:
+            try:
+                result = replay_call(self.catalog, task, name, arguments)
+                self._cache[key] = None if result is None else _canonical(result)
+            except (AgentFacingError, LookupError, ValueError) as exc:
+                self._cache[key] = exc
+        hit = self._cache[key]
+        if isinstance(hit, Exception):
+            raise hit
+        return hit
+
+    def mismatches(self, trajectory: Trajectory, task: RecommendationTask) -> list[str]:
+        """One message per logged read-only call whose result the catalog does not reproduce."""
+        results: dict[str, dict[str, Any]] = {}
+        for ev in trajectory.events:
+            if ev["type"] == "tool_result":
+                results.setdefault(ev["call_id"], ev)
+        problems: list[str] = []
+        for ev in trajectory.events:
+            if ev["type"] != "tool_call":
+                continue
+            logged = results.get(ev["call_id"])
+            if logged is None:
+                continue
+            name, seq = ev["name"], logged["seq"]
+            try:
+                expected = self.expected(task, name, ev.get("arguments", {}))
+            except (AgentFacingError, LookupError, ValueError):
+                if not logged.get("is_error", False):
+                    problems.append(
+                        f"seq {seq}: {name} fails on replay, but the log shows a result"
+                    )
+                continue
+            if expected is None:
+                continue  # not a read-only tool: nothing to recompute
+            if logged.get("is_error", False):
+                problems.append(f"seq {seq}: {name} succeeds on replay, but the log shows an error")
+            elif expected != _canonical(logged.get("content")):
+                problems.append(
+                    f"seq {seq}: {name} result differs from what the catalog returns "
+                    "(catalog drift or an edited log)"
+                )
+        return problems

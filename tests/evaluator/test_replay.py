@@ -1,0 +1,109 @@
+"""Replay re-runs logged read-only calls against the catalog and reports differences."""
+
+from pathlib import Path
+
+import orjson
+
+from taurec.catalog.io import read_catalog_file, write_catalog_file
+from taurec.catalog.store import Catalog
+from taurec.evaluator.logs import Resolver, score_paths
+from taurec.server.catalog_tools import replay_call
+
+
+def _score(logs, **kw):
+    (score,) = score_paths([logs.out], Resolver(**kw))
+    return score
+
+
+def _true_result(suite_dir: Path, name: str, arguments: dict) -> dict:
+    from taurec.tasks.suite import load_suite
+
+    suite = load_suite(str(suite_dir))
+    result = replay_call(suite.catalog, suite.tasks[0], name, arguments)
+    assert result is not None
+    return result
+
+
+def test_faithful_results_replay_without_problems(logs, suite_dir):
+    calls = [
+        (
+            "get_item",
+            {"item_id": "c1"},
+            _true_result(suite_dir, "get_item", {"item_id": "c1"}),
+            False,
+        ),
+        (
+            "search_catalog",
+            {"query": "film"},
+            _true_result(suite_dir, "search_catalog", {"query": "film"}),
+            False,
+        ),
+    ]
+    logs.episode("ta", 0, item="c1", calls=calls)
+    score = _score(logs)
+    assert score.replay_mismatches == 0 and score.problems == []
+    assert score.passed
+
+
+def test_an_edited_tool_result_is_reported_with_its_event(logs, suite_dir):
+    content = _true_result(suite_dir, "get_item", {"item_id": "h1"})
+    content["runtime"] = 90  # the log claims h1 is short
+    logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "h1"}, content, False)])
+    score = _score(logs)
+    assert score.replay_mismatches == 1
+    assert any("seq 4: get_item result differs" in p for p in score.problems)
+
+
+def test_a_logged_error_that_replays_as_success_is_reported(logs):
+    logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "c1"}, "no such item", True)])
+    assert any("succeeds on replay, but the log shows an error" in p for p in _score(logs).problems)
+
+
+def test_a_logged_result_for_a_call_that_must_fail_is_reported(logs):
+    logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "zzz"}, {"id": "zzz"}, False)])
+    assert any("fails on replay, but the log shows a result" in p for p in _score(logs).problems)
+
+
+def test_catalog_drift_is_reported_per_episode(logs, suite_dir):
+    logs.episode(
+        "ta",
+        0,
+        item="c1",
+        calls=[
+            (
+                "get_item",
+                {"item_id": "c1"},
+                _true_result(suite_dir, "get_item", {"item_id": "c1"}),
+                False,
+            )
+        ],
+    )
+    meta, items = read_catalog_file(suite_dir / "catalog.json")
+    items[0] = items[0].model_copy(update={"runtime": 200})
+    write_catalog_file(suite_dir / "catalog.json", meta, items)
+    score = _score(logs)
+    assert score.replay_mismatches == 1
+    assert any("catalog sha256 differs" in p for p in score.problems)
+
+
+def test_replay_can_be_switched_off(logs, suite_dir):
+    content = _true_result(suite_dir, "get_item", {"item_id": "h1"})
+    content["runtime"] = 90
+    logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "h1"}, content, False)])
+    assert _score(logs, replay=False).replay_mismatches == 0
+
+
+def test_json_report_counts_episodes_with_replay_mismatches(logs, suite_dir):
+    from typer.testing import CliRunner
+
+    from taurec.evaluator.cli import app
+
+    content = _true_result(suite_dir, "get_item", {"item_id": "h1"})
+    content["title"] = "Forged"
+    logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "h1"}, content, False)])
+    logs.episode("tb", 0, item="d1")
+    result = CliRunner().invoke(app, ["score", str(logs.out), "--json"])
+    (group,) = orjson.loads(result.stdout)["groups"]
+    assert group["replay_mismatch_episodes"] == 1
+    assert "result differs" in result.stderr
+    assert Catalog.load(suite_dir / "catalog.json").get("h1").title != "Forged"
