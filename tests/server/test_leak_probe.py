@@ -21,6 +21,7 @@ from mcp import Client
 
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
+from taurec.server.simulator.leak_guard import LeakGuard
 from taurec.tasks.constraint import Constraint, Op, Reveal
 from taurec.tasks.suite import Suite, SuiteManifest, load_suite, write_suite_dir
 from taurec.tasks.task import RecommendationTask
@@ -123,8 +124,14 @@ def _visible(payload: Any, episode_id: str) -> str:
 
 
 async def _probe(
-    suite_spec: str, log_dir: Path, task: RecommendationTask, breakers: list[str]
+    suite_spec: str,
+    log_dir: Path,
+    task: RecommendationTask,
+    breakers: list[str],
+    words: list[str] | None = None,
 ) -> list[str]:
+    """Run the probe; returns what the agent saw apart from the user's words, which go
+    to `words` when given."""
     seen: list[str] = []
     # an endlessly patient user: when to leave is the user's own (private) choice
     settings = ServerSettings(suite=suite_spec, log_dir=log_dir, run_label="probe", patience=200)
@@ -140,6 +147,11 @@ async def _probe(
                 seen.append(f"{name} error: " + _generic(text, eid))
             else:
                 seen.append(f"{name}: " + _visible(result.structured_content, eid))
+                if words is not None:
+                    payload = result.structured_content or {}
+                    words += [str(payload[k]) for k in USER_WORDS if payload.get(k)]
+        if words is not None:
+            words.append(str((started.structured_content or {}).get("opening", "")))
     return seen
 
 
@@ -148,9 +160,15 @@ async def test_only_the_users_words_depend_on_private_constraints(
     task: RecommendationTask, public_suite: str, tmp_path: Path
 ) -> None:
     breakers = _breakers(SUITE, task)
-    real = await _probe("builtin", tmp_path / "real", task, breakers)
+    words: list[str] = []
+    real = await _probe("builtin", tmp_path / "real", task, breakers, words)
     public = await _probe(public_suite, tmp_path / "public", task, breakers)
     assert len(real) == len(public)
     for n, (a, b) in enumerate(zip(real, public, strict=True)):
         assert a == b, f"{task.id} step {n}: what the agent saw depends on a private constraint"
     assert any("error" in line for line in real)  # the odd inputs really produced errors
+    # and the user's own words state no hidden value (pitched titles may be repeated)
+    guard = LeakGuard(task)
+    titles = tuple(SUITE.catalog.get(i).title for i in breakers)  # type: ignore[union-attr]
+    leaks = [(w, leak.what) for w in words for leak in guard.find(w, ignore=titles)]
+    assert len(words) > len(QUESTIONS) and leaks == [], f"{task.id}: {leaks[:3]}"
