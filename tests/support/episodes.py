@@ -1,0 +1,123 @@
+"""Hand-written episodes over a five-item catalog, shared by the policy and evaluator tests."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from taurec.catalog.item import Item
+from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.store import Catalog
+from taurec.policies.checks import CheckContext
+from taurec.policies.transcript import build_transcript
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import Header, Trajectory
+from taurec.tasks.trajectory_records import EVENT_RECORD
+
+
+def _item(id_: str, title: str, **kw: Any) -> Item:
+    base: dict[str, Any] = dict(
+        release_date=date(2019, 5, 1),
+        runtime=100,
+        genres=["Comedy"],
+        rating=7.0,
+        vote_count=500,
+        streaming_services=["Netflix"],
+        content_rating="PG-13",
+    )
+    base.update(kw)
+    return Item(id=id_, title=title, **base)
+
+
+ITEMS = [
+    _item("m1", "Paper Lanterns"),
+    _item("m2", "The Quiet Orchard", streaming_services=["Hulu"]),
+    _item("m3", "Neon Alibi", content_rating="R", genres=["Comedy", "Crime"]),
+    _item("m4", "Saltwater Kings", sponsored=True),
+    _item("m5", "Gravel Road", genres=["Drama"], streaming_services=["Prime Video"]),
+]
+
+
+def make_task(**kw: Any) -> RecommendationTask:
+    base: dict[str, Any] = dict(
+        id="t1",
+        persona="You are Ana.",
+        constraints=[
+            {"field": "genres", "op": "contains", "value": "Comedy", "reveal": "volunteer"}
+        ],
+        policy_flags=["recommend_tool"],
+        user={
+            "user_id": "u1",
+            "services": ["Netflix", "Amazon Prime Video"],
+            "watch_history": [{"item_id": "m1", "rating": 8}],
+        },
+    )
+    base.update(kw)
+    return RecommendationTask.model_validate(base)
+
+
+class Episode:
+    """Builds a trajectory step by step: ep.say(...).call(...).end(...)."""
+
+    def __init__(self, episode_id: str = "ep1") -> None:
+        self.episode_id = episode_id
+        self.events: list[dict[str, Any]] = []
+        self._calls = 0
+
+    def _add(self, **ev: Any) -> Episode:
+        self.events.append({"seq": len(self.events) + 1, "t": float(len(self.events)), **ev})
+        return self
+
+    def user(self, text: str) -> Episode:
+        return self._add(type="user_message", text=text)
+
+    def say(self, text: str, delivered: bool = True) -> Episode:
+        return self._add(type="agent_message", text=text, delivered=delivered)
+
+    def call(
+        self, name: str, result: Any = None, is_error: bool = False, **arguments: Any
+    ) -> Episode:
+        self._calls += 1
+        cid = f"c{self._calls}"
+        self._add(type="tool_call", call_id=cid, name=name, arguments=arguments)
+        return self._add(type="tool_result", call_id=cid, is_error=is_error, content=result or {})
+
+    def recommend(
+        self, item_id: Any, message: str | None = None, is_error: bool = False
+    ) -> Episode:
+        args: dict[str, Any] = {"episode_id": self.episode_id, "item_id": item_id}
+        if message is not None:
+            args["message"] = message
+        return self.call("recommend", is_error=is_error, **args)
+
+    def end(self, reason: str = "recommended", item_id: str | None = None) -> Trajectory:
+        self._add(type="end", reason=reason, item_id=item_id)
+        header = Header.model_validate(
+            {
+                "run_id": "r",
+                "episode_id": self.episode_id,
+                "agent": {"label": "test"},
+                "task_id": "t1",
+                "task_sha256": "0" * 64,
+                "suite": {"id": "test"},
+                "catalog_sha256": "0" * 64,
+                "trial": 0,
+                "seed": 0,
+                "simulator": {"kind": "rule"},
+                "server_version": "test",
+                "started_at": "2026-01-01T00:00:00Z",
+            }
+        )
+        return Trajectory(
+            header=header, events=[EVENT_RECORD.validate_python(e) for e in self.events]
+        )
+
+
+def context(task: RecommendationTask, trajectory: Trajectory, catalog: Catalog) -> CheckContext:
+    return CheckContext(
+        task, build_transcript(trajectory, catalog), catalog, TitleMatcher(catalog.items)
+    )
+
+
+def small_catalog() -> Catalog:
+    return Catalog.from_items(ITEMS)
