@@ -19,11 +19,11 @@ from typing import Any, Final
 
 import anyio
 import anyio.to_thread
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason
+from taurec.tasks.trajectory import EndReason, Usage
 
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
 from .results import RecommendResult, UserReplyResult
@@ -32,6 +32,10 @@ from .trajectory_writer import TrajectoryWriter
 
 log = logging.getLogger(__name__)
 
+#: How the detail of an end by abort_episode begins.
+ABORTED: Final = "aborted: "
+#: End reasons abort_episode may set.
+ABORT_REASONS: Final = (EndReason.AGENT_ERROR, EndReason.INFRA_ERROR)
 #: Longest message or recommend text accepted, in characters.
 MAX_TEXT: Final = 20_000
 _NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
@@ -58,7 +62,11 @@ class EpisodeEnd:
             case EndReason.MAX_TURNS:
                 return "the turn budget ran out"
             case EndReason.INFRA_ERROR:
+                if self.detail and self.detail.startswith(ABORTED):
+                    return "it was aborted (an infrastructure failure, not yours)"
                 return "an internal server error (an infrastructure failure, not yours)"
+            case EndReason.AGENT_ERROR:
+                return "it was aborted (the agent failed or stopped without committing)"
             case _:
                 return self.reason.value
 
@@ -101,6 +109,23 @@ class Episode:
         self._on_end = on_end
         self._calls = 0
         self._pending_end: EpisodeEnd | None = None
+        self.usage: Usage | None = None  # the agent's last reported LLM usage
+
+    def note_usage(self, reported: Any) -> None:
+        """Keep the agent's cumulative usage report (a request's `_meta`); the end record
+        carries the last one. A malformed report is ignored (and logged on stderr)."""
+        if reported is None or self.end is not None:
+            return
+        try:
+            given = Usage.model_validate(reported)
+            # only the three known fields: a report cannot put anything else in the log
+            self.usage = Usage(
+                prompt_tokens=given.prompt_tokens,
+                completion_tokens=given.completion_tokens,
+                cost_usd=given.cost_usd,
+            )
+        except ValidationError as exc:
+            log.warning("episode %s: ignoring malformed usage %r: %s", self.id[:8], reported, exc)
 
     @property
     def log_path(self) -> Path:
@@ -244,6 +269,27 @@ class Episode:
         assert isinstance(result, RecommendResult)
         return result
 
+    async def abort(self, reason: EndReason, detail: str | None) -> None:
+        """End the episode without a commit, as the harness reports: `agent_error` (the
+        agent crashed or stopped) or `infra_error` (e.g. its LLM provider failed). Logged
+        as a tool call with its result, then the end record."""
+        self.check_open()
+        if reason not in ABORT_REASONS:
+            raise ArgumentError(
+                "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
+            )
+        if detail is not None and len(detail) > MAX_TEXT:
+            raise ArgumentError("detail", f"expected at most {MAX_TEXT} characters")
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
+            self._log.tool_call(call_id, "abort_episode", arguments)
+            self._log.tool_result(
+                call_id, {"ended": True, "end_reason": reason.value}, is_error=False, latency_ms=0.0
+            )
+            await self.close(EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given")))
+
     async def close(self, end: EpisodeEnd) -> None:
         """Write the end record; from now on every tool of this episode answers with an error."""
         if self.end is not None:
@@ -252,7 +298,9 @@ class Episode:
         self._pending_end = None
         self._user = None  # the simulator's state is no longer needed
         try:
-            await self._log.end(end.reason, item_id=end.item_id, detail=end.detail)
+            await self._log.end(
+                end.reason, item_id=end.item_id, detail=end.detail, usage=self.usage
+            )
         finally:
             self._on_end(self)
 

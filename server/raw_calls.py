@@ -11,6 +11,9 @@ Three things need the raw request:
   `raw_argument` gives a tool the value exactly as sent.
 - Unknown arguments. The SDK drops arguments a tool does not take, so a misspelled
   filter would silently widen a search; `mark_reached` refuses them instead.
+
+It also keeps the request's `_meta["taurec/usage"]` (an agent's cumulative LLM usage,
+see `request_usage`), which the episode writes into its end record.
 """
 
 from __future__ import annotations
@@ -30,11 +33,15 @@ class _RawCall:
     arguments: dict[str, Any] = field(default_factory=dict)
     accepted: frozenset[str] = frozenset()  # the argument names the tool takes
     reached: bool = False  # the tool function ran (and so logged the call itself)
+    usage: Any = None  # the request's _meta[USAGE_META_KEY], unchecked
 
 
 # A per-request slot (each request runs in its own context), not shared state.
 _CURRENT: ContextVar[_RawCall | None] = ContextVar("taurec_raw_call", default=None)
 _ABSENT = object()
+
+#: The request `_meta` key under which an agent reports its cumulative LLM usage.
+USAGE_META_KEY = "taurec/usage"
 
 
 def mark_reached() -> None:
@@ -63,6 +70,13 @@ def raw_argument(name: str, parsed: Any) -> Any:
     return raw if isinstance(raw, str) else parsed
 
 
+def request_usage() -> Any:
+    """The `_meta["taurec/usage"]` value of the current tools/call request, as sent
+    (None when absent or outside a request). The caller validates it."""
+    current = _CURRENT.get()
+    return None if current is None else current.usage
+
+
 RejectedLogger = Callable[[str, dict[str, Any], str], Awaitable[None]]
 
 
@@ -85,6 +99,9 @@ class RawCallMiddleware:
         call = _RawCall(
             dict(arguments) if isinstance(arguments, dict) else {}, self._tools[str(name)]
         )
+        meta = ctx.meta if ctx.meta is not None else params.get("_meta")
+        if isinstance(meta, Mapping):
+            call.usage = meta.get(USAGE_META_KEY)
         token = _CURRENT.set(call)
         try:
             result = await call_next(ctx)

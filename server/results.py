@@ -77,6 +77,11 @@ class RecommendResult(_Result):
     recommendations_left: int = Field(description="Further committing calls allowed.")
 
 
+class EpisodeAborted(_Result):
+    ended: bool = True
+    end_reason: EndReason
+
+
 class ServerInfo(_Result):
     name: str
     version: str

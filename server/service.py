@@ -20,12 +20,12 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
 from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import SuiteRef
+from taurec.tasks.trajectory import EndReason, SuiteRef
 
 from .episode import Episode
 from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
 from .errors import ArgumentError, EpisodeError, short_repr
-from .raw_calls import mark_reached
+from .raw_calls import mark_reached, request_usage
 from .results import (
     EpisodeStarted,
     RecommendResult,
@@ -163,13 +163,16 @@ class Service:
         """The episode a tool call addresses: by id, or the bound episode when it is omitted."""
         mark_reached()
         if episode_id is not None:
-            return self.store.get(episode_id)
-        if not self.settings.bound:
+            episode = self.store.get(episode_id)
+        elif not self.settings.bound:
             raise ArgumentError(
                 "episode_id",
                 "is required: call start_episode and pass the episode_id it returns",
             )
-        return await self._bound_episode(agent_label=None)
+        else:
+            episode = await self._bound_episode(agent_label=None)
+        episode.note_usage(request_usage())
+        return episode
 
     async def call(
         self,
@@ -198,6 +201,11 @@ class Service:
         episode = await self.episode(episode_id)
         async with episode.lock:
             return await episode.recommend(item_id, message, self.catalog)
+
+    async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
+        episode = await self.episode(episode_id)
+        async with episode.lock:
+            await episode.abort(reason, detail)
 
     async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
         """Log a call the MCP layer rejected before it reached the episode, if the episode

@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from operator import getitem
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -23,11 +23,19 @@ from pydantic_core import to_jsonable_python
 from taurec.catalog.availability import Availability
 from taurec.catalog.filter import FilterPage, FilterSpec
 from taurec.catalog.item import ContentRating, Item
+from taurec.tasks.trajectory import EndReason
 
 from . import catalog_tools as ct
 from .errors import AgentFacingError
 from .raw_calls import raw_argument
-from .results import EpisodeStarted, RecommendResult, ServerInfo, TaskList, UserReplyResult
+from .results import (
+    EpisodeAborted,
+    EpisodeStarted,
+    RecommendResult,
+    ServerInfo,
+    TaskList,
+    UserReplyResult,
+)
 from .service import Service
 
 EpisodeId = Annotated[
@@ -53,7 +61,9 @@ COMMITTING: Final = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
 )
 #: Tools that act on one episode (they take episode_id).
-EPISODE_TOOLS: Final = frozenset({"send_message", "recommend", *ct.READ_ONLY_TOOLS})
+EPISODE_TOOLS: Final = frozenset(
+    {"send_message", "recommend", "abort_episode", *ct.READ_ONLY_TOOLS}
+)
 
 
 @contextmanager
@@ -275,6 +285,27 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         with _agent_errors():
             return await service.recommend(episode_id, item_id, message)
 
+    async def abort_episode(
+        *,
+        episode_id: EpisodeId = None,
+        reason: Annotated[
+            Literal["agent_error", "infra_error"],
+            Field(
+                description="agent_error: the agent failed or gave up; infra_error: something "
+                "outside the agent failed (e.g. its model provider)."
+            ),
+        ],
+        detail: Annotated[
+            str | None, Field(max_length=2000, description="What went wrong, for the report.")
+        ] = None,
+    ) -> EpisodeAborted:
+        """For harnesses: end the episode without a recommendation, recording why. The
+        episode is scored as such (infra_error episodes are reported apart, never dropped).
+        Agents should commit with recommend instead."""
+        with _agent_errors():
+            await service.abort(episode_id, EndReason(reason), detail)
+        return EpisodeAborted(end_reason=EndReason(reason))
+
     bound = service.settings.bound
     episode = {} if bound else {"episode_id": RequiredEpisodeId}
     task = {} if bound else {"task_id": RequiredTaskId}
@@ -291,6 +322,7 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         (get_user_history, episode, READ_ONLY, "Get the user's watch history"),
         (check_content_preference, episode, READ_ONLY, "Check the maturity gate"),
         (recommend, episode, COMMITTING, "Commit a recommendation"),
+        (abort_episode, episode, COMMITTING, "Abort an episode (harnesses)"),
     ):
         fn = _with_parameters(fn, required)
         mcp.add_tool(fn, title=title, annotations=hints)

@@ -19,7 +19,7 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
-from taurec.tasks.trajectory import EndReason, Header
+from taurec.tasks.trajectory import EndReason, Header, Usage
 
 
 class LogClosedError(RuntimeError):
@@ -94,12 +94,20 @@ class TrajectoryWriter:
         return self._event("tool_result", fields, latency_ms)
 
     async def end(
-        self, reason: EndReason, *, item_id: str | None = None, detail: str | None = None
+        self,
+        reason: EndReason,
+        *,
+        item_id: str | None = None,
+        detail: str | None = None,
+        usage: Usage | None = None,
     ) -> int:
-        """Write the end record and fsync the file (in a worker thread: fsync may be slow)."""
+        """Write the end record and fsync the file (in a worker thread: fsync may be slow).
+        `usage` is the agent's reported LLM usage, when it reported any."""
         fields: dict[str, Any] = {"reason": reason.value, "item_id": item_id}
         if detail is not None:
             fields["detail"] = detail
+        if usage is not None:
+            fields["usage"] = usage.model_dump(mode="json")
         line = self._line("end", fields, None)
         try:
             await anyio.to_thread.run_sync(self._append, line, True)
