@@ -1,0 +1,113 @@
+"""A litellm tool-calling loop over taurec's MCP tools, with litellm's own MCP helpers.
+
+`litellm.experimental_mcp_client.load_mcp_tools(session, format="openai")` turns the
+server's tools into function-calling tools for any litellm model, and `call_openai_tool`
+runs a model's tool call on the MCP session. The server runs in bound mode (one episode,
+no episode ids), started as a subprocess over stdio; the model reads the `contestant`
+prompt, starts the episode, talks to the simulated user through send_message, and
+commits with recommend. (`taurec run --agent llm` is the benchmark's own, more careful
+version of this loop: clients/agents/llm.py.)
+
+    export OPENAI_API_KEY=...        # or any provider litellm knows, see .env.example
+    python examples/litellm_mcp.py --model openai/gpt-4o-mini --task t001 --log-dir logs/litellm
+    evaluator score logs/litellm
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import litellm
+from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+#: Tools a harness uses; the model is not shown them.
+HARNESS_TOOLS = {"list_tasks", "server_info", "abort_episode"}
+KICKOFF = "Start the taurec episode now and play it to the end, following the policy."
+
+
+def serve_command(serve: str | None) -> list[str]:
+    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.serve_cli"]
+
+
+async def play(
+    task_id: str,
+    trial: int,
+    *,
+    model: str,
+    log_dir: str,
+    label: str = "litellm-mcp",
+    max_steps: int = 40,
+    serve: str | None = None,
+    completion: Callable[..., Any] = litellm.acompletion,
+) -> str | None:
+    """One episode in a fresh bound-mode server; how it ended (None if the model stopped
+    before the end, in which case it is aborted as agent_error)."""
+    command, *args = serve_command(serve)
+    args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
+    params = StdioServerParameters(command=command, args=args)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = [
+            tool
+            for tool in await load_mcp_tools(session=session, format="openai")
+            if tool["function"]["name"] not in HARNESS_TOOLS  # type: ignore[index]
+        ]
+        prompt = await session.get_prompt("contestant")
+        system = "\n".join(getattr(m.content, "text", "") for m in prompt.messages)
+        messages: list[Any] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": KICKOFF},
+        ]
+        for _ in range(max_steps):
+            response = await completion(
+                model=model, messages=messages, tools=tools, temperature=0, drop_params=True
+            )
+            message = response.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                break  # the model answered in text: it has stopped
+            for call in message.tool_calls:
+                result = await call_openai_tool(session=session, openai_tool=call)
+                text = "\n".join(getattr(block, "text", "") for block in result.content)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+                ended = (result.structured_content or {}).get("episode_ended")
+                if ended:
+                    return str((result.structured_content or {}).get("end_reason"))
+        await session.call_tool(
+            "abort_episode", {"reason": "agent_error", "detail": "the model stopped"}
+        )
+        return None
+
+
+async def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a litellm model string")
+    parser.add_argument("--task", default="t001")
+    parser.add_argument("--trial", type=int, default=0)
+    parser.add_argument("--log-dir", default="logs")
+    parser.add_argument("--label", default=None, help="default: litellm-mcp:<model>")
+    parser.add_argument(
+        "--serve", help="server command (default: python -m taurec.clients.serve_cli)"
+    )
+    args = parser.parse_args(argv)
+    ended = await play(
+        args.task,
+        args.trial,
+        model=args.model,
+        log_dir=args.log_dir,
+        label=args.label or f"litellm-mcp:{args.model}",
+        serve=args.serve,
+    )
+    print(f"ended: {ended or 'agent_error (the model stopped)'}")
+    print(f"score it: evaluator score {args.log_dir}")
+
+
+if __name__ == "__main__":
+    anyio.run(main)
