@@ -36,6 +36,7 @@ from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taurec.policies.document import policy_text
+from taurec.server.llm_runtime import load_litellm
 
 from .base import AgentInfraError, AgentSettings, Episode
 from .tool_schema import HIDDEN_ARGUMENTS, function_tools
@@ -207,7 +208,7 @@ class LLMAgent:
         kwargs.update(s.litellm_kwargs)
         completion = s.completion
         if completion is None:
-            import litellm  # imported on first use: it is slow to import
+            litellm = load_litellm()
 
             completion = litellm.acompletion
         result = completion(**kwargs)
@@ -347,7 +348,7 @@ def _report_usage(episode: Episode, response: Any) -> None:
 def _cost(response: Any) -> float | None:
     """The call's cost in USD by litellm's price map; None when it has no price."""
     try:
-        import litellm
+        litellm = load_litellm()
 
         cost = litellm.completion_cost(completion_response=response)
     except Exception:  # unknown model or a response litellm cannot price
@@ -358,7 +359,7 @@ def _cost(response: Any) -> float | None:
 def _provider_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
     """(transient, fatal) litellm errors: the first are retried; the second (bad key,
     no access, unknown model) are not the agent's fault and not worth retrying."""
-    import litellm
+    litellm = load_litellm()
 
     transient = (
         litellm.RateLimitError,

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from taurec.server.llm_runtime import load_litellm
+
 from .reply_cache import ReplyCache, cache_key
 
 log = logging.getLogger(__name__)
@@ -180,7 +182,7 @@ class LLMClient:
         s = self.settings
         completion = s.completion
         if completion is None:
-            import litellm
+            litellm = load_litellm()
 
             completion = litellm.completion
         kwargs: dict[str, Any] = {
