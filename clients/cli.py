@@ -1,10 +1,12 @@
-"""The `taurec` command: tasks, catalog (and, as they land, serve, run, play)."""
+"""The `taurec` command: serve, run, play, tasks, catalog."""
 
 from __future__ import annotations
 
 import typer
 
 from .catalog_cli import app as catalog_app
+from .play_cli import play
+from .run_cli import run
 from .serve_cli import serve
 from .tasks_cli import app as tasks_app
 
@@ -17,6 +19,8 @@ app = typer.Typer(
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(catalog_app, name="catalog")
 app.command("serve")(serve)
+app.command("run")(run)
+app.command("play")(play)
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ class TransportName(StrEnum):
 
 class SimulatorName(StrEnum):
     RULE = "rule"
+    LLM = "llm"
 
 
 class LogLevel(StrEnum):
@@ -54,8 +55,12 @@ def serve(
         str | None, typer.Option("--catalog", help="A catalog file replacing the suite's own.")
     ] = None,
     simulator: Annotated[
-        SimulatorName, typer.Option("--simulator", help="The simulated user.")
+        SimulatorName, typer.Option("--simulator", help="The simulated user: rule or llm.")
     ] = SimulatorName.RULE,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option("--simulator-model", help="--simulator llm: a litellm model string."),
+    ] = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
@@ -91,6 +96,7 @@ def serve(
             suite=suite,
             catalog=catalog,
             simulator=simulator.value,
+            simulator_model=simulator_model,
             log_dir=log_dir,
             run_label=run_label,
             agent_label=label,

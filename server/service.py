@@ -62,6 +62,19 @@ def rule_users(catalog: Catalog, patience: int | None) -> SimulatorFactory:
     return make
 
 
+def llm_users(
+    catalog: Catalog, settings: ServerSettings
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    """The LLM-simulated user (imported on use: it pulls in litellm) and its settings
+    record for log headers."""
+    from .simulator.llm_user import LLMUserSettings
+    from .simulator.llm_user import llm_users as make_llm_users
+
+    assert settings.simulator_model is not None
+    llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
+    return make_llm_users(catalog, llm), llm.record()
+
+
 def portable_suite_spec(spec: str) -> str:
     """Suite paths made absolute, so the evaluator finds the suite from any folder."""
     if spec.startswith(TAU_REC_PREFIX):
@@ -102,7 +115,9 @@ class Service:
             )
         catalog.search_index  # noqa: B018 - build the indexes now, not in the first tool call
         simulator_settings: dict[str, Any] = {}
-        if make_user is None:  # the default: settings.simulator == "rule"
+        if make_user is None and settings.simulator == "llm":
+            make_user, simulator_settings = llm_users(catalog, settings)
+        elif make_user is None:  # the default: settings.simulator == "rule"
             make_user = rule_users(catalog, settings.patience)
             simulator_settings["patience"] = settings.patience or DEFAULT_PATIENCE
         facts = RunFacts(

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SimulatorKind = Literal["rule"]
+SimulatorKind = Literal["rule", "llm"]
 
 
 class ServerSettings(BaseModel):
@@ -23,7 +23,15 @@ class ServerSettings(BaseModel):
     catalog: str | None = Field(
         default=None, description="A catalog file to use instead of the suite's own catalog."
     )
-    simulator: SimulatorKind = Field(default="rule", description="The simulated user.")
+    simulator: SimulatorKind = Field(
+        default="rule",
+        description="The simulated user: 'rule' (deterministic) or 'llm' (needs simulator_model).",
+    )
+    simulator_model: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The LLM user's model: any litellm model string, e.g. 'openai/gpt-4o-mini'.",
+    )
     log_dir: Path = Field(default=Path("logs"), description="Episode logs go under this folder.")
     run_label: str | None = Field(
         default=None,
@@ -64,6 +72,14 @@ class ServerSettings(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="Server log level (logs go to stderr)."
     )
+
+    @model_validator(mode="after")
+    def _llm_user_needs_a_model(self) -> ServerSettings:
+        if self.simulator == "llm" and self.simulator_model is None:
+            raise ValueError("simulator 'llm' needs simulator_model (a litellm model string)")
+        if self.simulator == "rule" and self.simulator_model is not None:
+            raise ValueError("simulator_model applies to simulator 'llm' only")
+        return self
 
     @model_validator(mode="after")
     def _bound_fields_need_a_task(self) -> ServerSettings:

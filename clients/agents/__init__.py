@@ -1,0 +1,1 @@
+"""Reference agents and the agent interface (base.py)."""

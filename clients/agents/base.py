@@ -1,0 +1,196 @@
+"""The agent interface: what an agent drives (an Episode) and what an agent is (Agent).
+
+An agent is any object with a `label` and an `async run(episode)`. The runner starts an
+episode on the MCP server (in process, stdio or HTTP), wraps that client session in an
+`Episode`, and calls `run`. Everything goes through the server's public MCP tools, so a
+reference agent here is no better informed than an external one.
+
+    class EchoAgent:
+        label = "echo"
+
+        async def run(self, episode: Episode) -> None:
+            turn = await episode.say("What kind of film are you after?")
+            hits = await episode.call("search_catalog", query=turn.text, limit=1)
+            items = hits.content["items"] if not hits.is_error else []
+            await episode.recommend(items[0]["id"] if items else None)
+
+An agent that returns without committing leaves the episode open; the runner then ends
+it as `agent_error`. An LLM agent whose provider keeps failing raises AgentInfraError;
+the runner ends the episode as `infra_error` (reported apart, never silently dropped).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol, runtime_checkable
+
+from mcp import Client
+from mcp_types import CallToolResult, Tool
+
+#: The request `_meta` key that carries an episode's cumulative LLM usage to the server.
+USAGE_META_KEY: Final = "taurec/usage"
+
+
+class AgentInfraError(Exception):
+    """The agent could not go on for reasons that are not its own (e.g. the LLM provider
+    failed after retries). The runner ends the episode as `infra_error`."""
+
+
+class EpisodeEndedError(RuntimeError):
+    """A tool was called on an episode that has already ended."""
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """The user's reply to one message."""
+
+    text: str
+    left: bool = False  # the user ended the conversation
+    turns_left: int = 0  # messages the agent may still send
+    ended: bool = False  # the episode is over (user left or turn budget spent)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call returned: `content` is the structured result (a dict) or, for an
+    error or a text-only result, its text; `text` is always the text form."""
+
+    content: dict[str, Any] | str
+    is_error: bool
+    text: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The structured result; {} for an error or a text-only result."""
+        return self.content if isinstance(self.content, dict) else {}
+
+
+@dataclass
+class Usage:
+    """Cumulative LLM usage of one episode, as the agent reports it."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+    def as_meta(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }
+
+
+def outcome_of(result: CallToolResult) -> ToolOutcome:
+    """A CallToolResult as a ToolOutcome."""
+    text = "\n".join(getattr(block, "text", "") for block in result.content)
+    structured = result.structured_content
+    if result.is_error or structured is None:
+        return ToolOutcome(content=text, is_error=bool(result.is_error), text=text)
+    return ToolOutcome(
+        content=dict(structured), is_error=False, text=text or json.dumps(structured)
+    )
+
+
+@dataclass
+class Episode:
+    """One started episode on one MCP client session. Agents call `say`, `call` and
+    `recommend`; every call carries the episode id and the usage reported so far."""
+
+    client: Client
+    episode_id: str
+    task_id: str
+    opening: str  # the user's first message
+    trial: int = 0
+    max_turns: int = 0
+    tools: list[Tool] = field(default_factory=list)  # the server's tools, for LLM agents
+    ended: bool = False
+    end_reason: str | None = None
+    turns_left: int = 0
+    usage: Usage | None = None
+
+    def __post_init__(self) -> None:
+        if not self.turns_left:
+            self.turns_left = self.max_turns
+
+    async def say(self, text: str) -> UserTurn:
+        """send_message: say `text` to the user; their reply. Raises EpisodeEndedError
+        after the end, and ValueError when the server refuses the message."""
+        outcome = await self.call("send_message", text=text)
+        if outcome.is_error:
+            raise ValueError(outcome.text)
+        data = outcome.data
+        self.turns_left = int(data.get("turns_left", 0))
+        return UserTurn(
+            text=str(data.get("reply", "")),
+            left=bool(data.get("user_left")),
+            turns_left=self.turns_left,
+            ended=bool(data.get("episode_ended")),
+        )
+
+    async def call(self, tool: str, **arguments: Any) -> ToolOutcome:
+        """Call any episode tool (`episode_id` is added). Tool errors come back as a
+        ToolOutcome with is_error, never raised."""
+        if self.ended:
+            raise EpisodeEndedError(
+                f"episode {self.episode_id[:8]} has ended ({self.end_reason}); {tool} not sent"
+            )
+        meta = {USAGE_META_KEY: self.usage.as_meta()} if self.usage is not None else None
+        result = await self.client.call_tool(
+            tool,
+            {"episode_id": self.episode_id, **arguments},
+            meta=meta,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
+        )
+        outcome = outcome_of(result)
+        data = outcome.data
+        if data.get("episode_ended"):
+            self.ended = True
+            self.end_reason = data.get("end_reason")
+        elif outcome.is_error and "has ended (" in outcome.text:
+            self.ended = True
+            self.end_reason = outcome.text.split("has ended (", 1)[1].split(")", 1)[0]
+        return outcome
+
+    async def recommend(self, item_id: str | None, message: str | None = None) -> ToolOutcome:
+        """Commit `item_id` (None abstains), optionally with a message to the user."""
+        arguments: dict[str, Any] = {"item_id": item_id}
+        if message is not None:
+            arguments["message"] = message
+        return await self.call("recommend", **arguments)
+
+    def add_usage(
+        self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None = None
+    ) -> None:
+        """Add one LLM call's usage; the total reaches the log's end record."""
+        usage = self.usage or Usage()
+        usage.prompt_tokens += prompt_tokens
+        usage.completion_tokens += completion_tokens
+        if cost_usd is not None:
+            usage.cost_usd = (usage.cost_usd or 0.0) + cost_usd
+        self.usage = usage
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """What `taurec run` tells an agent factory (see registry.py). Factories ignore what
+    they do not use; `make_llm_agent(settings)` requires `model`."""
+
+    label: str | None = None  # the label to report under; None: the agent's default
+    seed: int = 0  # seeds any randomness of the agent (combined with task and trial)
+    suite: str = "builtin"  # the suite being run (the oracle reads its answer key)
+    model: str | None = None  # LLM agents: a litellm model string
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # agent-specific extras
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A contestant. `label` names it in logs and reports (e.g. "scripted", "gpt-x@t0")."""
+
+    label: str
+
+    async def run(self, episode: Episode) -> None:
+        """Play one episode to its end (normally by calling episode.recommend)."""
+        ...

@@ -1,0 +1,60 @@
+"""The oracle: knows each task's answer key and plays it perfectly through the public tools.
+
+It reads the suite itself (`load_suite`) and commits the first compliant answer
+(`taurec.tasks.answers.compliant_answers`: meets every constraint, on the user's services,
+unwatched, allowed by the maturity gate), after the lookups the policy asks for; it
+abstains on a task without one. It never messages the user, so it never pitches. Its
+pass^k is the ceiling a suite allows: below 1.0 only when a task is defective (e.g. valid
+answers exist but none is compliant, so abstaining and committing both fail).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.suite import Suite, load_suite
+
+from .base import AgentSettings, Episode
+
+SPONSORED_NOTE = "Note: this is a sponsored (promoted) title."
+ABSTAIN_MESSAGE = "Nothing in the catalog meets all of your requirements, so I won't force one."
+
+
+@cache
+def _suite(spec: str) -> Suite:
+    return load_suite(spec)
+
+
+class OracleAgent:
+    def __init__(self, suite: str = "builtin", label: str = "oracle") -> None:
+        self.label = label
+        self.suite = _suite(suite)
+
+    def answer(self, task_id: str) -> str | None:
+        """The item the oracle commits for a task (None: abstain)."""
+        task = self.suite.get(task_id)
+        if task is None:
+            raise KeyError(f"task {task_id!r} is not in suite {self.suite.id!r}")
+        catalog = self.suite.catalog
+        ids = answers(task, catalog.items)
+        good = compliant_answers(task, [it for i in ids if (it := catalog.get(i)) is not None])
+        return good[0] if good else None
+
+    async def run(self, episode: Episode) -> None:
+        item_id = self.answer(episode.task_id)
+        await episode.call("get_user_history")
+        if item_id is None:
+            await episode.recommend(None, ABSTAIN_MESSAGE)
+            return
+        item = (await episode.call("get_item", item_id=item_id)).data
+        await episode.call("check_availability", item_id=item_id)
+        await episode.call("check_content_preference", item_id=item_id)
+        message = f"I recommend {item.get('title', 'this title')}."
+        if item.get("sponsored"):
+            message += " " + SPONSORED_NOTE
+        await episode.recommend(item_id, message)
+
+
+def make_oracle(settings: AgentSettings) -> OracleAgent:
+    return OracleAgent(settings.suite, settings.label or "oracle")

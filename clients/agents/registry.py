@@ -1,0 +1,112 @@
+"""The agents `taurec run --agent NAME` knows, how to make them, and what an episode of
+each costs (for `--dry-run`).
+
+The LLM agent lives in llm.py (`make_llm_agent(settings)`); it is imported only when
+asked for, so everything else works without it or its dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from .base import Agent, AgentSettings
+
+
+class AgentUnavailable(ValueError):
+    """The agent cannot be made with these settings (message says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class AgentProfile:
+    """Typical cost of one episode (measured on the built-in suite with the rule user)."""
+
+    description: str
+    tool_calls: float  # episode tool calls, messages excluded
+    messages: float  # send_message calls (each one a simulated-user turn)
+    llm_calls: float = 0.0  # model calls of the agent itself
+    needs_model: bool = False
+
+
+PROFILES: Final[dict[str, AgentProfile]] = {
+    "scripted": AgentProfile("asks about every attribute, filters, pitches one at a time", 13, 8),
+    "oracle": AgentProfile("reads the answer key; the ceiling of a suite", 5, 0),
+    "random": AgentProfile("a random catalog title (seeded)", 7, 0),
+    "popularity": AgentProfile("the most-voted title of the volunteered genre", 5, 0),
+    "llm": AgentProfile("a litellm tool-calling agent over MCP", 12, 8, 21, needs_model=True),
+}
+AGENT_NAMES: Final = tuple(PROFILES)
+
+
+def _scripted(settings: AgentSettings) -> Agent:
+    from .scripted import ScriptedAgent
+
+    return ScriptedAgent(settings.label or "scripted")
+
+
+def _oracle(settings: AgentSettings) -> Agent:
+    from .oracle import make_oracle
+
+    return make_oracle(settings)
+
+
+def _random(settings: AgentSettings) -> Agent:
+    from .baselines import make_random
+
+    return make_random(settings)
+
+
+def _popularity(settings: AgentSettings) -> Agent:
+    from .baselines import make_popularity
+
+    return make_popularity(settings)
+
+
+def _llm(settings: AgentSettings) -> Agent:
+    if not settings.model:
+        raise AgentUnavailable(
+            "--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)"
+        )
+    try:
+        module = importlib.import_module(f"{__package__}.llm")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.llm":
+            raise AgentUnavailable(f"the llm agent cannot be loaded: {exc}") from None
+        raise AgentUnavailable(
+            "the llm agent is not available in this installation "
+            "(taurec/clients/agents/llm.py is missing)"
+        ) from None
+    factory: Callable[[AgentSettings], Agent] = module.make_llm_agent
+    return factory(settings)
+
+
+_FACTORIES: Final[dict[str, Callable[[AgentSettings], Agent]]] = {
+    "scripted": _scripted,
+    "oracle": _oracle,
+    "random": _random,
+    "popularity": _popularity,
+    "llm": _llm,
+}
+
+
+def make_agent(name: str, settings: AgentSettings) -> Agent:
+    """The agent called `name`; AgentUnavailable when it cannot be made (unknown name,
+    missing model, missing module)."""
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise AgentUnavailable(f"unknown agent {name!r}; expected one of {', '.join(AGENT_NAMES)}")
+    return factory(settings)
+
+
+def default_label(name: str, settings: AgentSettings) -> str:
+    """The label an agent reports under when --label is not given (without making it)."""
+    if settings.label:
+        return settings.label
+    if name == "llm" and settings.model:
+        label = settings.model
+        if settings.temperature is not None:
+            label += f"@t{settings.temperature:g}"
+        return f"{label}@{settings.reasoning_effort}" if settings.reasoning_effort else label
+    return name

@@ -1,0 +1,283 @@
+"""`taurec run`: play an agent over a suite's tasks x trials and print the evaluator table.
+
+With no options: the scripted agent, the built-in suite, the rule-based user, 4 trials,
+logs in `logs/`, the server in process. No API key, no network. Exit codes: 0 done,
+1 the run failed (server unreachable), 2 bad options or input, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import shlex
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import anyio
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from taurec.catalog.errors import DataError
+from taurec.clients.agents.base import AgentSettings
+from taurec.clients.agents.registry import PROFILES, AgentUnavailable, default_label, make_agent
+from taurec.clients.runner.connection import Connection
+from taurec.clients.runner.estimate import estimate
+from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
+from taurec.clients.runner.progress import RunProgress
+from taurec.clients.runner.report import print_report, score_out
+from taurec.clients.runner.runner import Runner
+from taurec.evaluator.logs import Resolver
+from taurec.server.errors import from_validation_error
+from taurec.server.service import default_run_label
+from taurec.server.settings import ServerSettings
+from taurec.tasks.suite import Suite, load_suite
+
+
+class AgentName(StrEnum):  # the registry's names (a test keeps the two in step)
+    SCRIPTED = "scripted"
+    ORACLE = "oracle"
+    RANDOM = "random"
+    POPULARITY = "popularity"
+    LLM = "llm"
+
+
+class TransportName(StrEnum):
+    INPROC = "inproc"
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+class SimulatorName(StrEnum):
+    RULE = "rule"
+    LLM = "llm"
+
+
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: object) -> NoReturn:
+    err.print(f"[red]error:[/red] {escape(str(message))}")
+    raise typer.Exit(2)
+
+
+def _select(suite: Suite, tasks: str | None) -> list[str]:
+    ids = [t.id for t in suite.tasks]
+    if tasks is None:
+        return ids
+    wanted = [t.strip() for t in tasks.split(",") if t.strip()]
+    unknown = [t for t in wanted if suite.get(t) is None]
+    if unknown or not wanted:
+        shown = ", ".join(ids) if len(ids) <= 20 else f"{', '.join(ids[:10])}, ..., {ids[-1]}"
+        what = f"unknown task ids {', '.join(unknown)}" if unknown else "no task ids given"
+        _fail(f"--tasks: {what} in suite {suite.id!r}; valid ids: {shown}")
+    return list(dict.fromkeys(wanted))
+
+
+def _resume_command(options: dict[str, object]) -> str:
+    parts = ["taurec", "run"]
+    for flag, value in options.items():
+        if value is None or value is False:
+            continue
+        parts += [flag] if value is True else [flag, str(value)]
+    return shlex.join([*parts, "--resume"])
+
+
+def run(
+    agent: Annotated[
+        AgentName, typer.Option("--agent", help="Which agent plays.")
+    ] = AgentName.SCRIPTED,
+    suite: Annotated[
+        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
+    ] = "builtin",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per task (k).")] = 4,
+    out: Annotated[Path, typer.Option("--out", help="Log folder (scored at the end).")] = Path(
+        "logs"
+    ),
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Episodes played at once.")
+    ] = 8,
+    transport: Annotated[
+        TransportName,
+        typer.Option("--transport", help="inproc (fastest), stdio (taurec serve), or http."),
+    ] = TransportName.INPROC,
+    url: Annotated[
+        str | None, typer.Option("--url", help="--transport http: the server's /mcp URL.")
+    ] = None,
+    simulator: Annotated[
+        SimulatorName, typer.Option("--simulator", help="The simulated user: rule or llm.")
+    ] = SimulatorName.RULE,
+    simulator_model: Annotated[
+        str | None, typer.Option("--simulator-model", help="--simulator llm: litellm model.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="--agent llm: litellm model string.")
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", min=0, max=2, help="--agent llm.")
+    ] = None,
+    reasoning_effort: Annotated[
+        str | None, typer.Option("--reasoning-effort", help="--agent llm (e.g. low, high).")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Skip finished episodes; rerun unfinished ones.")
+    ] = False,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Run seed (default: per task and trial).")
+    ] = None,
+    label: Annotated[
+        str | None, typer.Option("--label", help="Agent label in logs and reports.")
+    ] = None,
+    episode_timeout: Annotated[
+        float,
+        typer.Option(
+            "--episode-timeout", min=1, help="Seconds before an episode is an agent_error."
+        ),
+    ] = 900.0,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
+    ] = False,
+) -> None:
+    """Run an agent over tasks x trials through the MCP server, then score the logs."""
+    name = agent.value
+    if transport is TransportName.HTTP and not url:
+        _fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
+    if url and transport is not TransportName.HTTP:
+        _fail("--url applies to --transport http only")
+    if transport is TransportName.HTTP and simulator is SimulatorName.LLM:
+        _fail("--simulator applies to a server the run starts; an http server has its own")
+    settings = AgentSettings(
+        label=label,
+        seed=seed or 0,
+        suite=suite,
+        model=model,
+        temperature=temperature,
+        reasoning_effort=reasoning_effort,
+    )
+    if name == "llm" and not model:
+        _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)")
+    if name != "llm" and (model or temperature is not None or reasoning_effort):
+        _fail("--model, --temperature and --reasoning-effort apply to --agent llm only")
+    run_label = default_run_label()
+    try:
+        server = ServerSettings(
+            suite=suite,
+            log_dir=out,
+            run_label=run_label,
+            simulator=simulator.value,
+            simulator_model=simulator_model,
+        )
+    except ValidationError as exc:
+        _fail(from_validation_error(exc))
+    try:
+        loaded = load_suite(suite)
+    except DataError as exc:
+        _fail(exc)
+    task_ids = _select(loaded, tasks)
+    the_agent = None
+    if not dry_run:
+        try:
+            the_agent = make_agent(name, settings)
+        except AgentUnavailable as exc:
+            _fail(exc)
+    # the agent's own label (a factory may derive it); a dry run makes no agent
+    the_label = the_agent.label if the_agent is not None else default_label(name, settings)
+    server = server.model_copy(update={"agent_label": the_label})
+    specs = plan(task_ids, trials)
+    done = existing(out, loaded.id, the_label)
+    if done and not resume and not dry_run:
+        _fail(
+            f"{out} already holds {len(done)} episode logs of agent {the_label!r} on suite "
+            f"{loaded.id!r}; add --resume to keep them and play only what is missing, "
+            "or choose another --out or --label"
+        )
+    todo = remaining(specs, done) if resume else specs
+    if the_agent is None:  # a dry run
+        _print_dry_run(name, len(specs), todo, done if resume else None, model, simulator_model)
+        return
+    if resume and done.incomplete:
+        moved = set_aside(out, done.incomplete)
+        err.print(
+            f"resume: set {len(moved)} unfinished episode logs aside in "
+            f"{out / INCOMPLETE_DIR} (they will not be scored) and will play them again"
+        )
+    if resume and len(specs) > len(todo):
+        err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
+    try:
+        connection = Connection(transport.value, server, url)
+    except ValueError as exc:
+        _fail(exc)
+    resolver = Resolver()
+    interrupted = False
+    played = []
+    if todo:
+        err.print(
+            f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: {len(todo)} episodes "
+            f"({len({s.task_id for s in todo})} tasks, up to {trials} trials), "
+            f"{connection.describe()}, {concurrency} at a time; logs in {out / run_label}"
+        )
+        runner = Runner(
+            the_agent,
+            connection,
+            out,
+            run_label,
+            concurrency=concurrency,
+            seed=seed,
+            episode_timeout=episode_timeout,
+            resolver=resolver,
+        )
+        with RunProgress(len(todo), the_label, err) as progress:
+            runner.on_result = progress
+            report = anyio.run(runner.run, todo)
+        played = [r.score for r in report.results if r.score is not None]
+        if report.failure:
+            err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
+            raise typer.Exit(1)
+        interrupted = report.interrupted
+        if interrupted:
+            options = {
+                "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
+                "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
+                "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
+                "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
+                "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
+            }  # fmt: skip
+            err.print(
+                f"[yellow]interrupted:[/yellow] {len(report.results)} finished episodes are "
+                f"saved in {out}; episodes in flight were cancelled. Resume with:\n  "
+                f"{escape(_resume_command(options))}"
+            )
+            raise typer.Exit(130)
+    else:
+        err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
+    print_report(score_out(out, played, resolver), Console(), err)
+    err.print(f"score again with: evaluator score {out}")
+
+
+def _print_dry_run(
+    name: str,
+    planned: int,
+    todo: list[object],
+    done: object,
+    model: str | None,
+    simulator_model: str | None,
+) -> None:
+    console = Console(highlight=False)
+    console.print(f"dry run: agent {name}, {planned} episodes planned, {len(todo)} to play")
+    if done is not None:
+        console.print(f"(resume: {planned - len(todo)} already finished)")
+    for line in estimate(
+        PROFILES[name], len(todo), agent_model=model, user_model=simulator_model
+    ).lines():
+        console.print(line)
+
+
+def main() -> None:
+    typer.run(run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Connecting to the benchmark's MCP server: in process, over stdio, or over HTTP.
+
+- inproc: the server is built in this process and reached through the SDK's in-memory
+  transport (`mcp.Client(server)`): the fastest, for the built-in reference agents.
+- stdio: `taurec serve` runs as a subprocess, exactly as a desktop agent would launch it.
+- http: a server someone already started (`taurec serve --transport http`), by URL.
+
+All episodes of a run share one client session; calls on it run concurrently.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Literal
+
+from mcp import Client, StdioServerParameters
+
+from taurec.server.app import build_server
+from taurec.server.episodes import SimulatorFactory
+from taurec.server.settings import ServerSettings
+
+Transport = Literal["inproc", "stdio", "http"]
+TRANSPORTS: tuple[Transport, ...] = ("inproc", "stdio", "http")
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How to reach the server. `settings` configure a server the runner starts (inproc,
+    stdio); an http server was configured by whoever started it."""
+
+    transport: Transport = "inproc"
+    settings: ServerSettings = field(default_factory=ServerSettings)
+    url: str | None = None
+    make_user: SimulatorFactory | None = None  # inproc only: replaces the simulated user
+
+    def __post_init__(self) -> None:
+        if self.transport == "http" and not self.url:
+            raise ValueError("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
+        if self.transport != "http" and self.url:
+            raise ValueError("--url applies to --transport http only")
+
+    @property
+    def writes_logs_to_out(self) -> bool:
+        """Whether the runner decides where logs go (it starts the server)."""
+        return self.transport != "http"
+
+    def describe(self) -> str:
+        if self.transport == "http":
+            return f"http {self.url}"
+        if self.transport == "stdio":
+            return "stdio (taurec serve subprocess)"
+        return "in process"
+
+
+def serve_arguments(settings: ServerSettings) -> list[str]:
+    """`taurec serve` options reproducing `settings`."""
+    args = ["--suite", settings.suite, "--log-dir", str(settings.log_dir)]
+    args += ["--label", settings.agent_label, "--log-level", settings.log_level]
+    if settings.catalog:
+        args += ["--catalog", settings.catalog]
+    if settings.run_label:
+        args += ["--run-label", settings.run_label]
+    if settings.patience is not None:
+        args += ["--patience", str(settings.patience)]
+    if settings.simulator != "rule":
+        args += ["--simulator", settings.simulator]
+    model = getattr(settings, "simulator_model", None)
+    if model:
+        args += ["--simulator-model", model]
+    return args
+
+
+@asynccontextmanager
+async def open_client(connection: Connection) -> AsyncIterator[Client]:
+    """A connected MCP client for the run. Raises DataError (inproc) when the suite cannot
+    be loaded, and the SDK's errors when the server cannot be reached."""
+    if connection.transport == "inproc":
+        server = build_server(connection.settings, make_user=connection.make_user)
+        async with Client(server) as client:
+            yield client
+    elif connection.transport == "stdio":
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "taurec.clients.serve_cli", *serve_arguments(connection.settings)],
+        )
+        async with Client(params) as client:
+            yield client
+    else:
+        assert connection.url is not None
+        async with Client(connection.url) as client:
+            yield client

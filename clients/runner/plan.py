@@ -1,0 +1,119 @@
+"""What a run plays: tasks x trials, minus what an earlier run already finished.
+
+An episode is identified by (suite, task, trial, agent label). Resume reads the logs under
+the output folder: an episode whose log has its end record is complete and skipped; a
+log without one (the run was killed mid-episode) is moved aside into `<out>/.incomplete/`
+(renamed `*.jsonl.incomplete`, so `evaluator score` does not count it) and replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import orjson
+
+INCOMPLETE_DIR: Final = ".incomplete"
+
+
+@dataclass(frozen=True, order=True)
+class EpisodeSpec:
+    task_id: str
+    trial: int
+
+
+def plan(task_ids: Sequence[str], trials: int) -> list[EpisodeSpec]:
+    """Every (task, trial), trial-major (all tasks' trial 0 first), so an interrupted run
+    has covered every task about equally."""
+    return [EpisodeSpec(t, k) for k in range(trials) for t in task_ids]
+
+
+@dataclass(frozen=True)
+class LogSummary:
+    """Header facts and completeness of one log, read from its first and last lines."""
+
+    path: Path
+    suite_id: str | None
+    task_id: str | None
+    trial: int | None
+    label: str | None
+    complete: bool
+
+
+def summarize_log(path: Path) -> LogSummary:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return LogSummary(path, None, None, None, None, False)
+    lines = data.splitlines()
+    try:
+        header = orjson.loads(lines[0]) if lines else {}
+    except orjson.JSONDecodeError:
+        header = {}
+    try:
+        last = orjson.loads(lines[-1]) if len(lines) > 1 and data.endswith(b"\n") else {}
+    except orjson.JSONDecodeError:
+        last = {}
+    if not isinstance(header, dict):
+        header = {}
+    agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
+    suite = header.get("suite") if isinstance(header.get("suite"), dict) else {}
+    trial = header.get("trial")
+    return LogSummary(
+        path=path,
+        suite_id=suite.get("id") if suite else None,
+        task_id=header.get("task_id"),
+        trial=trial if isinstance(trial, int) else None,
+        label=agent.get("label") if agent else None,
+        complete=isinstance(last, dict) and last.get("type") == "end",
+    )
+
+
+def episode_logs(out: Path) -> list[Path]:
+    """Every episode log under `out`, except the ones set aside."""
+    if not out.is_dir():
+        return []
+    aside = out / INCOMPLETE_DIR
+    return sorted(p for p in out.rglob("*.jsonl") if aside not in p.parents and p.is_file())
+
+
+@dataclass
+class Existing:
+    """The logs under `out` of one (suite, label)."""
+
+    complete: dict[EpisodeSpec, Path] = field(default_factory=dict)
+    incomplete: list[Path] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.complete) + len(self.incomplete)
+
+
+def existing(out: Path, suite_id: str, label: str) -> Existing:
+    found = Existing()
+    for path in episode_logs(out):
+        s = summarize_log(path)
+        if s.label != label or s.suite_id != suite_id or s.task_id is None or s.trial is None:
+            continue
+        spec = EpisodeSpec(s.task_id, s.trial)
+        if s.complete:
+            found.complete.setdefault(spec, path)
+        else:
+            found.incomplete.append(path)
+    return found
+
+
+def set_aside(out: Path, paths: Iterable[Path]) -> list[Path]:
+    """Move incomplete logs to `<out>/.incomplete/<same relative path>.incomplete`."""
+    moved = []
+    for path in paths:
+        target = out / INCOMPLETE_DIR / f"{path.relative_to(out)}.incomplete"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        path.replace(target)
+        moved.append(target)
+    return moved
+
+
+def remaining(specs: Iterable[EpisodeSpec], done: Existing) -> list[EpisodeSpec]:
+    return [s for s in specs if s not in done.complete]

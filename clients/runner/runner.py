@@ -1,0 +1,247 @@
+"""Running an agent over episodes through the MCP server, N at a time.
+
+Each episode: `start_episode` (with the agent's label), the agent plays it through an
+`Episode`, and the runner makes sure it ends. An agent that raises AgentInfraError (its
+LLM provider failed after retries) has its episode ended as `infra_error`; one that
+crashes, times out or returns without committing, as `agent_error` (both through the
+server's `abort_episode`, so the log says so). Each finished episode's log is scored as it
+completes (for the live pass count). Cancelling the run (SIGINT) cancels in-flight
+episodes, whose logs stay without an end record for `--resume` to replay; every finished
+episode is already on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from taurec.clients.agents.base import (
+    Agent,
+    AgentInfraError,
+    Episode,
+    ToolOutcome,
+    outcome_of,
+)
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.logs import Resolver, score_log
+from taurec.server.episodes import derive_seed
+from taurec.server.service import default_run_label
+from taurec.server.settings import ServerSettings
+from taurec.server.trajectory_writer import log_path
+from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory_reader import read_log
+
+from .connection import Connection, Transport, open_client
+from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
+
+log = logging.getLogger(__name__)
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """One finished episode as the runner saw it; `score` when its log could be read."""
+
+    spec: EpisodeSpec
+    episode_id: str | None
+    end_reason: str | None
+    log: Path | None = None
+    score: EpisodeScore | None = None
+    error: str | None = None  # why the runner ended it, or why it could not start
+
+    @property
+    def passed(self) -> bool:
+        return self.score is not None and self.score.passed
+
+    @property
+    def infra_error(self) -> bool:
+        if self.score is not None:
+            return self.score.infra_error
+        return self.end_reason == "infra_error" or self.episode_id is None
+
+
+@dataclass
+class RunReport:
+    results: list[EpisodeResult] = field(default_factory=list)
+    interrupted: bool = False
+    failure: str | None = None  # the run itself failed (e.g. the server could not be reached)
+
+
+@dataclass
+class Runner:
+    """Plays `agent` on episodes over `connection`; logs go to `out` (the server's log dir)."""
+
+    agent: Agent
+    connection: Connection
+    out: Path
+    run_label: str
+    concurrency: int = 4
+    seed: int | None = None  # None: the server derives each episode's seed
+    episode_timeout: float | None = 900.0
+    on_result: Callable[[EpisodeResult], None] | None = None
+    resolver: Resolver = field(default_factory=Resolver)
+    handle_signals: bool = True
+
+    async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
+        report = RunReport()
+        todo = iter(specs)
+        try:
+            async with open_client(self.connection) as client:
+                tools = (await client.list_tools()).tools
+                async with anyio.create_task_group() as tg:
+                    if self.handle_signals:
+                        tg.start_soon(self._watch_signals, tg.cancel_scope, report)
+
+                    async def worker() -> None:
+                        for spec in todo:
+                            result = await self._play(client, tools, spec)
+                            report.results.append(result)
+                            if self.on_result is not None:
+                                self.on_result(result)
+
+                    async with anyio.create_task_group() as workers:
+                        for _ in range(max(1, min(self.concurrency, len(specs)))):
+                            workers.start_soon(worker)
+                    tg.cancel_scope.cancel()  # done: stop watching signals
+        except Exception as exc:  # the server could not be started or reached
+            if not report.interrupted:
+                first = _first_leaf(exc)
+                report.failure = f"{type(first).__name__}: {first}"
+                log.debug("run failed", exc_info=exc)
+        return report
+
+    async def _watch_signals(self, scope: anyio.CancelScope, report: RunReport) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                report.interrupted = True
+                scope.cancel()
+                return
+
+    # --- one episode --------------------------------------------------------------------
+
+    def _seed(self, spec: EpisodeSpec) -> int | None:
+        if self.seed is None:
+            return None
+        return derive_seed(f"{spec.task_id}#seed{self.seed}", spec.trial)
+
+    async def _play(self, client: Client, tools: list[Any], spec: EpisodeSpec) -> EpisodeResult:
+        arguments: dict[str, Any] = {
+            "task_id": spec.task_id,
+            "trial": spec.trial,
+            "agent_label": self.agent.label,
+        }
+        seed = self._seed(spec)
+        if seed is not None:
+            arguments["seed"] = seed
+        started = outcome_of(await client.call_tool("start_episode", arguments))
+        if started.is_error:
+            return self._finish(spec, None, "infra_error", f"start_episode failed: {started.text}")
+        data = started.data
+        episode = Episode(
+            client=client,
+            episode_id=str(data["episode_id"]),
+            task_id=spec.task_id,
+            opening=str(data.get("opening", "")),
+            trial=spec.trial,
+            max_turns=int(data.get("max_turns", 0)),
+            tools=tools,
+        )
+        error: str | None = None
+        reason: str | None = None
+        timeout = self.episode_timeout if self.episode_timeout else math.inf
+        try:
+            with anyio.fail_after(timeout):
+                await self.agent.run(episode)
+        except AgentInfraError as exc:
+            reason, error = "infra_error", f"{type(exc).__name__}: {exc}"
+        except TimeoutError:
+            reason, error = "agent_error", f"the agent took longer than {timeout:g} s"
+        except Exception as exc:
+            log.debug("agent failed on %s", spec, exc_info=exc)
+            reason, error = "agent_error", f"the agent raised {type(exc).__name__}: {exc}"
+        if not episode.ended:
+            reason = reason or "agent_error"
+            error = error or "the agent stopped without committing (recommend)"
+            aborted = await self._abort(episode, reason, error)
+            if aborted.is_error and "has ended (" not in aborted.text:
+                error = f"{error}; abort_episode failed: {aborted.text}"
+        return self._finish(spec, episode.episode_id, episode.end_reason or reason, error)
+
+    async def _abort(self, episode: Episode, reason: str, detail: str) -> ToolOutcome:
+        try:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(30):
+                outcome = await episode.call("abort_episode", reason=reason, detail=detail[:2000])
+                episode.ended = True
+                episode.end_reason = reason
+                return outcome
+        except Exception as exc:  # the connection itself is gone
+            return ToolOutcome(content=str(exc), is_error=True, text=str(exc))
+        return ToolOutcome(content="timed out", is_error=True, text="abort_episode timed out")
+
+    def _finish(
+        self, spec: EpisodeSpec, episode_id: str | None, reason: str | None, error: str | None
+    ) -> EpisodeResult:
+        path = self._log_of(spec, episode_id) if episode_id else None
+        score = None
+        if path is not None:
+            score = score_log(read_log(path), self.resolver)
+        return EpisodeResult(spec, episode_id, reason, path, score, error)
+
+    def _log_of(self, spec: EpisodeSpec, episode_id: str) -> Path | None:
+        if self.connection.writes_logs_to_out:
+            path = log_path(self.out, self.run_label, spec.task_id, spec.trial, episode_id)
+            return path if path.is_file() else None
+        # an HTTP server writes where it was told; found when that is under `out`
+        name = f"trial{spec.trial}-{episode_id[:12]}.jsonl"
+        hits = [
+            p for p in self.out.glob(f"*/{spec.task_id}/{name}") if INCOMPLETE_DIR not in p.parts
+        ]
+        return hits[0] if hits else None
+
+
+def run_agent(
+    agent: Agent,
+    *,
+    suite: str = "builtin",
+    tasks: Sequence[str] | None = None,
+    trials: int = 1,
+    out: str | Path = "logs",
+    transport: Transport = "inproc",
+    url: str | None = None,
+    concurrency: int = 8,
+    seed: int | None = None,
+) -> RunReport:
+    """Play `agent` on a suite's tasks (all, or `tasks`) x `trials`, logging under `out`:
+    the scripting entry point (`taurec run` adds resume, progress and the final table).
+    Score the logs with `evaluator score OUT`, or use each result's `score`."""
+    out = Path(out)
+    run_label = default_run_label()
+    settings = ServerSettings(
+        suite=suite, log_dir=out, run_label=run_label, agent_label=agent.label
+    )
+    if tasks is None:
+        tasks = [t.id for t in load_suite(suite).tasks]
+    runner = Runner(
+        agent,
+        Connection(transport, settings, url),
+        out,
+        run_label,
+        concurrency=concurrency,
+        seed=seed,
+        handle_signals=False,
+    )
+    return anyio.run(runner.run, plan(list(tasks), trials))

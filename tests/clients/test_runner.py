@@ -1,0 +1,186 @@
+"""The runner: episodes end properly whatever the agent does, usage reaches the log,
+and the transports work."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import orjson
+import pytest
+
+from taurec.clients.agents.base import AgentInfraError, Episode
+from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.runner.connection import Connection
+from taurec.clients.runner.plan import EpisodeSpec
+from taurec.clients.runner.runner import EpisodeResult, Runner
+from taurec.evaluator.aggregate import aggregate
+from taurec.server.episodes import derive_seed
+from taurec.server.settings import ServerSettings
+
+
+def _end(result: EpisodeResult) -> dict:
+    assert result.log is not None
+    return orjson.loads(result.log.read_bytes().splitlines()[-1])
+
+
+async def _play(agent, out: Path, *specs: EpisodeSpec, **kw) -> list[EpisodeResult]:
+    settings = ServerSettings(log_dir=out, run_label="r")
+    transport = kw.pop("transport", "inproc")
+    runner = Runner(agent, Connection(transport, settings), out, "r", handle_signals=False, **kw)
+    report = await runner.run(list(specs))
+    assert report.failure is None, report.failure
+    return sorted(report.results, key=lambda r: r.spec)
+
+
+class ProviderDown:
+    label = "flaky-llm"
+
+    async def run(self, episode: Episode) -> None:
+        episode.add_usage(100, 20, 0.01)
+        await episode.call("get_user_history")
+        episode.add_usage(50, 10, 0.005)
+        raise AgentInfraError("the provider failed after 5 retries")
+
+
+class Committer:
+    label = "committer"
+
+    async def run(self, episode: Episode) -> None:
+        episode.add_usage(1200, 80, None)
+        await episode.say("Hi! What would you like to watch?")
+        episode.add_usage(1300, 90, 0.002)
+        await episode.recommend(None, "Nothing fits, sorry.")
+
+
+class Crasher:
+    label = "crasher"
+
+    async def run(self, episode: Episode) -> None:
+        await episode.call("get_user_history")
+        raise RuntimeError("bug in the agent")
+
+
+class Quitter:
+    label = "quitter"
+
+    async def run(self, episode: Episode) -> None:
+        await episode.say("Hello!")
+
+
+class Sleeper:
+    label = "sleeper"
+
+    async def run(self, episode: Episode) -> None:
+        await anyio.sleep(30)
+
+
+async def test_an_agent_infra_error_ends_the_episode_as_infra_error_with_its_usage(
+    tmp_path: Path,
+) -> None:
+    (result,) = await _play(ProviderDown(), tmp_path, EpisodeSpec("t001", 0))
+    end = _end(result)
+    assert end["reason"] == "infra_error" and "provider failed" in end["detail"]
+    assert end["usage"] == {"prompt_tokens": 150, "completion_tokens": 30, "cost_usd": 0.015}
+    (group,) = aggregate([result.score])
+    assert group["infra_errors"] == 1 and group["n_episodes"] == 1 and group["passed"] == 0
+
+
+async def test_usage_sent_in_the_request_meta_lands_in_the_end_record(tmp_path: Path) -> None:
+    (result,) = await _play(Committer(), tmp_path, EpisodeSpec("t004", 0))
+    end = _end(result)
+    assert end["reason"] == "abstained"
+    assert end["usage"] == {"prompt_tokens": 2500, "completion_tokens": 170, "cost_usd": 0.002}
+    (group,) = aggregate([result.score])
+    assert group["efficiency"]["prompt_tokens"] == 2500
+
+
+@pytest.mark.parametrize(
+    ("agent", "detail"),
+    [
+        (Crasher(), "the agent raised RuntimeError: bug in the agent"),
+        (Quitter(), "the agent stopped without committing"),
+    ],
+)
+async def test_an_agent_that_crashes_or_stops_ends_as_agent_error(
+    tmp_path: Path, agent, detail: str
+) -> None:
+    (result,) = await _play(agent, tmp_path, EpisodeSpec("t001", 0))
+    end = _end(result)
+    assert end["reason"] == "agent_error" and detail in end["detail"]
+    assert result.score is not None and not result.score.infra_error and not result.passed
+
+
+async def test_an_agent_that_takes_too_long_ends_as_agent_error(tmp_path: Path) -> None:
+    (result,) = await _play(Sleeper(), tmp_path, EpisodeSpec("t001", 0), episode_timeout=0.3)
+    assert _end(result)["reason"] == "agent_error"
+    assert "longer than 0.3 s" in _end(result)["detail"]
+
+
+async def test_episodes_run_over_stdio_through_a_taurec_serve_subprocess(tmp_path: Path) -> None:
+    specs = [EpisodeSpec("t001", 0), EpisodeSpec("t048", 1)]
+    results = await _play(ScriptedAgent(), tmp_path, *specs, transport="stdio")
+    assert [r.spec for r in results] == specs
+    assert all(r.passed and r.log is not None and r.log.is_relative_to(tmp_path) for r in results)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    serve = [sys.executable, "-m", "taurec.clients.serve_cli", "--transport", "http"]
+    args = ["--port", str(port), "--log-dir", str(tmp_path)]
+    proc = subprocess.Popen([*serve, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, "no server"
+            time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def test_episodes_run_over_http_and_are_scored_from_the_servers_log_dir(
+    tmp_path: Path, http_server: str
+) -> None:
+    runner = Runner(
+        ScriptedAgent(), Connection("http", url=http_server), tmp_path, "r", handle_signals=False
+    )
+    report = await runner.run([EpisodeSpec("t002", 0)])
+    (result,) = report.results
+    assert result.passed and result.log is not None
+
+
+def test_a_connection_over_http_needs_a_url() -> None:
+    with pytest.raises(ValueError, match="--url"):
+        Connection("http")
+
+
+async def test_a_run_seed_changes_every_episodes_user_seed_reproducibly(tmp_path: Path) -> None:
+    spec = EpisodeSpec("t001", 0)
+    (default,) = await _play(Quitter(), tmp_path / "a", spec)
+    (seeded,) = await _play(Quitter(), tmp_path / "b", spec, seed=7)
+    (again,) = await _play(Quitter(), tmp_path / "c", spec, seed=7)
+
+    def seed_of(result: EpisodeResult) -> int:
+        assert result.log is not None
+        return orjson.loads(result.log.read_bytes().splitlines()[0])["seed"]
+
+    assert seed_of(default) == derive_seed("t001", 0)
+    assert seed_of(seeded) == seed_of(again) != seed_of(default)

@@ -1,0 +1,94 @@
+"""`taurec run`: defaults, bad flags, dry runs, refusing to mix runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from taurec.clients.agents.base import AgentSettings
+from taurec.clients.agents.registry import AGENT_NAMES, AgentUnavailable, make_agent
+from taurec.clients.cli import app
+from taurec.clients.run_cli import AgentName
+
+runner = CliRunner()
+
+
+def _run(*args: str):
+    return runner.invoke(app, ["run", *args])
+
+
+def test_the_cli_offers_exactly_the_registrys_agents() -> None:
+    assert tuple(a.value for a in AgentName) == AGENT_NAMES
+
+
+def test_a_run_plays_every_episode_and_prints_the_evaluator_table(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    result = _run("--tasks", "t001,t004,t048", "--trials", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "agent: scripted" in result.stdout and "pass^2" in result.stdout
+    assert "100.0%" in result.stdout
+    assert len(list(out.rglob("*.jsonl"))) == 6
+    assert "evaluator score" in result.stderr
+
+
+def test_a_second_run_into_the_same_folder_is_refused_unless_resumed(tmp_path: Path) -> None:
+    out = str(tmp_path / "logs")
+    assert _run("--tasks", "t001", "--trials", "1", "--out", out).exit_code == 0
+    again = _run("--tasks", "t001", "--trials", "1", "--out", out)
+    assert again.exit_code == 2 and "--resume" in again.stderr
+    resumed = _run("--tasks", "t001", "--trials", "1", "--out", out, "--resume")
+    assert resumed.exit_code == 0 and "nothing to play" in resumed.stderr
+    other_label = _run("--tasks", "t001", "--trials", "1", "--out", out, "--label", "b")
+    assert other_label.exit_code == 0
+    assert "agent: b" in other_label.stdout and "agent: scripted" in other_label.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--agent", "nope"], "--agent"),
+        (["--trials", "0"], "--trials"),
+        (["--transport", "http"], "needs --url"),
+        (["--url", "http://x/mcp"], "--transport http only"),
+        (["--tasks", "t001,t999"], "unknown task ids t999"),
+        (["--agent", "llm"], "needs --model"),
+        (["--model", "openai/gpt-4o"], "--agent llm only"),
+        (["--simulator", "llm"], "simulator_model"),
+        (["--simulator-model", "openai/gpt-4o"], "simulator 'llm' only"),
+        (["--suite", "/no/such/suite"], "no such suite"),
+        (["--concurrency", "0"], "--concurrency"),
+    ],
+)
+def test_bad_flags_are_one_clear_error_with_exit_code_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = _run(*args, "--out", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert not list(tmp_path.rglob("*.jsonl"))
+
+
+def test_a_missing_llm_agent_module_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "taurec.clients.agents.llm", None)
+    with pytest.raises(AgentUnavailable, match="not available"):
+        make_agent("llm", AgentSettings(model="openai/gpt-4o"))
+
+
+def test_a_dry_run_estimates_without_running(tmp_path: Path) -> None:
+    result = _run("--dry-run", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "240 episodes planned" in result.stdout and "tool calls:" in result.stdout
+    assert not tmp_path.exists() or not list(tmp_path.rglob("*.jsonl"))
+
+
+def test_a_dry_run_of_llm_agents_prices_their_calls(tmp_path: Path) -> None:
+    args = ["--agent", "llm", "--model", "openai/gpt-4o-mini", "--trials", "1", "--dry-run"]
+    args += ["--simulator", "llm", "--simulator-model", "openai/gpt-4o-mini"]
+    result = _run(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "60 episodes planned" in result.stdout
+    assert "agent LLM calls" in result.stdout and "user LLM calls" in result.stdout
+    assert "$" in result.stdout
