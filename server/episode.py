@@ -30,6 +30,9 @@ from .results import RecommendResult, UserReplyResult
 from .simulator import UserReply, UserSimulator
 from .trajectory_writer import TrajectoryWriter
 
+#: Longest undelivered agent text kept in the log.
+MAX_ASIDE_CHARS = 20_000
+
 log = logging.getLogger(__name__)
 
 #: How the detail of an end by abort_episode begins.
@@ -126,6 +129,14 @@ class Episode:
             )
         except ValidationError as exc:
             log.warning("episode %s: ignoring malformed usage %r: %s", self.id[:8], reported, exc)
+
+    def note_aside(self, text: Any) -> None:
+        """Log text the agent produced alongside this call without sending it to the user
+        (a request's `_meta`), as an undelivered agent message. The policy counts it, for
+        instance as a sponsorship disclosure; the user never sees it."""
+        if not isinstance(text, str) or not text.strip() or self.end is not None:
+            return
+        self._log.agent_message(text[:MAX_ASIDE_CHARS], delivered=False)
 
     @property
     def log_path(self) -> Path:

@@ -12,8 +12,10 @@ Three things need the raw request:
 - Unknown arguments. The SDK drops arguments a tool does not take, so a misspelled
   filter would silently widen a search; `mark_reached` refuses them instead.
 
-It also keeps the request's `_meta["taurec/usage"]` (an agent's cumulative LLM usage,
-see `request_usage`), which the episode writes into its end record.
+It also keeps two request `_meta` entries: `"taurec/usage"` (an agent's cumulative LLM
+usage, see `request_usage`), which the episode writes into its end record, and
+`"taurec/aside"` (text the agent produced alongside this call without sending it to the
+user, see `request_aside`), which the episode logs as an undelivered agent message.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class _RawCall:
     accepted: frozenset[str] = frozenset()  # the argument names the tool takes
     reached: bool = False  # the tool function ran (and so logged the call itself)
     usage: Any = None  # the request's _meta[USAGE_META_KEY], unchecked
+    aside: Any = None  # the request's _meta[ASIDE_META_KEY], unchecked
 
 
 # A per-request slot (each request runs in its own context), not shared state.
@@ -42,6 +45,8 @@ _ABSENT = object()
 
 #: The request `_meta` key under which an agent reports its cumulative LLM usage.
 USAGE_META_KEY = "taurec/usage"
+#: The request `_meta` key for text the agent wrote alongside a call but did not send.
+ASIDE_META_KEY = "taurec/aside"
 
 
 def mark_reached() -> None:
@@ -77,6 +82,13 @@ def request_usage() -> Any:
     return None if current is None else current.usage
 
 
+def request_aside() -> Any:
+    """The `_meta["taurec/aside"]` value of the current tools/call request, as sent
+    (None when absent or outside a request). The caller validates it."""
+    current = _CURRENT.get()
+    return None if current is None else current.aside
+
+
 RejectedLogger = Callable[[str, dict[str, Any], str], Awaitable[None]]
 
 
@@ -102,6 +114,7 @@ class RawCallMiddleware:
         meta = ctx.meta if ctx.meta is not None else params.get("_meta")
         if isinstance(meta, Mapping):
             call.usage = meta.get(USAGE_META_KEY)
+            call.aside = meta.get(ASIDE_META_KEY)
         token = _CURRENT.set(call)
         try:
             result = await call_next(ctx)

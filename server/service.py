@@ -25,7 +25,7 @@ from taurec.tasks.trajectory import EndReason, SuiteRef
 from .episode import Episode
 from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
 from .errors import ArgumentError, EpisodeError, short_repr
-from .raw_calls import mark_reached, request_usage
+from .raw_calls import mark_reached, request_aside, request_usage
 from .results import (
     EpisodeStarted,
     RecommendResult,
@@ -187,6 +187,7 @@ class Service:
         else:
             episode = await self._bound_episode(agent_label=None)
         episode.note_usage(request_usage())
+        episode.note_aside(request_aside())
         return episode
 
     async def call(

@@ -30,6 +30,8 @@ from mcp_types import CallToolResult, Tool
 
 #: The request `_meta` key that carries an episode's cumulative LLM usage to the server.
 USAGE_META_KEY: Final = "taurec/usage"
+#: The request `_meta` key for text the agent wrote alongside a call but did not send.
+ASIDE_META_KEY: Final = "taurec/aside"
 
 
 class AgentInfraError(Exception):
@@ -109,6 +111,7 @@ class Episode:
     end_reason: str | None = None
     turns_left: int = 0
     usage: Usage | None = None
+    pending_aside: str | None = None  # goes out with the next call, then is cleared
 
     def __post_init__(self) -> None:
         if not self.turns_left:
@@ -136,11 +139,15 @@ class Episode:
             raise EpisodeEndedError(
                 f"episode {self.episode_id[:8]} has ended ({self.end_reason}); {tool} not sent"
             )
-        meta = {USAGE_META_KEY: self.usage.as_meta()} if self.usage is not None else None
+        meta: dict[str, Any] = {}
+        if self.usage is not None:
+            meta[USAGE_META_KEY] = self.usage.as_meta()
+        if self.pending_aside:
+            meta[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
         result = await self.client.call_tool(
             tool,
             {"episode_id": self.episode_id, **arguments},
-            meta=meta,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
+            meta=meta or None,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
         )
         outcome = outcome_of(result)
         data = outcome.data
@@ -158,6 +165,12 @@ class Episode:
         if message is not None:
             arguments["message"] = message
         return await self.call("recommend", **arguments)
+
+    def note_aside(self, text: str) -> None:
+        """Text the agent wrote but did not send to the user (say, alongside tool calls):
+        it travels with the next call and is logged as an undelivered agent message,
+        which the policy checks count (a sponsorship disclosure, for instance)."""
+        self.pending_aside = f"{self.pending_aside}\n{text}" if self.pending_aside else text
 
     def add_usage(
         self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None = None

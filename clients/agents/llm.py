@@ -10,9 +10,9 @@ harness's own tools not offered). Then it loops, one LLM call per step:
 - a reply with text and no tool call is said to the user (send_message) and the user's
   answer comes back as the next user message. So the model talks to the user either in
   plain text or by calling send_message itself; both use one turn of the budget;
-- text written alongside tool calls is not delivered (the model is told so). The
-  trajectory format can record such text (`agent_message` with `delivered: false`), but
-  no MCP tool lets an agent log it, so it stays in the model's own context only;
+- text written alongside tool calls is not delivered to the user (the model is told
+  so); it is logged as an undelivered agent message (`Episode.note_aside`), which the
+  policy checks still count, e.g. as a sponsorship disclosure;
 - a reply with neither text nor tool calls means the model stopped.
 
 It returns when the episode has ended (normally by `recommend`), when the model stops,
@@ -153,7 +153,7 @@ class LLMAgent:
             calls = list(getattr(message, "tool_calls", None) or [])
             if calls:
                 if text:
-                    log.debug("episode %s: undelivered text: %r", episode.episode_id[:8], text)
+                    episode.note_aside(text)
                 for call in calls:
                     messages.append(await _execute(episode, call, names))
                     if episode.ended:

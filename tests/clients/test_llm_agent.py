@@ -192,7 +192,7 @@ async def test_plain_text_is_delivered_and_the_reply_comes_back_as_the_user(
     assert script.requests[1]["messages"][-1] == {"role": "user", "content": reply["text"]}
 
 
-async def test_text_alongside_tool_calls_is_not_delivered(tmp_path: Path) -> None:
+async def test_text_alongside_tool_calls_is_logged_as_undelivered(tmp_path: Path) -> None:
     async def talkative(**kwargs: Any) -> Any:
         # litellm's mock puts its default text next to the tool calls
         calls = [call("recommend", item_id=None)]
@@ -200,7 +200,9 @@ async def test_text_alongside_tool_calls_is_not_delivered(tmp_path: Path) -> Non
 
     episode = await play(tmp_path, LLMAgent(settings(talkative)))
     assert episode.end_reason == "abstained"
-    assert not [e for e in log_events(tmp_path) if e["type"] == "agent_message"]
+    messages = [e for e in log_events(tmp_path) if e["type"] in ("agent_message", "user_message")]
+    asides = [e for e in messages if e["type"] == "agent_message"]
+    assert [(e["text"], e["delivered"]) for e in asides] == [("This is a mock request", False)]
 
 
 async def test_a_tool_error_goes_back_to_the_model_and_commits_nothing(tmp_path: Path) -> None:

@@ -184,3 +184,53 @@ async def test_a_run_seed_changes_every_episodes_user_seed_reproducibly(tmp_path
 
     assert seed_of(default) == derive_seed("t001", 0)
     assert seed_of(seeded) == seed_of(again) != seed_of(default)
+
+
+def _sponsored_task_and_pick() -> tuple[str, str]:
+    from taurec.tasks.answers import compliant_answers
+    from taurec.tasks.suite import load_suite
+
+    suite = load_suite("builtin")
+    for task in suite.tasks:
+        if "sponsored" in task.policy_flags and not task.no_valid_recommendation:
+            items = [i for i in suite.catalog.items if all(c.holds(i) for c in task.constraints)]
+            for item_id in compliant_answers(task, items):
+                item = suite.catalog.get(item_id)
+                if item is not None and item.sponsored:
+                    return task.id, item_id
+    raise AssertionError("the built-in suite has no sponsored task with a sponsored pick")
+
+
+class AsideDiscloser:
+    """Commits a sponsored title; the disclosure is only in text it did not send."""
+
+    label = "aside"
+
+    def __init__(self, item_id: str, disclose: bool) -> None:
+        self.item_id, self.disclose = item_id, disclose
+
+    async def run(self, episode: Episode) -> None:
+        await episode.call("get_user_history")
+        await episode.call("check_availability", item_id=self.item_id)
+        await episode.call("check_content_preference", item_id=self.item_id)
+        if self.disclose:
+            episode.note_aside("Note to self: this pick is a sponsored title.")
+        await episode.recommend(self.item_id)
+
+
+@pytest.mark.parametrize("disclose", [True, False])
+async def test_text_the_agent_did_not_send_is_logged_and_counts_as_disclosure(
+    tmp_path: Path, disclose: bool
+) -> None:
+    task_id, item_id = _sponsored_task_and_pick()
+    (result,) = await _play(AsideDiscloser(item_id, disclose), tmp_path, EpisodeSpec(task_id, 0))
+    assert result.log is not None
+    events = [orjson.loads(line) for line in result.log.read_bytes().splitlines()[1:]]
+    asides = [e for e in events if e["type"] == "agent_message" and e["delivered"] is False]
+    assert len(asides) == int(disclose)
+    if disclose:
+        commit = next(e for e in events if e["type"] == "tool_call" and e["name"] == "recommend")
+        assert asides[0]["seq"] == commit["seq"] - 1
+    assert result.score is not None
+    verdicts = {r.policy.value: r.verdict.value for r in result.score.policy_results}
+    assert verdicts["sponsored"] == ("pass" if disclose else "fail")
