@@ -307,10 +307,16 @@ class Episode:
             return
         self.end = end
         self._pending_end = None
+        stats = getattr(self._user, "stats", None)  # an LLM user counts calls, cost, leaks
+        simulator = stats() if callable(stats) else None
         self._user = None  # the simulator's state is no longer needed
         try:
             await self._log.end(
-                end.reason, item_id=end.item_id, detail=end.detail, usage=self.usage
+                end.reason,
+                item_id=end.item_id,
+                detail=end.detail,
+                usage=self.usage,
+                simulator=simulator,
             )
         finally:
             self._on_end(self)

@@ -100,6 +100,7 @@ class TrajectoryWriter:
         item_id: str | None = None,
         detail: str | None = None,
         usage: Usage | None = None,
+        simulator: dict[str, Any] | None = None,
     ) -> int:
         """Write the end record and fsync the file (in a worker thread: fsync may be slow).
         `usage` is the agent's reported LLM usage, when it reported any."""
@@ -108,6 +109,8 @@ class TrajectoryWriter:
             fields["detail"] = detail
         if usage is not None:
             fields["usage"] = usage.model_dump(mode="json")
+        if simulator:
+            fields["simulator"] = simulator
         line = self._line("end", fields, None)
         try:
             await anyio.to_thread.run_sync(self._append, line, True)

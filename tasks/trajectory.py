@@ -119,6 +119,11 @@ class End(_Event):
     item_id: str | None = Field(default=None, description="The committed item; None otherwise.")
     detail: str | None = None
     usage: Usage | None = None
+    simulator: dict[str, Any] | None = Field(
+        default=None,
+        description="The simulated user's own counters, e.g. an LLM user's calls, cost, "
+        "leaks caught, regenerations and rule-based fallbacks.",
+    )
 
 
 Event = Annotated[

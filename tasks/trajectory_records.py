@@ -74,6 +74,7 @@ class EndRecord(TypedDict):
     item_id: NotRequired[str | None]
     detail: NotRequired[str | None]
     usage: NotRequired[UsageRecord | None]
+    simulator: NotRequired[dict[str, Any] | None]
 
 
 EventRecord = Annotated[
