@@ -120,7 +120,7 @@ def score_episode(
         score.constraint_verdicts = [
             ConstraintVerdict(
                 i,
-                f"{c.field} {c.op.value} {c.value!r}",
+                c.text,
                 c.reveal.value,
                 c.holds(item),
                 getattr(item, c.field),

@@ -32,12 +32,10 @@ class Replayer:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._cache: dict[tuple[str, str, bytes], bytes | Exception | None] = {}
+        self._cache: dict[tuple[str, str, bytes], Any] = {}  # result, None, or the exception
 
-    def expected(
-        self, task: RecommendationTask, name: str, arguments: dict[str, Any]
-    ) -> bytes | None:
-        """Canonical JSON of the result the call must have returned; None if not replayable.
+    def expected(self, task: RecommendationTask, name: str, arguments: dict[str, Any]) -> Any:
+        """The result (JSON value) the call must have returned; None if not replayable.
         Raises what the call raises for bad arguments."""
         # the episode id addresses the episode; results depend on the task, which the key holds
         args = {k: v for k, v in arguments.items() if k != "episode_id"}
@@ -45,7 +43,7 @@ class Replayer:
         if key not in self._cache:
             try:
                 result = replay_call(self.catalog, task, name, arguments)
-                self._cache[key] = None if result is None else _canonical(result)
+                self._cache[key] = result
             except (AgentFacingError, LookupError, ValueError) as exc:
                 self._cache[key] = exc
         hit = self._cache[key]
@@ -79,7 +77,7 @@ class Replayer:
                 continue  # not a read-only tool: nothing to recompute
             if logged.get("is_error", False):
                 problems.append(f"seq {seq}: {name} succeeds on replay, but the log shows an error")
-            elif expected != _canonical(logged.get("content")):
+            elif expected != logged.get("content"):  # deep equality of the JSON values
                 problems.append(
                     f"seq {seq}: {name} result differs from what the catalog returns "
                     "(catalog drift or an edited log)"

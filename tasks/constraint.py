@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import date
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -195,5 +196,10 @@ class Constraint(BaseModel):
         eq = a == _key(f, v)
         return eq if op is Op.EQ else not eq
 
-    def __str__(self) -> str:
+    @cached_property
+    def text(self) -> str:
+        """e.g. "runtime <= 100" (kept: reports print it once per scored episode)."""
         return f"{self.field} {self.op.value} {self.value!r}"
+
+    def __str__(self) -> str:
+        return self.text
