@@ -11,11 +11,10 @@ from typing import Any
 
 import orjson
 import pytest
+from support.third_party import TAU_REC as RELEASE
 
 from taurec.catalog.builders.taurec_release import find_catalog_file, import_catalog
 from taurec.catalog.errors import DataError
-
-RELEASE = Path(__file__).resolve().parents[2].parent / "shared" / "third_party" / "tau-rec-v1.0"
 
 
 def release_record(item_id: str, **fields: Any) -> dict[str, Any]:

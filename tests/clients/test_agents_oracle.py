@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.third_party import TAU_REC
 
 from taurec.clients.agents.oracle import OracleAgent
 from taurec.clients.runner.connection import Connection
@@ -14,7 +15,6 @@ from taurec.evaluator.aggregate import aggregate
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
 
-TAU_REC = Path(__file__).resolve().parents[2] / ".." / "shared" / "third_party" / "tau-rec-v1.0"
 #: τ-Rec v1.0 tasks whose user has no streaming service: answers exist, none is compliant.
 TAU_REC_NO_SERVICE_TASKS = {"task_029", "task_030", "task_041", "task_044", "task_045"}
 

@@ -1,14 +1,12 @@
-from pathlib import Path
-
 import orjson
 import pytest
+from support.third_party import TAU_REC
 from typer.testing import CliRunner
 
 from taurec.catalog.store import Catalog
 from taurec.clients.catalog_cli import app
 
 runner = CliRunner()
-TAU_REC = Path(__file__).resolve().parents[2] / ".." / "shared" / "third_party" / "tau-rec-v1.0"
 
 
 def test_info_json_summarises_the_builtin_catalog():

@@ -3,16 +3,13 @@ and the transports work."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import orjson
 import pytest
+from support.http_server import http_server as serve_http
 
 from taurec.clients.agents.base import AgentInfraError, Episode
 from taurec.clients.agents.scripted import ScriptedAgent
@@ -129,31 +126,10 @@ async def test_episodes_run_over_stdio_through_a_taurec_serve_subprocess(tmp_pat
     assert all(r.passed and r.log is not None and r.log.is_relative_to(tmp_path) for r in results)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    serve = [sys.executable, "-m", "taurec.clients.serve_cli", "--transport", "http"]
-    args = ["--port", str(port), "--log-dir", str(tmp_path)]
-    proc = subprocess.Popen([*serve, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, "no server"
-            time.sleep(0.05)
-    try:
+    with serve_http(tmp_path) as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 async def test_episodes_run_over_http_and_are_scored_from_the_servers_log_dir(

@@ -12,10 +12,8 @@ import importlib.util
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +22,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from support.http_server import http_server as serve_http
 
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
@@ -191,34 +190,10 @@ def test_the_expected_failures_file_gives_a_reason_for_each_scenario() -> None:
 # --- DNS-rebinding protection on loopback (the conformance scenario, without Node) ---------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    port = _free_port()
-    log_dir = tmp_path_factory.mktemp("rebinding-logs")
-    args = ["--transport", "http", "--port", str(port), "--log-dir", str(log_dir)]
-    proc = subprocess.Popen([*SERVE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                _, stderr = proc.communicate()
-                raise RuntimeError(f"the server did not start: {stderr!r}") from None
-            time.sleep(0.05)
-    try:
+    with serve_http(tmp_path_factory.mktemp("rebinding-logs")) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 INITIALIZE = {

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from support.http_server import http_server as serve_http
 
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.tasks.trajectory_reader import read_log
@@ -102,33 +101,11 @@ def test_stdio_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
 # --- Streamable HTTP -----------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     log_dir = tmp_path_factory.mktemp("http-logs")
-    port = _free_port()
-    args = ["--transport", "http", "--port", str(port), "--log-dir", str(log_dir)]
-    proc = subprocess.Popen([*SERVE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"the server did not start: {proc.stderr!r}") from None
-            time.sleep(0.05)
-    try:
+    with serve_http(log_dir) as port:
         yield f"http://127.0.0.1:{port}/mcp", log_dir
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 async def test_a_full_episode_over_http(http_server: tuple[str, Path]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+from support.third_party import TAU_REC as RELEASE
 from typer.testing import CliRunner
 
 from taurec.catalog.builders.synthetic import generate_items
@@ -16,7 +17,6 @@ from taurec.clients.tasks_cli import app
 
 WriteSuite = Callable[..., Path]
 MakeDoc = Callable[..., dict[str, Any]]
-RELEASE = Path(__file__).resolve().parents[2].parent / "shared" / "third_party" / "tau-rec-v1.0"
 
 runner = CliRunner()
 

@@ -12,14 +12,13 @@ from typing import Any
 
 import orjson
 import pytest
+from support.third_party import TAU_REC as RELEASE
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.constraint import Reveal
 from taurec.tasks.suite import SuiteFormat, load_suite
 from taurec.tasks.taurec_release import convert_task, find_release_root
 from taurec.tasks.validate import validate_suite
-
-RELEASE = Path(__file__).resolve().parents[2].parent / "shared" / "third_party" / "tau-rec-v1.0"
 
 
 def _item(item_id: str, **fields: Any) -> dict[str, Any]:
