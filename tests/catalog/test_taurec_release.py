@@ -12,29 +12,10 @@ from typing import Any
 import orjson
 import pytest
 from support.third_party import TAU_REC as RELEASE
+from support.third_party import release_item as release_record
 
 from taurec.catalog.builders.taurec_release import find_catalog_file, import_catalog
 from taurec.catalog.errors import DataError
-
-
-def release_record(item_id: str, **fields: Any) -> dict[str, Any]:
-    """An item in the release's shape: our fields minus original_language and keywords."""
-    return {
-        "id": item_id,
-        "title": f"Made-up film {item_id}",
-        "release_date": "2020-01-01",
-        "runtime": 95,
-        "genres": ["Drama"],
-        "overview": "",
-        "cast": [],
-        "director": None,
-        "rating": 6.5,
-        "vote_count": 10,
-        "streaming_services": ["Netflix"],
-        "sponsored": False,
-        "content_rating": "PG",
-        **fields,
-    }
 
 
 def write_catalog(folder: Path, records: list[Any]) -> Path:

@@ -13,31 +13,13 @@ from typing import Any
 import orjson
 import pytest
 from support.third_party import TAU_REC as RELEASE
+from support.third_party import release_item as _item
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.constraint import Reveal
 from taurec.tasks.suite import SuiteFormat, load_suite
 from taurec.tasks.taurec_release import convert_task, find_release_root
 from taurec.tasks.validate import validate_suite
-
-
-def _item(item_id: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": item_id,
-        "title": f"Made-up film {item_id}",
-        "release_date": "2020-01-01",
-        "runtime": 95,
-        "genres": ["Drama"],
-        "overview": "",
-        "cast": [],
-        "director": None,
-        "rating": 6.5,
-        "vote_count": 10,
-        "streaming_services": ["Netflix"],
-        "sponsored": False,
-        "content_rating": "PG",
-        **fields,
-    }
 
 
 def release_task(task_id: str = "q1", **fields: Any) -> dict[str, Any]:
