@@ -13,7 +13,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from taurec.catalog.errors import DataError
+from taurec.tasks.trajectory_signing import LogKey, load_log_key
+
 from .aggregate import aggregate, task_counts
+from .episode import EpisodeScore
 from .logs import Resolver, find_logs, score_log, score_paths
 from .passk import paired_difference
 from .render import markdown, print_explanation, print_groups
@@ -61,12 +65,44 @@ ReplayOpt = Annotated[
 ]
 
 
+VerifyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verify",
+        help="Check every log's hash chain and signed end record; exclude (and list) the "
+        "logs that fail, and exit 1 if any do.",
+    ),
+]
+KeyFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--key-file",
+        help="--verify: the server's log key file (default: $TAUREC_LOG_KEY, "
+        "$TAUREC_LOG_KEY_FILE, or ~/.local/share/taurec/log.key).",
+    ),
+]
+
+
+def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
+    if key_file is not None and not verify:
+        err.print("[red]error:[/red] --key-file applies to --verify only")
+        raise typer.Exit(2)
+    if not verify:
+        return None
+    try:
+        return load_log_key(key_file)
+    except DataError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
 def _score(
     paths: list[Path],
     suite: str | None,
     catalog: str | None,
     workers: int | None = None,
     replay: bool = True,
+    key: LogKey | None = None,
 ):
     try:
         files = find_logs(paths)
@@ -79,7 +115,9 @@ def _score(
         )
         raise typer.Exit(1)
     return score_paths(
-        files, Resolver(suite=suite, catalog=catalog, replay=replay), workers=workers
+        files,
+        Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key),
+        workers=workers,
     )
 
 
@@ -102,9 +140,15 @@ def score(
     seed: SeedOpt = 0,
     workers: WorkersOpt = None,
     replay: ReplayOpt = True,
+    verify: VerifyOpt = False,
+    key_file: KeyFileOpt = None,
 ) -> None:
     """Score every episode log and print one report per agent label."""
-    scores = _score(logdirs, suite, catalog, workers, replay)
+    key = _verify_key(verify, key_file)
+    scores = _score(logdirs, suite, catalog, workers, replay, key)
+    failed = [s for s in scores if s.verification is not None]
+    if failed:
+        scores = [s for s in scores if s.verification is None]
     groups = aggregate(scores, seed=seed)
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:
@@ -115,6 +159,12 @@ def score(
             "groups": groups,
             "problems": problems,
         }
+        if key is not None:
+            doc["verification"] = {
+                "key_id": key.key_id,
+                "verified": len(scores),
+                "failed": [{"path": s.path, "problem": s.verification} for s in failed],
+            }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif fmt is Format.MARKDOWN:
         sys.stdout.write(markdown(groups))
@@ -122,8 +172,25 @@ def score(
         print_groups(groups, Console())
     for p in problems:
         err.print(f"[yellow]problem:[/yellow] {escape(p)}")
-    if strict and problems:
+    if key is not None:
+        _report_verification(failed, len(scores), key)
+    if failed or (strict and problems):
         raise typer.Exit(1)
+
+
+def _report_verification(failed: list[EpisodeScore], n_verified: int, key: LogKey) -> None:
+    if not failed:
+        err.print(
+            f"[green]verified:[/green] all {n_verified} logs are intact and signed "
+            f"by key {key.key_id}"
+        )
+        return
+    err.print(
+        f"[bold red]VERIFICATION FAILED for {len(failed)} of {len(failed) + n_verified} "
+        f"logs; they are EXCLUDED from the scores above:[/bold red]"
+    )
+    for s in failed:
+        err.print(f"[red]  {escape(s.path)}: {escape(str(s.verification))}[/red]")
 
 
 @app.command()

@@ -58,6 +58,8 @@ class EpisodeScore:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None
+    episode_id: str | None = None
+    verification: str | None = None  # with --verify: why the log failed it (None: passed)
 
     @property
     def passed(self) -> bool:

@@ -21,7 +21,8 @@ from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
 from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.trajectory import Trajectory
-from taurec.tasks.trajectory_reader import ParsedLog, read_log
+from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
+from taurec.tasks.trajectory_signing import LogKey, verify_chain
 
 from .episode import EpisodeScore, score_episode
 from .replay import Replayer
@@ -55,6 +56,7 @@ class Resolver:
     suite: str | None = None
     catalog: str | None = None
     replay: bool = True
+    verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
     _cache: dict[str, SuiteContext | DataError] = field(default_factory=dict)
 
     def context(self, spec: str | None) -> SuiteContext:
@@ -77,6 +79,7 @@ def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
     h = log.header
     return EpisodeScore(
         path=log.path,
+        episode_id=h.episode_id if h else None,
         label=h.agent.label if h else "(unreadable)",
         task_id=h.task_id if h else "(unknown)",
         trial=h.trial if h else -1,
@@ -110,6 +113,7 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
         )
     trajectory = Trajectory(header=header, events=log.events)
     score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    score.episode_id = header.episode_id
     if resolver.replay:
         mismatches = ctx.replayer.mismatches(trajectory, task)
         score.replay_mismatches = len(mismatches)
@@ -119,6 +123,54 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
         )
     return score
+
+
+def verification_problem(raw: bytes, log: ParsedLog, key: LogKey) -> str | None:
+    """Why this log fails verification against `key`, or None when it is intact and
+    signed by it."""
+    end = log.events[-1] if log.events and log.events[-1]["type"] == "end" else None
+    if end is not None and end.get("key_id") not in (None, key.key_id):
+        return (
+            f"signed with another key (key_id {end['key_id']}); the key given "
+            f"({key.source}) has key_id {key.key_id}"
+        )
+    problem = verify_chain(raw, key)
+    if problem is None and end is None:  # a chain-valid file must still be a whole episode
+        problem = "no end record (incomplete or truncated log)"
+    return problem
+
+
+def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
+    """Read, parse, score and (with a verify key) verify one log file."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problem = LogProblem(str(path), None, f"cannot read: {exc.strerror}")
+        score = _failed(ParsedLog(path=str(path), problems=[problem]), [str(problem)])
+        if resolver.verify_key is not None:
+            score.verification = "unreadable"
+        return score
+    log = parse_log_bytes(raw, str(path))
+    score = score_log(log, resolver)
+    if resolver.verify_key is not None:
+        score.verification = verification_problem(raw, log, resolver.verify_key)
+    return score
+
+
+def flag_copies(scores: list[EpisodeScore]) -> None:
+    """With --verify: an episode id found in more than one log means a log was copied (one
+    episode counted twice). Which copy came first cannot be told, so all are flagged."""
+    paths: dict[str, list[str]] = {}
+    for s in scores:
+        if s.episode_id is not None and s.verification is None:
+            paths.setdefault(s.episode_id, []).append(s.path)
+    for s in scores:
+        if s.episode_id is None or s.verification is not None:
+            continue
+        same = paths[s.episode_id]
+        if len(same) > 1:
+            others = ", ".join(p for p in same if p != s.path)
+            s.verification = f"episode {s.episode_id} is also logged in {others} (a copied log)"
 
 
 #: Below this many logs, worker start-up costs more than it saves.
@@ -138,11 +190,14 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _score_chunk(args: tuple[list[Path], str | None, str | None, bool]) -> list[EpisodeScore]:
-    files, suite, catalog, replay = args
-    resolver = Resolver(suite=suite, catalog=catalog, replay=replay)
+_Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None]
+
+
+def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
+    files, suite, catalog, replay, key = args
+    resolver = Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
     with _collector_paused():
-        return [score_log(read_log(p), resolver) for p in files]
+        return [score_file(p, resolver) for p in files]
 
 
 def default_workers(n_files: int) -> int:
@@ -150,15 +205,29 @@ def default_workers(n_files: int) -> int:
 
 
 def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> list[EpisodeScore]:
-    """Score logs in order; with workers > 1, in that many processes (same results)."""
+    """Score logs in order; with workers > 1, in that many processes (same results).
+    With a verify key, copies of one episode are flagged too."""
+    scores = _score_all(files, resolver, workers)
+    if resolver.verify_key is not None:
+        flag_copies(scores)
+    return scores
+
+
+def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[EpisodeScore]:
     if workers <= 1 or len(files) < 2 * workers:
         with _collector_paused():
-            return [score_log(read_log(p), resolver) for p in files]
+            return [score_file(p, resolver) for p in files]
     # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
     n_chunks = workers * 4
     size = -(-len(files) // n_chunks)
-    chunks = [
-        (files[i : i + size], resolver.suite, resolver.catalog, resolver.replay)
+    chunks: list[_Chunk] = [
+        (
+            files[i : i + size],
+            resolver.suite,
+            resolver.catalog,
+            resolver.replay,
+            resolver.verify_key,
+        )
         for i in range(0, len(files), size)
     ]
     # fork starts workers with the modules already imported; spawn where fork is missing

@@ -18,6 +18,7 @@ from typing import Any, Final
 from taurec.catalog.store import Catalog
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import AgentInfo, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory_signing import LogKey
 
 from .episode import Episode, EpisodeEnd, ended_message
 from .errors import EpisodeError, short_repr
@@ -46,6 +47,7 @@ class RunFacts:
     server_version: str
     log_dir: Path
     simulator_settings: dict[str, Any] = field(default_factory=dict)
+    log_key: LogKey | None = None  # signs each log's end record (None: unsigned logs)
 
 
 class EpisodeStore:
@@ -103,7 +105,7 @@ class EpisodeStore:
             trial=trial,
             seed=seed,
             user=user,
-            writer=TrajectoryWriter(path, header),
+            writer=TrajectoryWriter(path, header, facts.log_key),
             max_turns=task.protocol.max_turns,
             on_end=self._retire,
         )

@@ -21,6 +21,7 @@ from taurec.catalog.store import Catalog
 from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
+from taurec.tasks.trajectory_signing import load_log_key
 
 from .episode import Episode
 from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
@@ -127,6 +128,7 @@ class Service:
             server_version=server_version(),
             log_dir=settings.log_dir,
             simulator_settings=simulator_settings,
+            log_key=load_log_key(create=True),
         )
         store = EpisodeStore(catalog, make_user, facts, max_open=settings.max_open_episodes)
         return cls(settings, suite, catalog, store)

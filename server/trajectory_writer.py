@@ -6,6 +6,10 @@ always a valid prefix of the episode: a crash leaves a log without its `end` rec
 which the evaluator reports as incomplete, never a half-written line. No file
 descriptor is held between events (an abandoned episode costs no descriptor); the end
 record is fsynced.
+
+Every line is chained to the one before it, and the end record is signed with the log
+key (see taurec.tasks.trajectory_signing), so an edited, reordered, truncated or forged
+log fails `evaluator score --verify`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import anyio.to_thread
 import orjson
 
 from taurec.tasks.trajectory import EndReason, Header, Usage
+from taurec.tasks.trajectory_signing import CHAIN_MARK, HMAC_MARK, LogKey, chain_next
 
 
 class LogClosedError(RuntimeError):
@@ -39,19 +44,24 @@ class TrajectoryWriter:
     """Append-only writer of one episode log. Not safe for concurrent use: the episode's
     lock serialises callers."""
 
-    def __init__(self, path: Path, header: Header) -> None:
+    def __init__(self, path: Path, header: Header, key: LogKey | None = None) -> None:
+        """`key` signs the end record; without one the log is chained but unsigned."""
         self.path = path
         self._clock = time.perf_counter()  # `t` is measured from here, the header's started_at
         self._seq = 0
         self._ended = False
+        self._key = key
+        self._chain = ""
         path.parent.mkdir(parents=True, exist_ok=True)
-        line = orjson.dumps(header.model_dump(mode="json")) + b"\n"
+        record = header.model_dump(mode="json", exclude={"chain"})
+        line, chain = self._chained(record, sign=False)
         # O_EXCL: two episodes never share a file, and no earlier log is ever overwritten.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         try:
             _write_all(fd, line)
         finally:
             os.close(fd)
+        self._chain = chain
 
     @property
     def seq(self) -> int:
@@ -111,27 +121,44 @@ class TrajectoryWriter:
             fields["usage"] = usage.model_dump(mode="json")
         if simulator:
             fields["simulator"] = simulator
-        line = self._line("end", fields, None)
+        if self._key is not None:
+            fields["key_id"] = self._key.key_id
+        line, chain = self._line("end", fields, None, sign=True)
         try:
             await anyio.to_thread.run_sync(self._append, line, True)
         finally:
             self._ended = True  # even if the write failed: nothing may follow an end attempt
         self._seq += 1
+        self._chain = chain
         return self._seq
 
     def _event(self, kind: str, fields: dict[str, Any], latency_ms: float | None) -> int:
-        self._append(self._line(kind, fields, latency_ms), False)
-        self._seq += 1  # only once the line is on disk: a failed write leaves no seq gap
+        line, chain = self._line(kind, fields, latency_ms, sign=False)
+        self._append(line, False)
+        # only once the line is on disk: a failed write leaves no seq gap and no broken chain
+        self._seq += 1
+        self._chain = chain
         return self._seq
 
-    def _line(self, kind: str, fields: dict[str, Any], latency_ms: float | None) -> bytes:
+    def _line(
+        self, kind: str, fields: dict[str, Any], latency_ms: float | None, *, sign: bool
+    ) -> tuple[bytes, str]:
         if self._ended:
             raise LogClosedError(f"{self.path}: the episode log already has its end record")
         record: dict[str, Any] = {"type": kind, "seq": self._seq + 1, "t": round(self.elapsed(), 6)}
         if latency_ms is not None:
             record["latency_ms"] = round(latency_ms, 3)
         record.update(fields)
-        return orjson.dumps(record) + b"\n"
+        return self._chained(record, sign=sign)
+
+    def _chained(self, record: dict[str, Any], *, sign: bool) -> tuple[bytes, str]:
+        """The line for `record` with its chain (and, when signing, its HMAC) appended."""
+        body = orjson.dumps(record)[:-1]  # without the closing brace
+        chain = chain_next(self._chain, body)
+        tail = CHAIN_MARK + chain.encode("ascii")
+        if sign and self._key is not None:
+            tail += HMAC_MARK + self._key.mac(chain).encode("ascii")
+        return body + tail + b'"}\n', chain
 
     def _append(self, line: bytes, sync: bool) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)

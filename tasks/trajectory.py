@@ -32,6 +32,17 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
+_CHAIN_DOC = (
+    "Optional tamper evidence: SHA-256 (hex) of the previous line's chain (empty for the "
+    "header) followed by this line's bytes before ',\"chain\":'. Written last (before "
+    "hmac). See docs/trajectory.md."
+)
+
+
+class _Chained(_Record):
+    chain: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", description=_CHAIN_DOC)
+
+
 class AgentInfo(_Record):
     label: str = Field(min_length=1, description="Groups episodes in reports, e.g. 'gpt-x@t0'.")
     kind: str | None = Field(default=None, description="scripted, oracle, llm, human, ...")
@@ -52,7 +63,7 @@ class SuiteRef(_Record):
     )
 
 
-class Header(_Record):
+class Header(_Chained):
     type: Literal["header"] = "header"
     format: Literal["taurec-trajectory"] = TRAJECTORY_FORMAT
     format_version: Literal[1] = TRAJECTORY_FORMAT_VERSION
@@ -72,7 +83,7 @@ class Header(_Record):
     started_at: datetime
 
 
-class _Event(_Record):
+class _Event(_Chained):
     seq: int = Field(ge=1, description="1, 2, 3, ... in file order.")
     t: float = Field(ge=0, description="Seconds since the header's started_at.")
     latency_ms: float | None = Field(default=None, ge=0, description="Time this step took.")
@@ -123,6 +134,15 @@ class End(_Event):
         default=None,
         description="The simulated user's own counters, e.g. an LLM user's calls, cost, "
         "leaks caught, regenerations and rule-based fallbacks.",
+    )
+    key_id: str | None = Field(
+        default=None, description="Names the key of `hmac` (a hash of the key, not the key)."
+    )
+    hmac: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="HMAC-SHA256 of this record's chain under the server's log key; the "
+        "last member of the line.",
     )
 
 

@@ -24,6 +24,7 @@ class UserMessageRecord(TypedDict):
     seq: Seq
     t: Seconds
     latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
     text: str
     left: NotRequired[bool]
 
@@ -33,6 +34,7 @@ class AgentMessageRecord(TypedDict):
     seq: Seq
     t: Seconds
     latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
     text: str
     delivered: NotRequired[bool]
 
@@ -42,6 +44,7 @@ class ToolCallRecord(TypedDict):
     seq: Seq
     t: Seconds
     latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
     call_id: str
     name: str
     arguments: NotRequired[dict[str, Any]]
@@ -52,6 +55,7 @@ class ToolResultRecord(TypedDict):
     seq: Seq
     t: Seconds
     latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
     call_id: str
     is_error: NotRequired[bool]
     content: Any
@@ -68,6 +72,7 @@ class EndRecord(TypedDict):
     seq: Seq
     t: Seconds
     latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
     reason: Literal[
         "recommended", "abstained", "user_left", "max_turns", "agent_error", "infra_error"
     ]
@@ -75,6 +80,8 @@ class EndRecord(TypedDict):
     detail: NotRequired[str | None]
     usage: NotRequired[UsageRecord | None]
     simulator: NotRequired[dict[str, Any] | None]
+    key_id: NotRequired[str | None]
+    hmac: NotRequired[str | None]
 
 
 EventRecord = Annotated[

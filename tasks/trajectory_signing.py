@@ -1,0 +1,166 @@
+"""Tamper evidence for trajectory logs: a hash chain over the lines, an HMAC on the end.
+
+Every line of a log ends with a `chain` member: the SHA-256 (hex) of the previous line's
+chain (empty for the header) followed by this line's bytes up to, not including,
+`,"chain":`. Editing, dropping or reordering any line breaks every chain after it. The
+chain alone needs no secret, so whoever edits a log can recompute it; what they cannot
+recompute is the end record's `hmac`: HMAC-SHA256, under the server's log key, of the end
+record's chain, which covers the whole file. `key_id` in the end record names the key
+(a hash of it, not the key).
+
+The key comes from the environment (`TAUREC_LOG_KEY`, the secret itself), or a key file
+(`TAUREC_LOG_KEY_FILE`, default `$XDG_DATA_HOME/taurec/log.key`, i.e.
+`~/.local/share/taurec/log.key`), which the server generates (32 random bytes, mode 0600)
+when it is absent. The evaluator only ever reads it.
+
+Both members are optional in format v1: other harnesses may write unsigned logs, which
+score normally and fail only `evaluator score --verify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from taurec.catalog.errors import DataError
+
+KEY_ENV: Final = "TAUREC_LOG_KEY"
+KEY_FILE_ENV: Final = "TAUREC_LOG_KEY_FILE"
+MIN_KEY_CHARS: Final = 16
+
+CHAIN_MARK: Final = b',"chain":"'
+HMAC_MARK: Final = b'","hmac":"'
+_HEX64 = re.compile(rb"[0-9a-f]{64}")
+_MAC_DOMAIN: Final = b"taurec-trajectory-v1\x00"
+
+
+def chain_next(previous: str, body: bytes) -> str:
+    """The chain value of a line whose bytes before `,"chain":` are `body`."""
+    return hashlib.sha256(previous.encode("ascii") + body).hexdigest()
+
+
+@dataclass(frozen=True)
+class LogKey:
+    """The secret that signs end records. `source` says where it came from (for messages)."""
+
+    secret: bytes
+    source: str
+
+    def __repr__(self) -> str:  # never print the secret
+        return f"LogKey(key_id={self.key_id!r}, source={self.source!r})"
+
+    @property
+    def key_id(self) -> str:
+        return hashlib.sha256(b"taurec-log-key-id\x00" + self.secret).hexdigest()[:16]
+
+    def mac(self, chain: str) -> str:
+        return hmac.new(self.secret, _MAC_DOMAIN + chain.encode("ascii"), "sha256").hexdigest()
+
+    def verify(self, chain: str, mac: str) -> bool:
+        return hmac.compare_digest(self.mac(chain), mac)
+
+
+def default_key_file() -> Path:
+    configured = os.environ.get(KEY_FILE_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "taurec" / "log.key"
+
+
+def _secret_from_text(text: str, source: str) -> bytes:
+    text = text.strip()
+    if len(text) < MIN_KEY_CHARS:
+        raise DataError(
+            f"{source}: the log key is {len(text)} characters; expected at least {MIN_KEY_CHARS}"
+        )
+    return text.encode("utf-8")
+
+
+def load_log_key(key_file: str | Path | None = None, *, create: bool = False) -> LogKey:
+    """The log key: `key_file` if given, else $TAUREC_LOG_KEY, else the default key file.
+
+    With `create`, a missing key file is generated (the server does this); without it a
+    missing key is a DataError saying how to provide one (the evaluator's case).
+    """
+    if key_file is None:
+        env = os.environ.get(KEY_ENV)
+        if env is not None:
+            return LogKey(_secret_from_text(env, f"${KEY_ENV}"), f"${KEY_ENV}")
+    path = Path(key_file).expanduser() if key_file is not None else default_key_file()
+    try:
+        return LogKey(_secret_from_text(path.read_text("utf-8"), str(path)), str(path))
+    except FileNotFoundError:
+        if not create:
+            raise DataError(
+                f"no log key at {path}: give --key-file, or set ${KEY_ENV} or ${KEY_FILE_ENV} "
+                "to the key the server signed with"
+            ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read the log key: {exc}") from None
+    return _create_key_file(path)
+
+
+def _create_key_file(path: Path) -> LogKey:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = secrets.token_hex(32) + "\n"
+    try:
+        # O_EXCL: two servers starting at once never overwrite each other's new key
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return load_log_key(path)
+    try:
+        os.write(fd, text.encode("ascii"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return LogKey(_secret_from_text(text, str(path)), str(path))
+
+
+def verify_chain(raw: bytes, key: LogKey | None) -> str | None:
+    """Check one log file's chain and end-record HMAC; None if intact, else what is wrong
+    (1-based line numbers). Without a key only the chain is checked."""
+    previous = ""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    else:
+        return "the last line is incomplete (truncated log)"
+    if not lines:
+        return "empty log"
+    last = len(lines)
+    for lineno, line in enumerate(lines, 1):
+        at = line.rfind(CHAIN_MARK)
+        if at < 0:
+            return f"line {lineno}: no chain hash (an unsigned log, or a line added by hand)"
+        value = line[at + len(CHAIN_MARK) : at + len(CHAIN_MARK) + 64]
+        tail = line[at + len(CHAIN_MARK) + 64 :]
+        if not _HEX64.fullmatch(value):
+            return f"line {lineno}: malformed chain hash"
+        expected = chain_next(previous, line[:at])
+        if not hmac.compare_digest(expected.encode("ascii"), value):
+            return f"line {lineno}: chain hash mismatch (the log was edited, reordered or spliced here)"
+        previous = expected
+        if tail == b'"}':
+            if lineno == last:
+                return "the last line carries no HMAC (truncated, or not closed by the server)"
+            continue
+        if not (tail.startswith(HMAC_MARK) and tail.endswith(b'"}')):
+            return f"line {lineno}: unexpected data after the chain hash"
+        if lineno != last:
+            return f"line {lineno}: an HMAC-signed end record before the last line"
+        mac = tail[len(HMAC_MARK) : -2]
+        if not _HEX64.fullmatch(mac):
+            return f"line {lineno}: malformed HMAC"
+        if key is not None and not key.verify(previous, mac.decode("ascii")):
+            return (
+                f"line {lineno}: HMAC does not match (forged, re-chained after an edit, "
+                "or signed with another key)"
+            )
+    return None

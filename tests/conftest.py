@@ -1,0 +1,26 @@
+"""Suite-wide test setup."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _log_key_in_a_temporary_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Servers started by tests (in process or as subprocesses, which inherit the
+    environment) sign logs with a key generated under the test's temporary folder, never
+    the user's own key file."""
+    saved = {name: os.environ.get(name) for name in (KEY_ENV, KEY_FILE_ENV)}
+    os.environ.pop(KEY_ENV, None)
+    os.environ[KEY_FILE_ENV] = str(tmp_path_factory.mktemp("log-key") / "log.key")
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
