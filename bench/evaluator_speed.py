@@ -6,7 +6,8 @@ built-in catalog, then times, in one run and in alternating order:
   score: the evaluator's full path (parse, validate, transcript, constraints, the seven
          policy checks, aggregation).
 Prints episodes per second and the ratio score/read. Targets: >= 5,000 episodes/s and
-score within 3x of read.
+score within 3x of read, for the default (one worker process per core). The logs are
+chained and signed as the server writes them; the --verify row checks that too.
 
     python bench/evaluator_speed.py --episodes 100000
 """
@@ -31,6 +32,7 @@ from taurec.evaluator.logs import Resolver, find_logs, score_files
 from taurec.server.catalog_tools import replay_call
 from taurec.tasks.generator import generate_tasks
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
+from taurec.tasks.trajectory_signing import CHAIN_MARK, HMAC_MARK, LogKey, chain_next
 
 GENRES = ("Comedy", "Drama", "Thriller", "Action", "Romance", "Horror")
 
@@ -106,13 +108,29 @@ def write_logs(root: Path, episodes: int, seed: int) -> tuple[Path, int]:
             arguments={"item_id": item, "message": "Enjoy!"},
         )
         add(type="tool_result", call_id="r", content={"committed": item})
-        add(type="end", reason="recommended", item_id=item)
+        add(type="end", reason="recommended", item_id=item, key_id=BENCH_KEY.key_id)
         events_total += len(lines)
         path = out / f"agent{n % 2}" / f"{n:07d}.jsonl"
         if n < 2:
             path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+        path.write_bytes(signed_lines(lines))
     return out, events_total
+
+
+BENCH_KEY = LogKey(b"bench key, not a secret: 0123456789", "bench")
+
+
+def signed_lines(records: list[dict[str, object]]) -> bytes:
+    """The records as the taurec server writes them: chained, the end record signed."""
+    out, chain = [], ""
+    for rec in records:
+        body = orjson.dumps(rec)[:-1]
+        chain = chain_next(chain, body)
+        tail = CHAIN_MARK + chain.encode()
+        if rec["type"] == "end":
+            tail += HMAC_MARK + BENCH_KEY.mac(chain).encode()
+        out.append(body + tail + b'"}\n')
+    return b"".join(out)
 
 
 def read_only(files: list[Path]) -> int:
@@ -141,17 +159,26 @@ def main() -> None:
         )
         files = find_logs([out])
         workers = os.cpu_count() or 1
-        times: dict[str, list[float]] = {"read": [], "score1": [], "scoreN": []}
+        runs = {
+            "score1": (1, None),
+            "scoreN": (workers, None),
+            "verifyN": (workers, BENCH_KEY),
+        }
+        times: dict[str, list[float]] = {"read": []} | {k: [] for k in runs}
+        bad = 0
         for _ in range(args.repeats):
             t0 = time.perf_counter()
             read_only(files)
             times["read"].append(time.perf_counter() - t0)
-            for key, n in (("score1", 1), ("scoreN", workers)):
+            for name, (n, key) in runs.items():
                 t0 = time.perf_counter()
-                scores = score_files(files, Resolver(), workers=n)
+                scores = score_files(files, Resolver(verify_key=key), workers=n)
                 aggregate(scores)
-                times[key].append(time.perf_counter() - t0)
-        bad = sum(s.infra_error or bool(s.problems) for s in scores)
+                times[name].append(time.perf_counter() - t0)
+                bad = max(
+                    bad, sum(s.infra_error or bool(s.problems or s.verification) for s in scores)
+                )
+                del scores
         med = {k: statistics.median(v) for k, v in times.items()}
         table = Table(
             title=f"evaluator speed, {args.episodes:,} episodes, median of {args.repeats}"
@@ -167,14 +194,15 @@ def main() -> None:
         )
         for key, label in (
             ("score1", "evaluator score, 1 process"),
-            ("scoreN", f"evaluator score, {workers} processes"),
+            ("scoreN", f"evaluator score, {workers} processes (the default)"),
+            ("verifyN", f"evaluator score --verify, {workers} processes"),
         ):
             table.add_row(
                 label,
                 f"{med[key]:.2f}",
                 f"{args.episodes / med[key]:,.0f}",
                 f"{med[key] / med['read']:.2f}",
-                ">= 5,000/s, <= 3x",
+                ">= 5,000/s, <= 3x" if key == "scoreN" else "",
             )
         console.print(table)
         if bad:

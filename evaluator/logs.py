@@ -192,10 +192,13 @@ def _collector_paused() -> Iterator[None]:
 
 _Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None]
 
+#: The parent's resolver, inherited by forked workers with its suites already loaded.
+_inherited: Resolver | None = None
+
 
 def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
     files, suite, catalog, replay, key = args
-    resolver = Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
+    resolver = _inherited or Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
     with _collector_paused():
         return [score_file(p, resolver) for p in files]
 
@@ -230,11 +233,19 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
         )
         for i in range(0, len(files), size)
     ]
-    # fork starts workers with the modules already imported; spawn where fork is missing
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        return [score for part in pool.map(_score_chunk, chunks) for score in part]
+    # fork starts workers with the modules imported and the first file's suite loaded
+    # (scoring it warms the resolver); spawn where fork is missing
+    global _inherited
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if fork else "spawn")
+    if fork:
+        score_file(files[0], resolver)
+        _inherited = resolver
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            return [score for part in pool.map(_score_chunk, chunks) for score in part]
+    finally:
+        _inherited = None
 
 
 def score_paths(

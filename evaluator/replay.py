@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from taurec.catalog.store import Catalog
-from taurec.server.catalog_tools import replay_call
+from taurec.server.catalog_tools import REPLAYERS, replay_call
 from taurec.server.errors import AgentFacingError
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import Trajectory
@@ -53,33 +53,42 @@ class Replayer:
 
     def mismatches(self, trajectory: Trajectory, task: RecommendationTask) -> list[str]:
         """One message per logged read-only call whose result the catalog does not reproduce."""
-        results: dict[str, dict[str, Any]] = {}
-        for ev in trajectory.events:
-            if ev["type"] == "tool_result":
-                results.setdefault(ev["call_id"], ev)
+        calls: dict[str, dict[str, Any] | None] = {}  # call_id -> its call, until answered
         problems: list[str] = []
         for ev in trajectory.events:
-            if ev["type"] != "tool_call":
+            kind = ev["type"]
+            if kind == "tool_call":
+                if calls.get(ev["call_id"]) is None:  # a call id reused once answered: new call
+                    calls[ev["call_id"]] = ev
                 continue
-            logged = results.get(ev["call_id"])
-            if logged is None:
+            if kind != "tool_result":
                 continue
-            name, seq = ev["name"], logged["seq"]
-            try:
-                expected = self.expected(task, name, ev.get("arguments", {}))
-            except (AgentFacingError, LookupError, ValueError):
-                if not logged.get("is_error", False):
-                    problems.append(
-                        f"seq {seq}: {name} fails on replay, but the log shows a result"
-                    )
-                continue
-            if expected is None:
-                continue  # not a read-only tool: nothing to recompute
-            if logged.get("is_error", False):
-                problems.append(f"seq {seq}: {name} succeeds on replay, but the log shows an error")
-            elif expected != logged.get("content"):  # deep equality of the JSON values
-                problems.append(
-                    f"seq {seq}: {name} result differs from what the catalog returns "
-                    "(catalog drift or an edited log)"
-                )
+            call = calls.get(ev["call_id"])
+            if call is None:
+                continue  # a result without a pending call: nothing to compare it with
+            calls[ev["call_id"]] = None
+            problem = self._check(task, call, ev)
+            if problem is not None:
+                problems.append(problem)
         return problems
+
+    def _check(
+        self, task: RecommendationTask, call: dict[str, Any], logged: dict[str, Any]
+    ) -> str | None:
+        name, seq = call["name"], logged["seq"]
+        if name not in REPLAYERS:
+            return None  # not a read-only tool: nothing to recompute
+        try:
+            expected = self.expected(task, name, call.get("arguments", {}))
+        except (AgentFacingError, LookupError, ValueError):
+            if not logged.get("is_error", False):
+                return f"seq {seq}: {name} fails on replay, but the log shows a result"
+            return None
+        if logged.get("is_error", False):
+            return f"seq {seq}: {name} succeeds on replay, but the log shows an error"
+        if expected != logged.get("content"):  # deep equality of the JSON values
+            return (
+                f"seq {seq}: {name} result differs from what the catalog returns "
+                "(catalog drift or an edited log)"
+            )
+        return None

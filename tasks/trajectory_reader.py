@@ -2,6 +2,9 @@
 
 A log with problems still yields whatever could be parsed, so the evaluator can count the
 episode (as an infrastructure error) instead of silently dropping it from n.
+
+Validation is strict, as the JSON Schema is: `"left": "yes"` or `"seq": "3"` is an error,
+not something to coerce (only integers are accepted where a number is expected).
 """
 
 from __future__ import annotations
@@ -56,16 +59,19 @@ def _first_error(exc: ValidationError) -> str:
 def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
     """The common case in one validation pass; None when anything is off (then the slow,
     line-by-line path finds and reports each problem)."""
-    if not raw.endswith(b"\n"):
+    cut = raw.find(b"\n")
+    if cut < 0 or not raw.endswith(b"\n"):
         return None
-    lines = [line for line in raw.split(b"\n") if line.strip()]
-    if len(lines) < 2:
+    # orjson parses the events as one array (a blank line makes it invalid: slow path);
+    # pydantic then checks the dicts in place (tool payloads typed Any are not rebuilt)
+    body = raw[cut + 1 : -1]
+    if not body:
         return None
     try:
-        header = Header.model_validate_json(lines[0])
-        # orjson parses the events as one array; pydantic then checks the dicts in place
-        # (tool payloads typed Any are passed through, not rebuilt)
-        events = EVENT_RECORDS.validate_python(orjson.loads(b"[" + b",".join(lines[1:]) + b"]"))
+        header = Header.model_validate_json(raw[:cut], strict=True)
+        events = EVENT_RECORDS.validate_python(
+            orjson.loads(b"[" + body.replace(b"\n", b",") + b"]"), strict=True
+        )
     except (ValidationError, orjson.JSONDecodeError):
         return None
     if events[-1]["type"] != "end":
@@ -112,7 +118,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
                 problem(lineno, f"first line must be the header record, got type {kind!r}")
                 continue
             try:
-                out.header = Header.model_validate(rec)
+                out.header = Header.model_validate_json(line, strict=True)
             except ValidationError as exc:
                 problem(lineno, f"bad header: {_first_error(exc)}")
             continue
@@ -122,7 +128,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
             )
             continue
         try:
-            event = EVENT_RECORD.validate_python(rec)
+            event = EVENT_RECORD.validate_python(rec, strict=True)
         except ValidationError as exc:
             problem(lineno, f"bad {kind} event: {_first_error(exc)}")
             continue
