@@ -30,7 +30,7 @@ from taurec.clients.runner.runner import Runner
 from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
 from taurec.server.service import default_run_label
-from taurec.server.settings import ServerSettings
+from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
 from taurec.tasks.suite import Suite, load_suite
 
 
@@ -106,6 +106,15 @@ def run(
     ] = TransportName.INPROC,
     url: Annotated[
         str | None, typer.Option("--url", help="--transport http: the server's /mcp URL.")
+    ] = None,
+    auth_token: Annotated[
+        str | None,
+        typer.Option(
+            "--auth-token",
+            envvar=AUTH_TOKEN_ENV,
+            show_envvar=True,
+            help="--transport http: the server's bearer token (taurec serve --auth-token).",
+        ),
     ] = None,
     simulator: Annotated[
         SimulatorName, typer.Option("--simulator", help="The simulated user: rule or llm.")
@@ -207,7 +216,9 @@ def run(
     if resume and len(specs) > len(todo):
         err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
     try:
-        connection = Connection(transport.value, server, url)
+        # the token applies to http only (the variable may be set for other commands too)
+        token = auth_token if transport is TransportName.HTTP else None
+        connection = Connection(transport.value, server, url, auth_token=token)
     except ValueError as exc:
         _fail(exc)
     resolver = Resolver()

@@ -1,7 +1,9 @@
 """`taurec serve`: the MCP server, over stdio (default) or Streamable HTTP.
 
-Exit code 2 when the settings or the suite are bad (one line on stderr). In stdio mode
-stdout carries protocol messages only; everything else goes to stderr.
+Exit code 2 when the settings or the suite are bad (one line on stderr), 0 after a
+graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
+messages only; everything else goes to stderr. HTTP binds loopback unless told otherwise,
+and refuses a non-loopback host without an auth token unless --allow-remote is given.
 Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec serve`.
 """
 
@@ -17,7 +19,7 @@ from pydantic import ValidationError
 from taurec.catalog.errors import DataError
 from taurec.server.app import run_server
 from taurec.server.errors import from_validation_error
-from taurec.server.settings import ServerSettings
+from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
 
 
 class TransportName(StrEnum):
@@ -89,6 +91,42 @@ def serve(
     log_level: Annotated[
         LogLevel, typer.Option("--log-level", help="Server log level (stderr).")
     ] = LogLevel.WARNING,
+    auth_token: Annotated[
+        str | None,
+        typer.Option(
+            "--auth-token",
+            envvar=AUTH_TOKEN_ENV,
+            show_envvar=True,
+            help="HTTP: require 'Authorization: Bearer TOKEN' on every request (16+ chars).",
+        ),
+    ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote", help="HTTP: serve a non-loopback --host without --auth-token."
+        ),
+    ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="HTTP: another name clients may use for this server in Host/Origin (repeatable).",
+        ),
+    ] = None,
+    max_request_bytes: Annotated[
+        int, typer.Option("--max-request-bytes", help="HTTP: largest request body, in bytes.")
+    ] = HttpSettings.model_fields["max_request_bytes"].default,
+    max_message_chars: Annotated[
+        int,
+        typer.Option("--max-message-chars", help="Longest text argument of a tool, in characters."),
+    ] = ServerSettings.model_fields["max_message_chars"].default,
+    max_tool_calls_per_episode: Annotated[
+        int,
+        typer.Option(
+            "--max-tool-calls-per-episode",
+            help="Tool calls an episode accepts; the next one ends it (agent_error).",
+        ),
+    ] = ServerSettings.model_fields["max_tool_calls_per_episode"].default,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
     try:
@@ -105,14 +143,32 @@ def serve(
             seed=seed,
             patience=patience,
             log_level=log_level.value,
+            max_message_chars=max_message_chars,
+            max_tool_calls_per_episode=max_tool_calls_per_episode,
         )
+        http = None
+        if transport is TransportName.HTTP:
+            http = HttpSettings(
+                host=host,
+                port=port,
+                auth_token=auth_token,
+                allow_remote=allow_remote,
+                allowed_hosts=tuple(allowed_host or ()),
+                max_request_bytes=max_request_bytes,
+            )
     except ValidationError as exc:
         _fail(from_validation_error(exc))
+    if http is not None and http.auth_token is None and not is_loopback(http.host):
+        typer.echo(
+            f"warning: serving {http.url} without an auth token (--allow-remote): anyone who "
+            "can reach it can play episodes and write logs",
+            err=True,
+        )
     try:
-        run_server(settings, transport.value, host=host, port=port)
+        run_server(settings, transport.value, http)
     except DataError as exc:
         _fail(exc)
-    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C on a terminal
+    except KeyboardInterrupt:  # pragma: no cover - a second Ctrl-C while stopping
         raise typer.Exit(0) from None
 
 

@@ -1,19 +1,35 @@
-"""Building the taurec MCP server, and running it over stdio or Streamable HTTP."""
+"""Building the taurec MCP server, and running it over stdio or Streamable HTTP.
+
+Either way the server stops gracefully, ending every episode still open (infra_error,
+"server shut down") so that no log is left without its end record. Over HTTP, on
+SIGTERM or SIGINT: it stops accepting, ends the open listening streams, lets requests in
+flight finish, closes the episodes and exits 0. Over stdio, when stdin closes (exit 0),
+or on SIGTERM or SIGINT (the episodes are closed, then the signal ends the process).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
 
+import anyio
+import uvicorn
 from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 
 from .episodes import SimulatorFactory
+from .http_guard import HttpGuard
 from .raw_calls import RawCallMiddleware
 from .resources import protocol_text, register_resources
 from .service import SERVER_NAME, Service
-from .settings import ServerSettings
+from .settings import HttpSettings, ServerSettings
 from .tools import register_tools
 
 Transport = Literal["stdio", "http"]
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def build_server(
@@ -23,6 +39,88 @@ def build_server(
 
     `make_user` replaces the simulated user `settings.simulator` names (tests use it).
     """
+    return _assemble(settings, make_user)[0]
+
+
+def http_app(mcp: MCPServer, http: HttpSettings) -> HttpGuard:
+    """The Streamable HTTP ASGI app of `mcp` (at /mcp) behind the guard (http_guard.py).
+    The SDK's own Host/Origin check is given the same names, as a second line."""
+    names = [f"[{n}]" if ":" in n else n for n in sorted(http.host_names)]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for n in names for h in (n, f"{n}:*")],
+        allowed_origins=[
+            f"{scheme}://{n}{port}"
+            for n in names
+            for scheme in ("http", "https")
+            for port in ("", ":*")
+        ],
+    )
+    app = mcp.streamable_http_app(
+        host=http.host, transport_security=security, max_request_body_size=http.max_request_bytes
+    )
+    return HttpGuard(app, http)
+
+
+def run_server(
+    settings: ServerSettings, transport: Transport = "stdio", http: HttpSettings | None = None
+) -> None:
+    """Serve until stopped (see the module docstring). In stdio mode stdout carries only
+    protocol messages. `http` applies to the http transport (default: HttpSettings())."""
+    if transport == "stdio":
+        mcp, service = _assemble(settings, None)
+        anyio.run(_serve_stdio, mcp, service)
+    else:
+        server = HttpServer(settings, http or HttpSettings())
+        with _stop_on_signal(server.stop):
+            anyio.run(server.serve)
+
+
+class HttpServer:
+    """The server over Streamable HTTP (uvicorn), until SIGTERM or SIGINT (in the main
+    thread) or `stop()`: then it stops accepting, ends open listening streams, lets
+    requests in flight finish (for at most `http.shutdown_grace_seconds`), and ends every
+    episode still open."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        http: HttpSettings,
+        *,
+        make_user: SimulatorFactory | None = None,
+    ) -> None:
+        self.mcp, self.service = _assemble(settings, make_user)
+        self.http = http
+        self.guard = http_app(self.mcp, http)
+        config = uvicorn.Config(
+            self.guard,
+            host=http.host,
+            port=http.port,
+            log_level=settings.log_level.lower(),
+            timeout_graceful_shutdown=http.shutdown_grace_seconds,
+        )
+        self._uvicorn = _GracefulServer(config, self.guard)
+
+    @property
+    def started(self) -> bool:
+        """Whether it accepts connections."""
+        return self._uvicorn.started
+
+    async def serve(self) -> None:
+        try:
+            await self._uvicorn.serve()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.service.close_all()
+
+    def stop(self) -> None:
+        """Begin the graceful stop (from the server's event loop)."""
+        self._uvicorn.should_exit = True
+
+
+def _assemble(
+    settings: ServerSettings, make_user: SimulatorFactory | None
+) -> tuple[MCPServer, Service]:
     service = Service.create(settings, make_user)
     mcp: MCPServer = MCPServer(
         SERVER_NAME,
@@ -35,19 +133,60 @@ def build_server(
     arguments = register_tools(mcp, service)
     register_resources(mcp, service)
     mcp.middleware.append(RawCallMiddleware(arguments, service.log_rejected))
-    return mcp
+    return mcp, service
 
 
-def run_server(
-    settings: ServerSettings,
-    transport: Transport = "stdio",
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-) -> None:
-    """Serve until interrupted. In stdio mode stdout carries only protocol messages."""
-    mcp = build_server(settings)
-    if transport == "stdio":
-        mcp.run("stdio")
-    else:
-        mcp.run("streamable-http", host=host, port=port)
+async def _serve_stdio(mcp: MCPServer, service: Service) -> None:
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_end_on_signal, service)
+        try:
+            await mcp.run_stdio_async()  # returns when stdin closes
+        finally:
+            with anyio.CancelScope(shield=True):
+                await service.close_all()
+        tg.cancel_scope.cancel()
+
+
+async def _end_on_signal(service: Service) -> None:
+    """stdio on SIGTERM or SIGINT: end the open episodes (each once its step in flight has
+    finished), then let the signal take its default course. The SDK reads stdin in a
+    thread that cancellation cannot interrupt, so waiting for it could take forever."""
+    with anyio.open_signal_receiver(*_STOP_SIGNALS) as signals:
+        async for received in signals:
+            with anyio.CancelScope(shield=True):
+                await service.close_all()
+            signal.signal(received, signal.SIG_DFL)
+            signal.raise_signal(received)
+
+
+class _GracefulServer(uvicorn.Server):
+    """uvicorn, telling the guard when shutdown begins (before it waits for requests).
+    When serve() returns, uvicorn re-raises the signal that stopped it; see
+    `_stop_on_signal`."""
+
+    def __init__(self, config: uvicorn.Config, guard: HttpGuard) -> None:
+        super().__init__(config)
+        self._guard = guard
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._guard.begin_shutdown()
+        await super().shutdown(sockets)
+
+
+@contextmanager
+def _stop_on_signal(stop: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT call `stop` (the process's default would kill it, leaving logs
+    without an end record). While uvicorn serves, its own handlers take over; when it is
+    done it re-raises the signal that stopped it, to this handler: the process then goes
+    on to close the episodes and exits 0."""
+    saved: dict[signal.Signals, Any] = {}
+    try:
+        for sig in _STOP_SIGNALS:
+            saved[sig] = signal.signal(sig, lambda *_: stop())
+    except ValueError:  # not the main thread: uvicorn does not handle signals either
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

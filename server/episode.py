@@ -5,7 +5,9 @@ cancellation, so a client that disconnects mid-call never leaves a call without 
 result in the log. Turn budget: the task's `protocol.max_turns` agent messages; the
 message that uses the last one ends the episode (max_turns). Commits: the task's
 `max_recommendations` committing `recommend` calls; the last one, an abstention, or a
-user who accepts or leaves ends it (recommended / abstained).
+user who accepts or leaves ends it (recommended / abstained). Limits on text length and
+on tool calls per episode are the service's (settings); `end_at_call_limit` ends an
+episode that went past the latter.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ log = logging.getLogger(__name__)
 ABORTED: Final = "aborted: "
 #: End reasons abort_episode may set.
 ABORT_REASONS: Final = (EndReason.AGENT_ERROR, EndReason.INFRA_ERROR)
-#: Longest message or recommend text accepted, in characters.
-MAX_TEXT: Final = 20_000
+#: How the detail of an end at the tool-call limit begins.
+CALL_LIMIT: Final = "tool-call limit: "
 _NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
 
 
@@ -69,6 +71,8 @@ class EpisodeEnd:
                     return "it was aborted (an infrastructure failure, not yours)"
                 return "an internal server error (an infrastructure failure, not yours)"
             case EndReason.AGENT_ERROR:
+                if self.detail and self.detail.startswith(CALL_LIMIT):
+                    return "the agent made more tool calls than this server allows per episode"
                 return "it was aborted (the agent failed or stopped without committing)"
             case _:
                 return self.reason.value
@@ -143,6 +147,12 @@ class Episode:
         return self._log.path
 
     @property
+    def tool_calls(self) -> int:
+        """Tool calls made on this episode so far, rejected ones included: the logged
+        tool calls plus the delivered messages (send_message)."""
+        return self._calls + self.turns
+
+    @property
     def max_recommendations(self) -> int:
         return self.task.protocol.max_recommendations
 
@@ -202,6 +212,22 @@ class Episode:
         self._log.tool_call(call_id, name, arguments)
         self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0)
 
+    async def end_at_call_limit(
+        self, name: str, arguments: dict[str, Any], limit: int
+    ) -> EpisodeError:
+        """Refuse a call past `limit` tool calls: log it with its error, end the episode
+        (agent_error), and return the error to raise."""
+        message = (
+            f"episode {self.id[:8]}... has ended (agent_error): it reached this server's limit "
+            f"of {limit} tool calls per episode (max_tool_calls_per_episode), so this "
+            f"{name} call was not run. Call start_episode to begin a new episode."
+        )
+        with anyio.CancelScope(shield=True):
+            self.log_rejected(name, arguments, agent_error_text(name, message))
+            detail = f"{CALL_LIMIT}{limit} tool calls made; call {self.tool_calls} ({name}) refused"
+            await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+        return EpisodeError(message)
+
     async def send_message(self, text: str) -> UserReplyResult:
         """The agent says `text`; the user answers. Uses one turn of the budget."""
         self.check_open()
@@ -248,10 +274,6 @@ class Episode:
 
         async def commit() -> RecommendResult:
             title = self._committable(item_id, catalog)
-            if message is not None and len(message) > MAX_TEXT:
-                raise ArgumentError(
-                    "message", f"expected at most {MAX_TEXT} characters, got {len(message)}"
-                )
             self.commits.append(item_id)
             t0 = time.perf_counter()
             reaction: UserReply = await anyio.to_thread.run_sync(
@@ -289,8 +311,6 @@ class Episode:
             raise ArgumentError(
                 "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
             )
-        if detail is not None and len(detail) > MAX_TEXT:
-            raise ArgumentError("detail", f"expected at most {MAX_TEXT} characters")
         with anyio.CancelScope(shield=True):
             self._calls += 1
             call_id = f"call_{self._calls}"
@@ -378,6 +398,4 @@ class Episode:
 def _text_problem(text: object, argument: str) -> ArgumentError | None:
     if not isinstance(text, str) or not text.strip():
         return ArgumentError(argument, f"expected a non-empty message, got {short_repr(text)}")
-    if len(text) > MAX_TEXT:
-        return ArgumentError(argument, f"expected at most {MAX_TEXT} characters, got {len(text)}")
     return None

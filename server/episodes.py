@@ -127,6 +127,11 @@ class EpisodeStore:
             "start_episode returned"
         )
 
+    def open_episodes(self) -> list[Episode]:
+        """The episodes not yet ended, oldest first: a copy, so ending them while iterating
+        is safe."""
+        return list(self._open.values())
+
     def _retire(self, episode: Episode) -> None:
         assert episode.end is not None
         self._open.pop(episode.id, None)

@@ -1,12 +1,15 @@
 """The benchmark behind the MCP tools: a suite, its catalog, the episodes, and bound mode.
 
 Transport-agnostic: the MCP layer (tools.py) parses arguments and shapes results; this
-resolves episodes (including the bound episode, started on first use) and runs steps.
+resolves episodes (including the bound episode, started on first use), applies the
+per-call limits of the settings (text length, tool calls per episode), runs steps, and
+ends every open episode when the server stops (`close_all`).
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,9 +26,9 @@ from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
 
-from .episode import Episode
+from .episode import CALL_LIMIT, Episode, EpisodeEnd
 from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
-from .errors import ArgumentError, EpisodeError, short_repr
+from .errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from .raw_calls import mark_reached, request_aside, request_usage
 from .results import (
     EpisodeStarted,
@@ -39,7 +42,11 @@ from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from .simulator.nlu import MessageReader
 
+log = logging.getLogger(__name__)
+
 SERVER_NAME = "taurec"
+#: The detail of the end record of an episode still open when the server stopped.
+SHUTDOWN_DETAIL = "server shut down"
 
 
 def server_version() -> str:
@@ -87,6 +94,21 @@ def portable_suite_spec(spec: str) -> str:
 
 def default_run_label() -> str:
     return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None:
+    """The first text argument (a string, or a string in a list) over `limit` characters."""
+    for name, value in arguments.items():
+        values = value if isinstance(value, list) else [value]
+        for i, text in enumerate(values):
+            if isinstance(text, str) and len(text) > limit:
+                where = f"{name}[{i}]" if isinstance(value, list) else name
+                return ArgumentError(
+                    where,
+                    f"is {len(text)} characters long; this server accepts at most {limit} "
+                    "(max_message_chars). Nothing was done: shorten it and call again.",
+                )
+    return None
 
 
 class Service:
@@ -205,25 +227,47 @@ class Service:
         async def run() -> BaseModel:
             return compute(episode)
 
+        logged = {"episode_id": episode.id, **arguments}
         async with episode.lock:
-            return await episode.call(name, {"episode_id": episode.id, **arguments}, run)
+            await self._admit(episode, name, logged)
+            return await episode.call(name, logged, run)
 
     async def send_message(self, episode_id: str | None, text: str) -> UserReplyResult:
         episode = await self.episode(episode_id)
         async with episode.lock:
+            await self._admit(episode, "send_message", {"episode_id": episode.id, "text": text})
             return await episode.send_message(text)
 
     async def recommend(
         self, episode_id: str | None, item_id: str | None, message: str | None
     ) -> RecommendResult:
         episode = await self.episode(episode_id)
+        arguments = {"episode_id": episode.id, "item_id": item_id, "message": message}
         async with episode.lock:
+            await self._admit(episode, "recommend", arguments)
             return await episode.recommend(item_id, message, self.catalog)
 
     async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
+        """Not limited (it ends the episode; its detail has the tool schema's own cap)."""
         episode = await self.episode(episode_id)
         async with episode.lock:
             await episode.abort(reason, detail)
+
+    async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:
+        """End every open episode as infra_error with `detail`, each once its step in flight
+        (if any) has finished, so no log is left without its end record. Returns how many
+        were ended. The server calls it when it stops; run it shielded from cancellation."""
+        ended = 0
+        for episode in self.store.open_episodes():
+            async with episode.lock:
+                if episode.end is not None:  # its step in flight ended it
+                    continue
+                try:
+                    await episode.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=detail))
+                    ended += 1
+                except Exception:  # one unwritable log must not leave the others open
+                    log.exception("episode %s: could not write its end record", episode.id[:8])
+        return ended
 
     async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
         """Log a call the MCP layer rejected before it reached the episode, if the episode
@@ -236,9 +280,28 @@ class Service:
         except EpisodeError:
             return
         async with episode.lock:
+            if episode.end is not None:
+                return
             episode.log_rejected(name, arguments, error_text)
+            limit = self.settings.max_tool_calls_per_episode
+            if episode.tool_calls > limit and name != "abort_episode":
+                detail = f"{CALL_LIMIT}{limit} tool calls made; call {episode.tool_calls} ({name})"
+                with anyio.CancelScope(shield=True):
+                    await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
 
     # --- internals ----------------------------------------------------------------------------
+
+    async def _admit(self, episode: Episode, name: str, arguments: dict[str, Any]) -> None:
+        """Refuse a call past the episode's tool-call limit (ending the episode) or with an
+        over-long text argument (logged as a rejected call; nothing else changes)."""
+        episode.check_open()
+        limit = self.settings.max_tool_calls_per_episode
+        if episode.tool_calls >= limit:
+            raise await episode.end_at_call_limit(name, arguments, limit)
+        problem = overlong_text(arguments, self.settings.max_message_chars)
+        if problem is not None:
+            episode.log_rejected(name, arguments, agent_error_text(name, str(problem)))
+            raise problem
 
     def _task(self, task_id: str | None) -> RecommendationTask:
         task = self.suite.get(task_id) if task_id is not None else None

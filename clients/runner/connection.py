@@ -3,7 +3,8 @@
 - inproc: the server is built in this process and reached through the SDK's in-memory
   transport (`mcp.Client(server)`): the fastest, for the built-in reference agents.
 - stdio: `taurec serve` runs as a subprocess, exactly as a desktop agent would launch it.
-- http: a server someone already started (`taurec serve --transport http`), by URL.
+- http: a server someone already started (`taurec serve --transport http`), by URL,
+  with its bearer token when it has one.
 
 All episodes of a run share one client session; calls on it run concurrently.
 """
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from taurec.server.app import build_server
 from taurec.server.episodes import SimulatorFactory
@@ -35,12 +38,15 @@ class Connection:
     settings: ServerSettings = field(default_factory=ServerSettings)
     url: str | None = None
     make_user: SimulatorFactory | None = None  # inproc only: replaces the simulated user
+    auth_token: str | None = field(default=None, repr=False)  # http only: the bearer token
 
     def __post_init__(self) -> None:
         if self.transport == "http" and not self.url:
             raise ValueError("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
         if self.transport != "http" and self.url:
             raise ValueError("--url applies to --transport http only")
+        if self.transport != "http" and self.auth_token:
+            raise ValueError("--auth-token applies to --transport http only")
 
     @property
     def writes_logs_to_out(self) -> bool:
@@ -70,6 +76,10 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
     model = getattr(settings, "simulator_model", None)
     if model:
         args += ["--simulator-model", model]
+    defaults = ServerSettings()
+    for name in ("max_message_chars", "max_tool_calls_per_episode"):
+        if getattr(settings, name) != getattr(defaults, name):
+            args += [f"--{name.replace('_', '-')}", str(getattr(settings, name))]
     return args
 
 
@@ -90,5 +100,10 @@ async def open_client(connection: Connection) -> AsyncIterator[Client]:
             yield client
     else:
         assert connection.url is not None
-        async with Client(connection.url) as client:
+        token = connection.auth_token
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with (
+            create_mcp_http_client(headers=headers) as http,
+            Client(streamable_http_client(connection.url, http_client=http)) as client,
+        ):
             yield client

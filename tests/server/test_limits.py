@@ -1,0 +1,146 @@
+"""Per-call limits: text length (max_message_chars) and tool calls per episode
+(max_tool_calls_per_episode). A refused over-long call changes nothing; the call past the
+tool-call limit ends the episode as agent_error, with its log closed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+from pydantic import ValidationError
+
+from taurec.clients.runner.connection import serve_arguments
+from taurec.server.app import build_server
+from taurec.server.settings import ServerSettings
+from taurec.tasks.trajectory_reader import read_log
+
+
+def _client(tmp_path: Path, **limits: int) -> Client:
+    return Client(build_server(ServerSettings(log_dir=tmp_path, run_label="limits", **limits)))
+
+
+def _ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def _error(result: CallToolResult) -> str:
+    assert result.is_error, result.structured_content
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+async def _start(client: Client) -> str:
+    return str(_ok(await client.call_tool("start_episode", {"task_id": "t001"}))["episode_id"])
+
+
+def _events(tmp_path: Path, episode_id: str) -> list[dict[str, Any]]:
+    (path,) = tmp_path.rglob(f"*-{episode_id[:12]}.jsonl")
+    return read_log(path).events
+
+
+async def test_an_over_long_message_is_refused_naming_the_limit_and_its_length(
+    tmp_path: Path,
+) -> None:
+    async with _client(tmp_path, max_message_chars=50) as client:
+        eid = await _start(client)
+        text = _error(await client.call_tool("send_message", {"episode_id": eid, "text": "a" * 51}))
+    assert "argument 'text'" in text
+    assert "51 characters" in text and "at most 50" in text and "max_message_chars" in text
+
+
+async def test_a_refused_message_uses_no_turn_and_the_episode_goes_on(tmp_path: Path) -> None:
+    async with _client(tmp_path, max_message_chars=50) as client:
+        eid = await _start(client)
+        _error(await client.call_tool("send_message", {"episode_id": eid, "text": "a" * 51}))
+        reply = _ok(await client.call_tool("send_message", {"episode_id": eid, "text": "Hi!"}))
+    assert reply["turns_used"] == 1 and not reply["episode_ended"]
+    events = _events(tmp_path, eid)
+    rejected = [e for e in events if e["type"] == "tool_result" and e["is_error"]]
+    assert len(rejected) == 1 and "max_message_chars" in rejected[0]["content"]
+    assert not any(e["type"] == "end" for e in events)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "argument"),
+    [
+        ("search_catalog", {"query": "q" * 51}, "query"),
+        ("recommend", {"item_id": None, "message": "m" * 51}, "message"),
+        ("get_item", {"item_id": "i" * 51}, "item_id"),
+        ("filter_catalog", {"exclude_ids": ["ok", "x" * 51]}, "exclude_ids[1]"),
+    ],
+)
+async def test_every_free_text_argument_is_limited(
+    tmp_path: Path, tool: str, arguments: dict[str, Any], argument: str
+) -> None:
+    async with _client(tmp_path, max_message_chars=50) as client:
+        eid = await _start(client)
+        text = _error(await client.call_tool(tool, {"episode_id": eid, **arguments}))
+        later = await client.call_tool("get_user_history", {"episode_id": eid})
+    assert f"argument '{argument}'" in text and "max_message_chars" in text
+    assert not later.is_error, later.content  # still open: a refused recommend committed nothing
+
+
+async def test_the_call_past_the_tool_call_limit_ends_the_episode_as_agent_error(
+    tmp_path: Path,
+) -> None:
+    async with _client(tmp_path, max_tool_calls_per_episode=3) as client:
+        eid = await _start(client)
+        _ok(await client.call_tool("send_message", {"episode_id": eid, "text": "Hi!"}))
+        _ok(await client.call_tool("get_user_history", {"episode_id": eid}))
+        _ok(await client.call_tool("search_catalog", {"episode_id": eid, "query": "space"}))
+        refused = _error(await client.call_tool("get_user_history", {"episode_id": eid}))
+        after = _error(await client.call_tool("get_user_history", {"episode_id": eid}))
+    assert "limit of 3 tool calls" in refused and "max_tool_calls_per_episode" in refused
+    assert "has ended (agent_error)" in refused and "start_episode" in refused
+    assert "more tool calls than this server allows" in after
+    end = _events(tmp_path, eid)[-1]
+    assert end["type"] == "end" and end["reason"] == "agent_error"
+    assert end["detail"].startswith("tool-call limit: 3 tool calls")
+
+
+async def test_calls_the_sdk_rejected_count_toward_the_limit(tmp_path: Path) -> None:
+    async with _client(tmp_path, max_tool_calls_per_episode=2) as client:
+        eid = await _start(client)
+        for _ in range(3):  # limit is not an integer: refused before the tool runs
+            _error(await client.call_tool("search_catalog", {"episode_id": eid, "limit": "x"}))
+        after = _error(await client.call_tool("get_user_history", {"episode_id": eid}))
+    assert "has ended (agent_error)" in after
+    events = _events(tmp_path, eid)
+    assert [e["type"] for e in events].count("tool_call") == 3
+    assert events[-1]["type"] == "end" and events[-1]["reason"] == "agent_error"
+
+
+async def test_a_harness_can_still_abort_an_episode_at_its_limit(tmp_path: Path) -> None:
+    async with _client(tmp_path, max_tool_calls_per_episode=1) as client:
+        eid = await _start(client)
+        _ok(await client.call_tool("get_user_history", {"episode_id": eid}))
+        aborted = await client.call_tool(
+            "abort_episode", {"episode_id": eid, "reason": "infra_error", "detail": "provider down"}
+        )
+    assert _ok(aborted)["end_reason"] == "infra_error"
+    assert _events(tmp_path, eid)[-1]["reason"] == "infra_error"
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"max_message_chars": 0},
+        {"max_message_chars": 100_001},
+        {"max_tool_calls_per_episode": 0},
+    ],
+)
+def test_limits_out_of_range_are_refused(limits: dict[str, int]) -> None:
+    with pytest.raises(ValidationError, match=next(iter(limits))):
+        ServerSettings(**limits)
+
+
+def test_a_server_the_runner_starts_over_stdio_gets_the_same_limits() -> None:
+    settings = ServerSettings(max_message_chars=50, max_tool_calls_per_episode=7)
+    args = serve_arguments(settings)
+    assert args[args.index("--max-message-chars") + 1] == "50"
+    assert args[args.index("--max-tool-calls-per-episode") + 1] == "7"
+    assert "--max-message-chars" not in serve_arguments(ServerSettings())
