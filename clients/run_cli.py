@@ -224,11 +224,23 @@ def run(
     resolver = Resolver()
     interrupted = False
     played = []
+    options = {
+        "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
+        "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
+        "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
+        "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
+        "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
+    }  # fmt: skip
     if todo:
+        where = (
+            f"{out / run_label}"
+            if connection.writes_logs_to_out
+            else f"{out} (written there by the server at {url})"
+        )
         err.print(
             f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: {len(todo)} episodes "
             f"({len({s.task_id for s in todo})} tasks, up to {trials} trials), "
-            f"{connection.describe()}, {concurrency} at a time; logs in {out / run_label}"
+            f"{connection.describe()}, {concurrency} at a time; logs in {where}"
         )
         runner = Runner(
             the_agent,
@@ -246,16 +258,14 @@ def run(
         played = [r.score for r in report.results if r.score is not None]
         if report.failure:
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
+            if report.results:
+                err.print(
+                    f"{len(report.results)} finished episodes are saved in {out}. Once the "
+                    f"cause is fixed, resume with:\n  {escape(_resume_command(options))}"
+                )
             raise typer.Exit(1)
         interrupted = report.interrupted
         if interrupted:
-            options = {
-                "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
-                "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
-                "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
-                "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
-                "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
-            }  # fmt: skip
             err.print(
                 f"[yellow]interrupted:[/yellow] {len(report.results)} finished episodes are "
                 f"saved in {out}; episodes in flight were cancelled. Resume with:\n  "

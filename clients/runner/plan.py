@@ -1,9 +1,11 @@
 """What a run plays: tasks x trials, minus what an earlier run already finished.
 
 An episode is identified by (suite, task, trial, agent label). Resume reads the logs under
-the output folder: an episode whose log has its end record is complete and skipped; a
-log without one (the run was killed mid-episode) is moved aside into `<out>/.incomplete/`
-(renamed `*.jsonl.incomplete`, so `evaluator score` does not count it) and replayed.
+the output folder: an episode whose log has its end record is finished and skipped. An
+unfinished one is moved aside into `<out>/.incomplete/` (renamed `*.jsonl.incomplete`, so
+`evaluator score` does not count it; never deleted) and replayed: a log without an end
+record (the run or the server was killed mid-episode), or one the server ended because it
+was shutting down (infra_error, "server shut down": the agent was cut off, as by a kill).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 from typing import Final
 
 import orjson
+
+from taurec.server.service import SHUTDOWN_DETAIL
 
 INCOMPLETE_DIR: Final = ".incomplete"
 
@@ -39,7 +43,24 @@ class LogSummary:
     task_id: str | None
     trial: int | None
     label: str | None
-    complete: bool
+    complete: bool  # the log has its end record
+    end_reason: str | None = None
+    end_detail: str | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        """The server ended the episode because it was shutting down, not because of
+        anything the agent did: as unfinished as a log without an end record."""
+        return (
+            self.complete
+            and self.end_reason == "infra_error"
+            and self.end_detail == SHUTDOWN_DETAIL
+        )
+
+    @property
+    def finished(self) -> bool:
+        """Complete, and not cut off: what resume keeps."""
+        return self.complete and not self.cut_off
 
 
 def summarize_log(path: Path) -> LogSummary:
@@ -61,13 +82,17 @@ def summarize_log(path: Path) -> LogSummary:
     agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
     suite = header.get("suite") if isinstance(header.get("suite"), dict) else {}
     trial = header.get("trial")
+    complete = isinstance(last, dict) and last.get("type") == "end"
+    reason, detail = (last.get("reason"), last.get("detail")) if complete else (None, None)
     return LogSummary(
         path=path,
         suite_id=suite.get("id") if suite else None,
         task_id=header.get("task_id"),
         trial=trial if isinstance(trial, int) else None,
         label=agent.get("label") if agent else None,
-        complete=isinstance(last, dict) and last.get("type") == "end",
+        complete=complete,
+        end_reason=reason if isinstance(reason, str) else None,
+        end_detail=detail if isinstance(detail, str) else None,
     )
 
 
@@ -81,7 +106,8 @@ def episode_logs(out: Path) -> list[Path]:
 
 @dataclass
 class Existing:
-    """The logs under `out` of one (suite, label)."""
+    """The logs under `out` of one (suite, label): finished ones by episode, and the
+    unfinished ones (no end record, or cut off by a server shutdown)."""
 
     complete: dict[EpisodeSpec, Path] = field(default_factory=dict)
     incomplete: list[Path] = field(default_factory=list)
@@ -97,7 +123,7 @@ def existing(out: Path, suite_id: str, label: str) -> Existing:
         if s.label != label or s.suite_id != suite_id or s.task_id is None or s.trial is None:
             continue
         spec = EpisodeSpec(s.task_id, s.trial)
-        if s.complete:
+        if s.finished:
             found.complete.setdefault(spec, path)
         else:
             found.incomplete.append(path)
@@ -105,11 +131,16 @@ def existing(out: Path, suite_id: str, label: str) -> Existing:
 
 
 def set_aside(out: Path, paths: Iterable[Path]) -> list[Path]:
-    """Move incomplete logs to `<out>/.incomplete/<same relative path>.incomplete`."""
+    """Move unfinished logs to `<out>/.incomplete/<same relative path>.incomplete` (with a
+    numbered suffix if that name is taken: nothing set aside is ever overwritten)."""
     moved = []
     for path in paths:
         target = out / INCOMPLETE_DIR / f"{path.relative_to(out)}.incomplete"
         target.parent.mkdir(parents=True, exist_ok=True)
+        n = 0
+        while target.exists():
+            n += 1
+            target = target.with_name(f"{path.name}.incomplete.{n}")
         path.replace(target)
         moved.append(target)
     return moved

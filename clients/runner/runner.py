@@ -7,7 +7,15 @@ crashes, times out or returns without committing, as `agent_error` (both through
 server's `abort_episode`, so the log says so). Each finished episode's log is scored as it
 completes (for the live pass count). Cancelling the run (SIGINT) cancels in-flight
 episodes, whose logs stay without an end record for `--resume` to replay; every finished
-episode is already on disk.
+episode is already on disk. Losing the server mid-run (a crash, `kill -9`, a graceful
+stop) stops the run with a failure that says how to finish it: the server's in-flight
+logs are left without an end record, or ended "server shut down", and resume replays both.
+
+Over HTTP the server writes each log where its own `--log-dir` says; the runner reads,
+scores and resumes from `out`, so the two must be one folder. The first episode checks
+that: when its log is not under `out`, the run stops before the agent plays (LogsElsewhere)
+instead of playing blind (no scores, and a resume that replays, and so double-counts, every
+finished episode).
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ from .connection import Connection, Transport, open_client
 from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
 
 log = logging.getLogger(__name__)
+
+
+class LogsElsewhere(RuntimeError):
+    """An HTTP server's episode logs are not under the runner's `out`."""
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
@@ -95,10 +107,14 @@ class Runner:
     on_result: Callable[[EpisodeResult], None] | None = None
     resolver: Resolver = field(default_factory=Resolver)
     handle_signals: bool = True
+    # http: the server's run folder (<its log dir>/<its run label>), once the first log is found
+    _server_run_dir: Path | None = field(default=None, init=False, repr=False)
+    _locating: anyio.Lock | None = field(default=None, init=False, repr=False)
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
         report = RunReport()
         todo = iter(specs)
+        self._locating = anyio.Lock()
         try:
             async with open_client(self.connection) as client:
                 tools = (await client.list_tools()).tools
@@ -117,12 +133,22 @@ class Runner:
                         for _ in range(max(1, min(self.concurrency, len(specs)))):
                             workers.start_soon(worker)
                     tg.cancel_scope.cancel()  # done: stop watching signals
-        except Exception as exc:  # the server could not be started or reached
+        except Exception as exc:  # the server could not be started or reached, or was lost
             if not report.interrupted:
-                first = _first_leaf(exc)
-                report.failure = f"{type(first).__name__}: {first}"
+                report.failure = self._failure(_first_leaf(exc), report)
                 log.debug("run failed", exc_info=exc)
         return report
+
+    def _failure(self, first: BaseException, report: RunReport) -> str:
+        if isinstance(first, LogsElsewhere):
+            return str(first)
+        text = f"{type(first).__name__}: {first}" if str(first) else type(first).__name__
+        if not report.results:
+            return text
+        return (
+            f"{text} (after {len(report.results)} finished episodes, which are saved in "
+            f"{self.out}: once the server is back, run again with --resume to play the rest)"
+        )
 
     async def _watch_signals(self, scope: anyio.CancelScope, report: RunReport) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -147,7 +173,7 @@ class Runner:
         seed = self._seed(spec)
         if seed is not None:
             arguments["seed"] = seed
-        started = outcome_of(await client.call_tool("start_episode", arguments))
+        started = await self._start(client, spec, arguments)
         if started.is_error:
             return self._finish(spec, None, "infra_error", f"start_episode failed: {started.text}")
         data = started.data
@@ -181,6 +207,32 @@ class Runner:
                 error = f"{error}; abort_episode failed: {aborted.text}"
         return self._finish(spec, episode.episode_id, episode.end_reason or reason, error)
 
+    async def _start(
+        self, client: Client, spec: EpisodeSpec, arguments: dict[str, Any]
+    ) -> ToolOutcome:
+        """start_episode. Over HTTP, until one episode's log has been found under `out`,
+        episodes start one at a time and each one's log is looked for: LogsElsewhere when
+        it is not there (that episode stays unplayed, its log without an end record, so a
+        resume into the right folder sets it aside and plays it)."""
+        if self.connection.writes_logs_to_out or self._server_run_dir is not None:
+            return outcome_of(await client.call_tool("start_episode", arguments))
+        assert self._locating is not None
+        async with self._locating:
+            started = outcome_of(await client.call_tool("start_episode", arguments))
+            if self._server_run_dir is None and not started.is_error:
+                episode_id = str(started.data.get("episode_id", ""))
+                if self._log_of(spec, episode_id) is None:
+                    raise LogsElsewhere(
+                        f"the server at {self.connection.url} does not write its episode logs "
+                        f"under --out {self.out}: the log of episode {episode_id[:12]} "
+                        f"({spec.task_id}, trial {spec.trial}) is not there. Give the "
+                        "server's --log-dir (that folder as this machine sees it) as --out, "
+                        "so that the run can score, resume and refuse to mix runs; the "
+                        "episode was left unplayed, and --resume sets its log aside and "
+                        "plays it again"
+                    )
+        return started
+
     async def _abort(self, episode: Episode, reason: str, detail: str) -> ToolOutcome:
         try:
             with anyio.CancelScope(shield=True), anyio.move_on_after(30):
@@ -205,12 +257,19 @@ class Runner:
         if self.connection.writes_logs_to_out:
             path = log_path(self.out, self.run_label, spec.task_id, spec.trial, episode_id)
             return path if path.is_file() else None
-        # an HTTP server writes where it was told; found when that is under `out`
+        # an HTTP server writes to <its log dir>/<its run label>/<task>/<name>; found when
+        # that is somewhere under `out`, then looked up directly in the same run folder
         name = f"trial{spec.trial}-{episode_id[:12]}.jsonl"
-        hits = [
-            p for p in self.out.glob(f"*/{spec.task_id}/{name}") if INCOMPLETE_DIR not in p.parts
-        ]
-        return hits[0] if hits else None
+        if self._server_run_dir is not None:
+            path = self._server_run_dir / spec.task_id / name
+            if path.is_file():
+                return path
+        aside = self.out / INCOMPLETE_DIR
+        for path in self.out.rglob(name) if self.out.is_dir() else ():
+            if path.parent.name == spec.task_id and aside not in path.parents and path.is_file():
+                self._server_run_dir = path.parents[1]
+                return path
+        return None
 
 
 def run_agent(
