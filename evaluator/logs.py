@@ -211,9 +211,27 @@ def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> l
     """Score logs in order; with workers > 1, in that many processes (same results).
     With a verify key, copies of one episode are flagged too."""
     scores = _score_all(files, resolver, workers)
+    flag_repeated_trials(scores)
     if resolver.verify_key is not None:
         flag_copies(scores)
     return scores
+
+
+def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
+    """Two logs of one (agent label, task, trial) count as two trials of that task: the
+    pass^k of that task is then computed over more trials than were run. Report it."""
+    seen: dict[tuple[str, str, int], list[EpisodeScore]] = {}
+    for s in scores:
+        if s.trial >= 0:
+            seen.setdefault((s.label, s.task_id, s.trial), []).append(s)
+    for (label, task_id, trial), same in seen.items():
+        if len(same) > 1:
+            paths = ", ".join(s.path for s in same)
+            for s in same:
+                s.problems.append(
+                    f"{s.path}: {len(same)} logs of label {label!r}, task {task_id}, "
+                    f"trial {trial} ({paths}); each counts as a trial"
+                )
 
 
 def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[EpisodeScore]:

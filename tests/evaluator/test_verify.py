@@ -258,3 +258,13 @@ def test_the_environment_key_wins_and_must_be_long_enough(monkeypatch):
 def test_without_create_a_missing_key_is_an_error_naming_the_options(tmp_path):
     with pytest.raises(DataError, match="TAUREC_LOG_KEY"):
         load_log_key(tmp_path / "nope.key")
+
+
+def test_two_logs_of_one_trial_are_reported_even_without_verify(logs):
+    """A copied (or re-run and not set aside) log would count as an extra trial."""
+    copy = logs[0].parent / "trial0-again.jsonl"
+    shutil.copy(logs[0], copy)
+    scores = score_paths([*logs, copy], Resolver(), workers=1)
+    repeated = [s for s in scores if any("each counts as a trial" in p for p in s.problems)]
+    assert sorted(Path(s.path).name for s in repeated) == sorted([logs[0].name, copy.name])
+    assert all(not s.problems for s in scores if s not in repeated)
