@@ -39,6 +39,12 @@ SortKey = Literal[
 ]
 _SORT_COLUMN = {"popularity": "vote_count"}
 Name = str
+#: The largest whole number a filter takes (2**53 - 1, the I-JSON bound): every JSON
+#: reader holds it exactly, and so does an episode log.
+MAX_WHOLE = 2**53 - 1
+#: Unknown names a warning lists, each cut short (the rest are counted): a warning names
+#: them, it does not echo a megabyte of them back.
+MAX_WARNED_NAMES = 10
 
 
 class FilterError(ValueError):
@@ -60,10 +66,10 @@ class FilterSpec(BaseModel):
         default_factory=list, description="Item has none of these genres."
     )
     runtime_min: int | None = Field(
-        default=None, ge=0, description="Minimum runtime in minutes (inclusive)."
+        default=None, ge=0, le=MAX_WHOLE, description="Minimum runtime in minutes (inclusive)."
     )
     runtime_max: int | None = Field(
-        default=None, ge=0, description="Maximum runtime in minutes (inclusive)."
+        default=None, ge=0, le=MAX_WHOLE, description="Maximum runtime in minutes (inclusive)."
     )
     content_ratings: list[ContentRating] = Field(
         default_factory=list, description="Allowed maturity ratings, e.g. ['G', 'PG']."
@@ -75,7 +81,7 @@ class FilterSpec(BaseModel):
         description="Minimum audience rating on the 0-10 scale (inclusive).",
     )
     min_votes: int | None = Field(
-        default=None, ge=0, description="Minimum number of audience votes."
+        default=None, ge=0, le=MAX_WHOLE, description="Minimum number of audience votes."
     )
     services_any: list[Name] = Field(
         default_factory=list,
@@ -144,7 +150,7 @@ class FilterSpec(BaseModel):
         if self.cursor is None:
             return 0
         bad = FilterError(
-            f"cursor {self.cursor!r} is not valid for this filter; expected the next_cursor "
+            f"cursor {_short(self.cursor)} is not valid for this filter; expected the next_cursor "
             "returned by the previous page of the same filter (same predicates and sort)"
         )
         try:
@@ -159,6 +165,12 @@ class FilterSpec(BaseModel):
         ):
             raise bad
         return int(doc["o"])
+
+
+def _short(value: str, limit: int = 60) -> str:
+    """repr() cut to `limit` characters: an error names a bad value, it does not echo it."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def encode_cursor(spec: FilterSpec, offset: int) -> str:
@@ -215,9 +227,11 @@ def _codes(
     membership: Membership, names: Sequence[str], label: str, warnings: list[str]
 ) -> list[int | None]:
     codes = [membership.code(n) for n in names]
-    unknown = [n for n, c in zip(names, codes, strict=True) if c is None]
+    unknown = list(dict.fromkeys(n for n, c in zip(names, codes, strict=True) if c is None))
     if unknown:
-        warnings.append(f"unknown {label}: {', '.join(map(repr, unknown))}")
+        listed = ", ".join(_short(n) for n in unknown[:MAX_WARNED_NAMES])
+        more = len(unknown) - MAX_WARNED_NAMES
+        warnings.append(f"unknown {label}: {listed}" + (f" (and {more} more)" if more > 0 else ""))
     return codes
 
 

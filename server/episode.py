@@ -132,7 +132,12 @@ class Episode:
                 cost_usd=given.cost_usd,
             )
         except ValidationError as exc:
-            log.warning("episode %s: ignoring malformed usage %r: %s", self.id[:8], reported, exc)
+            log.warning(
+                "episode %s: ignoring malformed usage %s: %s",
+                self.id[:8],
+                short_repr(reported),
+                exc.errors(include_url=False)[0]["msg"],
+            )
 
     def note_aside(self, text: Any) -> None:
         """Log text the agent produced alongside this call without sending it to the user

@@ -5,7 +5,10 @@ Three things need the raw request:
 - Rejected calls. The SDK validates arguments against a tool's input schema first: a
   call with a wrong type or an out-of-range number never reaches our code, yet the agent
   made it and saw an error. Such calls are logged here (as tool_call + tool_result with
-  the exact error text), so an episode log holds every call the agent made on it.
+  the exact error text), so an episode log holds every call the agent made on it. The
+  SDK lists every validation problem (one per bad item of a long list), so the error is
+  cut to MAX_ERROR_TEXT characters; arguments no JSON writer can write as sent (whole
+  numbers beyond 64 bits, nesting deeper than a writer allows) are logged cut down.
 - Raw strings. For a parameter typed `str | None` the SDK JSON-decodes string values
   first, so the string "null" would arrive as None: an abstention the agent never made.
   `raw_argument` gives a tool the value exactly as sent.
@@ -20,14 +23,19 @@ user, see `request_aside`), which the episode logs as an undelivered agent messa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice
+from typing import Any, Final
 
+import orjson
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from .errors import ArgumentError
+from .errors import ArgumentError, short_repr
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -47,6 +55,16 @@ _ABSENT = object()
 USAGE_META_KEY = "taurec/usage"
 #: The request `_meta` key for text the agent wrote alongside a call but did not send.
 ASIDE_META_KEY = "taurec/aside"
+#: How deeply nested a rejected call's argument may be in its log record; deeper parts
+#: are logged as a short repr (a JSON writer has a nesting limit, and a log line is no
+#: place for a 200-level structure).
+MAX_LOGGED_DEPTH: Final = 32
+#: How many items of a list such a call's log record keeps (the rest are counted).
+MAX_LOGGED_ITEMS: Final = 1_000
+_INT64: Final = range(-(2**63), 2**63)
+#: The longest error text a rejected call answers with. The SDK lists every validation
+#: error, one per bad element of a list: 10,000 bad ids would be megabytes of text.
+MAX_ERROR_TEXT: Final = 2_000
 
 
 def mark_reached() -> None:
@@ -123,8 +141,61 @@ class RawCallMiddleware:
         if not call.reached and isinstance(result, dict):
             text = _error_text(result)
             if text is not None:
-                await self._log_rejected(str(name), call.arguments, text)
+                result, text = _bounded(result, text)
+                try:
+                    await self._log_rejected(str(name), loggable(call.arguments), text)
+                except Exception:  # the agent still gets its error; the log lacks the call
+                    log.exception("could not log a rejected %s call", name)
         return result
+
+
+def loggable(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A rejected call's `arguments` (JSON as the agent sent it) in a form the episode log
+    can hold: as they are, unless a JSON writer cannot write them; then whole numbers beyond
+    64 bits, and nesting deeper than MAX_LOGGED_DEPTH, become short repr strings, and lists
+    keep their first MAX_LOGGED_ITEMS items."""
+    try:
+        orjson.dumps([[arguments]])  # with room for the log record around them
+    except (TypeError, orjson.JSONEncodeError):
+        cut: dict[str, Any] = _cut(arguments, 0)
+        return cut
+    return arguments
+
+
+def _cut(value: Any, depth: int) -> Any:
+    if value is None or isinstance(value, bool | str | float):
+        return value
+    if isinstance(value, int):
+        return value if value in _INT64 else _number_repr(value)
+    if depth >= MAX_LOGGED_DEPTH or not isinstance(value, dict | list | tuple):
+        return short_repr(value)
+    more = (
+        f"<{len(value) - MAX_LOGGED_ITEMS} more items>" if len(value) > MAX_LOGGED_ITEMS else None
+    )
+    if isinstance(value, dict):
+        cut = {str(k): _cut(v, depth + 1) for k, v in islice(value.items(), MAX_LOGGED_ITEMS)}
+        return cut if more is None else {**cut, "<more>": more}
+    kept = [_cut(v, depth + 1) for v in value[:MAX_LOGGED_ITEMS]]
+    return kept if more is None else [*kept, more]
+
+
+def _number_repr(value: int) -> str:
+    if value.bit_length() > 256:  # its digits would be long (or beyond what Python prints)
+        return f"<a whole number of {value.bit_length()} bits>"
+    return short_repr(value)
+
+
+def _bounded(result: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
+    """The error result cut to about MAX_ERROR_TEXT characters, at the end of a problem
+    (the first ones; the text's first line counts them all), and its new text."""
+    if len(text) <= MAX_ERROR_TEXT:
+        return result, text
+    lines = text[:MAX_ERROR_TEXT].split("\n")[:-1] or [text[:MAX_ERROR_TEXT]]
+    if len(lines) > 1 and not lines[-1].startswith(" "):  # a problem's name without its text
+        lines.pop()
+    head = "\n".join(lines)
+    text = f"{head}\n... ({len(text) - len(head):,} more characters of the same kind cut)"
+    return {**result, "content": [{"type": "text", "text": text}]}, text
 
 
 def _error_text(result: dict[str, Any]) -> str | None:

@@ -138,10 +138,16 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         *,
         task_id: TaskId = None,
         trial: Annotated[
-            int | None, Field(ge=0, description="Trial index, 0-based; default 0.")
+            int | None, Field(ge=0, le=2**31 - 1, description="Trial index, 0-based; default 0.")
         ] = None,
         seed: Annotated[
-            int | None, Field(description="Seeds the simulated user; default: from task and trial.")
+            int | None,
+            Field(
+                ge=-(2**63),
+                le=2**63 - 1,
+                description="Seeds the simulated user (a 64-bit integer); default: from task "
+                "and trial.",
+            ),
         ] = None,
         agent_label: Annotated[
             str | None,

@@ -118,10 +118,14 @@ class ToolResult(_Event):
     content: Any = Field(description="The payload exactly as the agent saw it.")
 
 
+#: The largest integer every JSON reader holds exactly (2**53 - 1).
+MAX_SAFE_INT: Final = 9_007_199_254_740_991
+
+
 class Usage(_Record):
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = None
+    prompt_tokens: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT)
+    completion_tokens: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT)
+    cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
 class End(_Event):

@@ -61,10 +61,14 @@ class ToolResultRecord(TypedDict):
     content: Any
 
 
+Tokens = Annotated[int, Field(ge=0, le=9_007_199_254_740_991)]  # MAX_SAFE_INT
+Cost = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
 class UsageRecord(TypedDict):
-    prompt_tokens: NotRequired[int | None]
-    completion_tokens: NotRequired[int | None]
-    cost_usd: NotRequired[float | None]
+    prompt_tokens: NotRequired[Tokens | None]
+    completion_tokens: NotRequired[Tokens | None]
+    cost_usd: NotRequired[Cost | None]
 
 
 class EndRecord(TypedDict):
