@@ -260,7 +260,9 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
         score_file(files[0], resolver)
         _inherited = resolver
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        # the collector stays off while results arrive, too: unpickling them allocates as
+        # much as scoring did
+        with _collector_paused(), ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             return [score for part in pool.map(_score_chunk, chunks) for score in part]
     finally:
         _inherited = None
