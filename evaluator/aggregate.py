@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from statistics import fmean, median
 from typing import Any
 
+from taurec.policies.checks import Verdict
 from taurec.tasks.task import PolicyName
 
 from .episode import EpisodeScore
@@ -95,12 +96,13 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
     trial_counts = Counter(n for _, n in counts.values())
     top = max(trial_counts, default=0)
     short = {str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)}
-    policy_fail: Counter[str] = Counter()
-    policy_flagged: Counter[str] = Counter()
+    policy_fail: Counter[PolicyName] = Counter()
+    policy_flagged: Counter[PolicyName] = Counter()
     for s in scores:
         for r in s.policy_results:
-            policy_flagged[r.policy.value] += 1
-            policy_fail[r.policy.value] += r.verdict.value == "fail"
+            policy_flagged[r.policy] += 1
+            if r.verdict is Verdict.FAIL:
+                policy_fail[r.policy] += 1
     n = len(scores)
     return {
         "label": label,
@@ -118,9 +120,7 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
         if any(not s.infra_error for s in scores)
         else None,
         "policy_violation_rate": {
-            p.value: policy_fail[p.value] / policy_flagged[p.value]
-            for p in PolicyName
-            if policy_flagged[p.value]
+            p.value: policy_fail[p] / policy_flagged[p] for p in PolicyName if policy_flagged[p]
         },
         "no_rec_rate": sum(s.outcome != "item" for s in scores) / n if n else None,
         "abstain_rate": sum(s.outcome == "abstain" for s in scores) / n if n else None,

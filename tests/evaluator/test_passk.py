@@ -88,3 +88,25 @@ def test_paired_difference_uses_only_shared_tasks():
     )
     assert n == 2 and diff == pytest.approx(0.5)
     assert lo <= diff <= hi
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 17, 64, 400, 3000])
+def test_the_running_product_curve_equals_the_ratio_of_binomials(n):
+    from taurec.evaluator.passk import task_curve
+
+    for c in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+        curve = task_curve(c, n)
+        assert len(curve) == n
+        for k in sorted(k for k in {1, 2, 3, n // 4, n // 2, n} if 1 <= k <= n):
+            assert curve[k - 1] == pytest.approx(task_pass_k(c, n, k), rel=1e-12, abs=1e-300)
+
+
+def test_pass_k_with_ci_agrees_with_pass_k_for_unequal_trial_counts():
+    counts = {"a": (3, 4), "b": (1, 2), "c": (6, 6), "d": (0, 1)}
+    out = pass_k_with_ci(counts, seed=5)
+    assert sorted(out) == list(range(1, 7))
+    for k, (value, (lo, hi)) in out.items():
+        assert value == pytest.approx(pass_k(counts, k))
+        assert lo <= value + 1e-12 and value <= hi + 1e-12
+    assert out[6] == (1.0, (1.0, 1.0))  # one task left: no spread
+    assert out == pass_k_with_ci(counts, seed=5)  # seeded
