@@ -15,6 +15,7 @@ from taurec.policies.checks import Verdict
 from taurec.tasks.task import PolicyName
 
 from .episode import EpisodeScore
+from .memory import collector_paused
 from .passk import pass_k, pass_k_with_ci
 
 Counts = dict[str, tuple[int, int]]
@@ -136,7 +137,8 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
 
 def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str, Any]]:
     """One report per agent label, sorted by label."""
-    groups: dict[str, list[EpisodeScore]] = defaultdict(list)
-    for s in scores:
-        groups[s.label].append(s)
-    return [aggregate_group(label, groups[label], seed=seed) for label in sorted(groups)]
+    with collector_paused():
+        groups: dict[str, list[EpisodeScore]] = defaultdict(list)
+        for s in scores:
+            groups[s.label].append(s)
+        return [aggregate_group(label, groups[label], seed=seed) for label in sorted(groups)]

@@ -7,12 +7,10 @@ problems, so it stays in n and in the report.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_byte
 from taurec.tasks.trajectory_signing import LogKey, verify_chain
 
 from .episode import EpisodeScore, score_episode
+from .memory import collector_paused
 from .replay import Replayer
 
 
@@ -177,19 +176,6 @@ def flag_copies(scores: list[EpisodeScore]) -> None:
 PARALLEL_THRESHOLD = 2000
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Scoring allocates many short-lived, acyclic objects while the list of scores grows;
-    the cyclic collector would rescan that list again and again, so it waits until done."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 _Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None]
 
 #: The parent's resolver, inherited by forked workers with its suites already loaded.
@@ -199,7 +185,7 @@ _inherited: Resolver | None = None
 def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
     files, suite, catalog, replay, key = args
     resolver = _inherited or Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
-    with _collector_paused():
+    with collector_paused():
         return [score_file(p, resolver) for p in files]
 
 
@@ -210,10 +196,11 @@ def default_workers(n_files: int) -> int:
 def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> list[EpisodeScore]:
     """Score logs in order; with workers > 1, in that many processes (same results).
     With a verify key, copies of one episode are flagged too."""
-    scores = _score_all(files, resolver, workers)
-    flag_repeated_trials(scores)
-    if resolver.verify_key is not None:
-        flag_copies(scores)
+    with collector_paused():
+        scores = _score_all(files, resolver, workers)
+        flag_repeated_trials(scores)
+        if resolver.verify_key is not None:
+            flag_copies(scores)
     return scores
 
 
@@ -236,8 +223,7 @@ def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
 
 def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[EpisodeScore]:
     if workers <= 1 or len(files) < 2 * workers:
-        with _collector_paused():
-            return [score_file(p, resolver) for p in files]
+        return [score_file(p, resolver) for p in files]
     # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
     n_chunks = workers * 4
     size = -(-len(files) // n_chunks)
@@ -260,9 +246,7 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
         score_file(files[0], resolver)
         _inherited = resolver
     try:
-        # the collector stays off while results arrive, too: unpickling them allocates as
-        # much as scoring did
-        with _collector_paused(), ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             return [score for part in pool.map(_score_chunk, chunks) for score in part]
     finally:
         _inherited = None
