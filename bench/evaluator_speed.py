@@ -32,7 +32,7 @@ from taurec.evaluator.logs import Resolver, find_logs, score_files
 from taurec.server.catalog_tools import replay_call
 from taurec.tasks.generator import generate_tasks
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
-from taurec.tasks.trajectory_signing import CHAIN_MARK, HMAC_MARK, LogKey, chain_next
+from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
 
 GENRES = ("Comedy", "Drama", "Thriller", "Action", "Romance", "Horror")
 
@@ -122,7 +122,7 @@ BENCH_KEY = LogKey(b"bench key, not a secret: 0123456789", "bench")
 
 def signed_lines(records: list[dict[str, object]]) -> bytes:
     """The records as the taurec server writes them: chained, the end record signed."""
-    out, chain = [], ""
+    out, chain = [], GENESIS
     for rec in records:
         body = orjson.dumps(rec)[:-1]
         chain = chain_next(chain, body)

@@ -139,6 +139,8 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
 def verification_problem(raw: bytes, log: ParsedLog, key: LogKey) -> str | None:
     """Why this log fails verification against `key`, or None when it is intact and
     signed by it."""
+    if log.header is None:
+        return "no readable header (dropped or damaged): cannot tell whose episode this is"
     end = log.events[-1] if log.events and log.events[-1]["type"] == "end" else None
     if end is not None and end.get("key_id") not in (None, key.key_id):
         return (

@@ -24,7 +24,7 @@ import anyio.to_thread
 import orjson
 
 from taurec.tasks.trajectory import EndReason, Header, Usage
-from taurec.tasks.trajectory_signing import CHAIN_MARK, HMAC_MARK, LogKey, chain_next
+from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
 
 
 class LogClosedError(RuntimeError):
@@ -51,7 +51,7 @@ class TrajectoryWriter:
         self._seq = 0
         self._ended = False
         self._key = key
-        self._chain = ""
+        self._chain = GENESIS
         path.parent.mkdir(parents=True, exist_ok=True)
         record = header.model_dump(mode="json", exclude={"chain"})
         line, chain = self._chained(record, sign=False)

@@ -1,8 +1,9 @@
 """Tamper evidence for trajectory logs: a hash chain over the lines, an HMAC on the end.
 
 Every line of a log ends with a `chain` member: the SHA-256 (hex) of the previous line's
-chain (empty for the header) followed by this line's bytes up to, not including,
-`,"chain":`. Editing, dropping or reordering any line breaks every chain after it. The
+chain (for the header, GENESIS: the hex SHA-256 of `taurec-trajectory-v1`, so that every
+line hashes a 64-character prefix and no line can pose as the first) followed by this
+line's bytes up to, not including, `,"chain":`. Editing, dropping or reordering any line breaks every chain after it. The
 chain alone needs no secret, so whoever edits a log can recompute it; what they cannot
 recompute is the end record's `hmac`: HMAC-SHA256, under the server's log key, of the end
 record's chain, which covers the whole file. `key_id` in the end record names the key
@@ -38,6 +39,9 @@ CHAIN_MARK: Final = b',"chain":"'
 HMAC_MARK: Final = b'","hmac":"'
 _HEX64 = re.compile(rb"[0-9a-f]{64}")
 _MAC_DOMAIN: Final = b"taurec-trajectory-v1\x00"
+
+
+GENESIS: Final = hashlib.sha256(b"taurec-trajectory-v1").hexdigest()
 
 
 def chain_next(previous: str, body: bytes) -> str:
@@ -108,18 +112,24 @@ def load_log_key(key_file: str | Path | None = None, *, create: bool = False) ->
 
 
 def _create_key_file(path: Path) -> LogKey:
+    """Write a new key where none is. The key is written and synced in a private temporary
+    file first, then linked into place: a concurrent reader never sees a half-written
+    key, and when two servers race, the second link fails and both use the first key."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = secrets.token_hex(32) + "\n"
-    try:
-        # O_EXCL: two servers starting at once never overwrite each other's new key
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return load_log_key(path)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, text.encode("ascii"))
         os.fsync(fd)
     finally:
         os.close(fd)
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return load_log_key(path)
+    finally:
+        temp.unlink()
     return LogKey(_secret_from_text(text, str(path)), str(path))
 
 
@@ -132,7 +142,7 @@ def verify_chain(raw: bytes, key: LogKey | None) -> str | None:
     lines.pop()
     if not lines:
         return "empty log"
-    previous = b""
+    previous = GENESIS.encode("ascii")
     mark, width = CHAIN_MARK, len(CHAIN_MARK)
     last = len(lines)
     for lineno, line in enumerate(lines, 1):

@@ -22,6 +22,7 @@ from taurec.evaluator.cli import app
 from taurec.evaluator.logs import Resolver, find_logs, score_paths
 from taurec.tasks.trajectory_signing import (
     CHAIN_MARK,
+    GENESIS,
     KEY_ENV,
     KEY_FILE_ENV,
     LogKey,
@@ -57,7 +58,7 @@ def lines(path: Path) -> list[bytes]:
 
 def rechain(records: list[dict], sign_with: LogKey | None) -> bytes:
     """Write records as a cheater who knows the format (but maybe not the key) would."""
-    out, previous = b"", ""
+    out, previous = b"", GENESIS
     for i, rec in enumerate(records):
         rec = {k: v for k, v in rec.items() if k not in ("chain", "hmac")}
         body = orjson.dumps(rec)[:-1]
@@ -152,6 +153,53 @@ def test_an_unsigned_log_from_another_harness_fails_verify_but_still_scores(logs
     assert "no chain hash" in verify_problems(logs)["t001"]
     plain = score_paths(logs, Resolver(), workers=1)
     assert [s.infra_error for s in plain] == [False, False, False]
+
+
+def test_a_dropped_header_is_caught(logs):
+    """Dropping line 1 and prefixing line 2 with line 1's chain would reproduce what the
+    server hashed for line 2 if the header's chain began from nothing: it begins from a
+    64-character genesis value, so no line can pose as the first."""
+    path = logs[0]
+    ls = lines(path)
+    header_chain = orjson.loads(ls[0])["chain"].encode()
+    path.write_bytes(header_chain + b"".join(ls[1:]))
+    assert verify_chain(path.read_bytes(), key()) == (
+        "line 1: chain hash mismatch (the log was edited, reordered or spliced here)"
+    )
+    assert "no readable header" in verify_problems(logs)["t001"]
+
+
+def test_lines_appended_after_the_end_record_are_caught(logs):
+    path = logs[0]
+    ls = lines(path)
+    path.write_bytes(b"".join([*ls, ls[-2]]))
+    assert "line" in verify_problems(logs)["t001"]
+
+
+def test_two_genuine_logs_spliced_together_are_caught(logs):
+    first, second = lines(logs[0]), lines(logs[1])
+    logs[0].write_bytes(b"".join(first[:5] + second[5:]))
+    assert "line 6: chain hash mismatch" in verify_problems(logs)["t001"]
+
+
+def test_a_log_whose_header_cannot_be_read_fails_verification(logs):
+    path = logs[0]
+    ls = lines(path)
+    records = [orjson.loads(line) for line in ls]
+    records[0]["trial"] = "zero"  # re-chained, so only the HMAC and the parse catch it
+    path.write_bytes(rechain(records, sign_with=key()))
+    assert "header" in verify_problems(logs)["t001"]
+
+
+def test_racing_key_creation_gives_every_server_the_same_whole_key(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "race" / "log.key"
+    with ThreadPoolExecutor(8) as pool:
+        keys = list(pool.map(lambda _: load_log_key(path, create=True), range(16)))
+    assert len({k.secret for k in keys}) == 1
+    assert len(keys[0].secret) == 64
+    assert [p.name for p in path.parent.iterdir()] == ["log.key"]  # no temporary left
 
 
 def test_a_copied_log_flags_every_copy(logs):
