@@ -78,6 +78,10 @@ class Replayer:
         name, seq = call["name"], logged["seq"]
         if name not in REPLAYERS:
             return None  # not a read-only tool: nothing to recompute
+        if logged.get("is_error", False) and logged.get("refused", False):
+            # refused before the tool ran (a server limit, say): nothing to recompute.
+            # Marking a call refused only ever hides a result from the agent's own credit.
+            return None
         try:
             expected = self.expected(task, name, call.get("arguments", {}))
         except (AgentFacingError, LookupError, ValueError):

@@ -208,14 +208,15 @@ class Episode:
         return result
 
     def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
-        """A call the agent made that failed before reaching the episode (its arguments did
-        not match the tool's schema): logged so the log shows every call the agent made."""
+        """A call refused before the tool ran (its arguments did not match the tool's
+        schema, or broke a server limit): logged, marked `refused`, so the log shows every
+        call the agent made and replay knows the tool never ran."""
         if self.end is not None:
             return
         self._calls += 1
         call_id = f"call_{self._calls}"
         self._log.tool_call(call_id, name, arguments)
-        self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0)
+        self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0, refused=True)
 
     async def end_at_call_limit(
         self, name: str, arguments: dict[str, Any], limit: int

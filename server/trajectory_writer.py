@@ -98,9 +98,18 @@ class TrajectoryWriter:
         )
 
     def tool_result(
-        self, call_id: str, content: Any, *, is_error: bool, latency_ms: float | None
+        self,
+        call_id: str,
+        content: Any,
+        *,
+        is_error: bool,
+        latency_ms: float | None,
+        refused: bool = False,
     ) -> int:
-        fields = {"call_id": call_id, "is_error": is_error, "content": content}
+        """`refused`: the server turned the call down before the tool ran (an error)."""
+        fields: dict[str, Any] = {"call_id": call_id, "is_error": is_error, "content": content}
+        if refused:
+            fields["refused"] = True
         return self._event("tool_result", fields, latency_ms)
 
     async def end(

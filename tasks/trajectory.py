@@ -115,6 +115,11 @@ class ToolResult(_Event):
     type: Literal["tool_result"] = "tool_result"
     call_id: str
     is_error: bool = False
+    refused: bool = Field(
+        default=False,
+        description="With is_error: the server refused the call before the tool ran "
+        "(arguments the MCP layer rejected, or a server limit). Replay skips such calls.",
+    )
     content: Any = Field(description="The payload exactly as the agent saw it.")
 
 

@@ -58,6 +58,7 @@ class ToolResultRecord(TypedDict):
     chain: NotRequired[str | None]
     call_id: str
     is_error: NotRequired[bool]
+    refused: NotRequired[bool]
     content: Any
 
 

@@ -144,3 +144,49 @@ def test_a_server_the_runner_starts_over_stdio_gets_the_same_limits() -> None:
     assert args[args.index("--max-message-chars") + 1] == "50"
     assert args[args.index("--max-tool-calls-per-episode") + 1] == "7"
     assert "--max-message-chars" not in serve_arguments(ServerSettings())
+
+
+async def test_refused_catalog_calls_score_without_false_replay_mismatches(tmp_path: Path) -> None:
+    """The catalog itself would answer an over-long query or a call past the limit; the
+    log marks such calls refused, so replay does not report the server's refusal as an
+    edited result."""
+    from taurec.evaluator.logs import Resolver, score_paths
+
+    async with _client(tmp_path, max_message_chars=50, max_tool_calls_per_episode=3) as client:
+        eid = await _start(client)
+        long_query = {"episode_id": eid, "query": "western " * 10}
+        _error(await client.call_tool("search_catalog", long_query))
+        _ok(await client.call_tool("get_item", {"episode_id": eid, "item_id": "syn_000221"}))
+        _ok(await client.call_tool("get_item", {"episode_id": eid, "item_id": "syn_000020"}))
+        _error(await client.call_tool("get_item", {"episode_id": eid, "item_id": "syn_000056"}))
+    results = [e for e in _events(tmp_path, eid) if e["type"] == "tool_result"]
+    assert [r.get("refused", False) for r in results] == [True, False, False, True]
+    (score,) = score_paths([tmp_path], Resolver(), workers=1)
+    assert score.replay_mismatches == 0, score.problems
+    assert score.end_reason == "agent_error"
+
+
+async def test_a_refused_mark_does_not_hide_a_successful_result_from_replay(
+    tmp_path: Path,
+) -> None:
+    """Only an error can be refused: a forged success marked refused is still replayed."""
+    import orjson
+
+    from taurec.evaluator.logs import Resolver, score_paths
+
+    async with _client(tmp_path) as client:
+        eid = await _start(client)
+        _ok(await client.call_tool("get_item", {"episode_id": eid, "item_id": "syn_000221"}))
+        await client.call_tool("abort_episode", {"episode_id": eid, "reason": "agent_error"})
+    (path,) = tmp_path.rglob("*.jsonl")
+    forged = []
+    for line in path.read_bytes().splitlines(keepends=True):
+        record = orjson.loads(line)
+        if record["type"] == "tool_result" and isinstance(record["content"], dict):
+            record["content"]["title"] = "Not The Catalog's Title"
+            record["refused"] = True
+            line = orjson.dumps(record) + b"\n"
+        forged.append(line)
+    path.write_bytes(b"".join(forged))
+    (score,) = score_paths([tmp_path], Resolver(), workers=1)
+    assert score.replay_mismatches == 1
