@@ -17,3 +17,16 @@ def load_litellm() -> ModuleType:
     import litellm
 
     return litellm
+
+
+def transient_errors(litellm: ModuleType) -> tuple[type[BaseException], ...]:
+    """litellm's errors worth retrying: rate limits, timeouts, connection and server-side
+    failures (as opposed to a bad key, no access or an unknown model)."""
+    return (
+        litellm.RateLimitError,
+        litellm.APIConnectionError,  # includes litellm.Timeout
+        litellm.Timeout,
+        litellm.ServiceUnavailableError,
+        litellm.InternalServerError,
+        litellm.BadGatewayError,
+    )

@@ -36,7 +36,7 @@ from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taurec.policies.document import policy_text
-from taurec.server.llm_runtime import load_litellm
+from taurec.server.llm_runtime import load_litellm, transient_errors
 
 from .base import AgentInfraError, AgentSettings, Episode
 from .tool_schema import HIDDEN_ARGUMENTS, function_tools
@@ -360,14 +360,6 @@ def _provider_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[Base
     """(transient, fatal) litellm errors: the first are retried; the second (bad key,
     no access, unknown model) are not the agent's fault and not worth retrying."""
     litellm = load_litellm()
-
-    transient = (
-        litellm.RateLimitError,
-        litellm.APIConnectionError,  # includes litellm.Timeout
-        litellm.Timeout,
-        litellm.ServiceUnavailableError,
-        litellm.InternalServerError,
-        litellm.BadGatewayError,
-    )
+    transient = transient_errors(litellm)
     fatal = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
     return transient, fatal

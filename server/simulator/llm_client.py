@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.server.llm_runtime import load_litellm
+from taurec.server.llm_runtime import load_litellm, transient_errors
 
 from .reply_cache import ReplyCache, cache_key
 
@@ -121,15 +121,7 @@ def _error_kind(exc: Exception) -> str | None:
     litellm = sys.modules.get("litellm")  # not imported: the error cannot be litellm's
     if litellm is None:
         return None
-    transient = (
-        litellm.RateLimitError,
-        litellm.APIConnectionError,  # includes litellm.Timeout
-        litellm.Timeout,
-        litellm.ServiceUnavailableError,
-        litellm.InternalServerError,
-        litellm.BadGatewayError,
-    )
-    if isinstance(exc, transient):
+    if isinstance(exc, transient_errors(litellm)):
         return "transient"
     # litellm's exceptions derive from its own and from openai's classes
     owners = {c.__module__.split(".")[0] for c in type(exc).__mro__}
