@@ -2,39 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 import pytest
+from support.episodes import make_item
 
 from taurec.catalog.filter import FilterSpec
-from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.server import catalog_tools as ct
 from taurec.server.errors import ArgumentError
 from taurec.tasks.task import RecommendationTask
 
-
-def _item(id_: str, title: str, **kw: Any) -> Item:
-    base: dict[str, Any] = dict(
-        release_date=date(2019, 5, 1),
-        runtime=100,
-        genres=["Comedy"],
-        rating=7.0,
-        vote_count=500,
-        streaming_services=["Netflix"],
-        content_rating="PG-13",
-    )
-    base.update(kw)
-    return Item(id=id_, title=title, **base)
-
-
 CATALOG = Catalog.from_items(
     [
-        _item("m1", "Paper Lanterns", overview="A comedy about lanterns."),
-        _item("m2", "The Quiet Orchard", streaming_services=["Hulu"], genres=["Drama"]),
-        _item("m3", "Neon Alibi", content_rating="R", genres=["Comedy", "Crime"]),
-        _item("m4", "Saltwater Kings", sponsored=True, streaming_services=["Prime Video"]),
+        make_item("m1", "Paper Lanterns", overview="A comedy about lanterns."),
+        make_item("m2", "The Quiet Orchard", streaming_services=["Hulu"], genres=["Drama"]),
+        make_item("m3", "Neon Alibi", content_rating="R", genres=["Comedy", "Crime"]),
+        make_item("m4", "Saltwater Kings", sponsored=True, streaming_services=["Prime Video"]),
     ]
 )
 TASK = RecommendationTask.model_validate(

@@ -15,7 +15,8 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_records import EVENT_RECORD
 
 
-def _item(id_: str, title: str, **kw: Any) -> Item:
+def make_item(id_: str, title: str, **kw: Any) -> Item:
+    """A valid item: a 2019 PG-13 comedy of 100 minutes on Netflix, unless `kw` says otherwise."""
     base: dict[str, Any] = dict(
         release_date=date(2019, 5, 1),
         runtime=100,
@@ -30,11 +31,11 @@ def _item(id_: str, title: str, **kw: Any) -> Item:
 
 
 ITEMS = [
-    _item("m1", "Paper Lanterns"),
-    _item("m2", "The Quiet Orchard", streaming_services=["Hulu"]),
-    _item("m3", "Neon Alibi", content_rating="R", genres=["Comedy", "Crime"]),
-    _item("m4", "Saltwater Kings", sponsored=True),
-    _item("m5", "Gravel Road", genres=["Drama"], streaming_services=["Prime Video"]),
+    make_item("m1", "Paper Lanterns"),
+    make_item("m2", "The Quiet Orchard", streaming_services=["Hulu"]),
+    make_item("m3", "Neon Alibi", content_rating="R", genres=["Comedy", "Crime"]),
+    make_item("m4", "Saltwater Kings", sponsored=True),
+    make_item("m5", "Gravel Road", genres=["Drama"], streaming_services=["Prime Video"]),
 ]
 
 
