@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp_types import CallToolResult
 from pydantic import ValidationError
+from support.results import error_text as _error
+from support.results import ok as _ok
 
 from taurec.clients.runner.connection import serve_arguments
 from taurec.server.app import build_server
@@ -20,17 +21,6 @@ from taurec.tasks.trajectory_reader import read_log
 
 def _client(tmp_path: Path, **limits: int) -> Client:
     return Client(build_server(ServerSettings(log_dir=tmp_path, run_label="limits", **limits)))
-
-
-def _ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-def _error(result: CallToolResult) -> str:
-    assert result.is_error, result.structured_content
-    return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
 async def _start(client: Client) -> str:

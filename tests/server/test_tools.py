@@ -10,6 +10,8 @@ import pytest
 from mcp import Client
 from mcp.server import MCPServer
 from mcp_types import CallToolResult
+from support.results import error_text as _error
+from support.results import ok as _ok
 
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.server import catalog_tools as ct
@@ -24,17 +26,6 @@ SUITE = load_suite("builtin")
 
 def _server(tmp_path: Path) -> MCPServer:
     return build_server(ServerSettings(log_dir=tmp_path, run_label="test"))
-
-
-def _ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-def _error(result: CallToolResult) -> str:
-    assert result.is_error, result.structured_content
-    return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
 def _log_of(tmp_path: Path, episode_id: str) -> Path:
