@@ -7,14 +7,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-import orjson
+from support.scoring import score_groups as _groups
 from typer.testing import CliRunner
 
 from taurec.clients.cli import app
 from taurec.clients.runner.plan import INCOMPLETE_DIR, episode_logs, summarize_log
-from taurec.evaluator.cli import app as evaluator
 
 TASKS = ",".join(f"t{i:03d}" for i in range(1, 31))
 OPTIONS = ["--trials", "2", "--tasks", TASKS]
@@ -35,15 +33,6 @@ def _wait_for_logs(out: Path, proc: subprocess.Popen[str], n: int) -> None:
         assert proc.poll() is None, "the run ended before it could be interrupted"
         assert time.monotonic() < deadline
         time.sleep(0.01)
-
-
-def _groups(out: Path) -> list[dict[str, Any]]:
-    result = cli.invoke(evaluator, ["score", str(out), "--json"])
-    assert result.exit_code == 0, result.output
-    groups = orjson.loads(result.stdout)["groups"]
-    for g in groups:
-        g["efficiency"].pop("median_step_latency_ms")  # wall-clock time, not behaviour
-    return groups
 
 
 def _complete(out: Path) -> int:

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import orjson
 import pytest
 from support.http_server import ServerProcess, http_server_process
-from typer.testing import CliRunner
+from support.scoring import score_groups as _groups
 
 from taurec.clients.agents.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
@@ -30,7 +29,6 @@ from taurec.clients.runner.plan import (
     summarize_log,
 )
 from taurec.clients.runner.runner import Runner
-from taurec.evaluator.cli import app as evaluator
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.tasks.trajectory_reader import read_log
 
@@ -40,7 +38,6 @@ EPISODES = len(TASK_IDS) * TRIALS
 RUN = [sys.executable, "-m", "taurec.clients.run_cli", "--agent", "scripted"]
 #: Hang guards only; nothing here asserts how long anything takes.
 HANG_GUARD_S = 120
-cli = CliRunner()
 
 
 def _run(
@@ -121,15 +118,6 @@ def _transcript(path: Path) -> list[tuple[Any, ...]]:
         fields = ("type", "name", "content", "text", "is_error", "reason", "item_id")
         events.append((*(e.get(k) for k in fields), arguments))
     return [(parsed.header.seed,), *events]
-
-
-def _groups(out: Path) -> list[dict[str, Any]]:
-    result = cli.invoke(evaluator, ["score", str(out), "--json"])
-    assert result.exit_code == 0, result.output
-    groups = orjson.loads(result.stdout)["groups"]
-    for g in groups:
-        g["efficiency"].pop("median_step_latency_ms")  # wall-clock time, not behaviour
-    return groups
 
 
 @pytest.fixture(scope="module")
