@@ -127,6 +127,32 @@ def serve(
             help="Tool calls an episode accepts; the next one ends it (agent_error).",
         ),
     ] = ServerSettings.model_fields["max_tool_calls_per_episode"].default,
+    max_open_per_client: Annotated[
+        int,
+        typer.Option(
+            "--max-open-per-client",
+            help="Episodes one client (bearer token or plan) may have open at once.",
+        ),
+    ] = ServerSettings.model_fields["max_open_per_client"].default,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--idle-timeout",
+            help="Seconds without a call after which an open episode is ended (agent_error).",
+        ),
+    ] = ServerSettings.model_fields["idle_timeout_seconds"].default,
+    max_connections: Annotated[
+        int,
+        typer.Option("--max-connections", help="HTTP: concurrent connections; beyond: 503."),
+    ] = HttpSettings.model_fields["max_connections"].default,
+    keep_alive: Annotated[
+        int,
+        typer.Option("--keep-alive", help="HTTP: seconds an idle keep-alive connection stays."),
+    ] = HttpSettings.model_fields["keep_alive_seconds"].default,
+    max_header_bytes: Annotated[
+        int,
+        typer.Option("--max-header-bytes", help="HTTP: largest request line and headers."),
+    ] = HttpSettings.model_fields["max_header_bytes"].default,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
     try:
@@ -145,6 +171,8 @@ def serve(
             log_level=log_level.value,
             max_message_chars=max_message_chars,
             max_tool_calls_per_episode=max_tool_calls_per_episode,
+            max_open_per_client=max_open_per_client,
+            idle_timeout_seconds=idle_timeout,
         )
         http = None
         if transport is TransportName.HTTP:
@@ -155,6 +183,9 @@ def serve(
                 allow_remote=allow_remote,
                 allowed_hosts=tuple(allowed_host or ()),
                 max_request_bytes=max_request_bytes,
+                max_connections=max_connections,
+                keep_alive_seconds=keep_alive,
+                max_header_bytes=max_header_bytes,
             )
     except ValidationError as exc:
         _fail(from_validation_error(exc))

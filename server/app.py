@@ -5,6 +5,7 @@ Either way the server stops gracefully, ending every episode still open (infra_e
 SIGTERM or SIGINT: it stops accepting, ends the open listening streams, lets requests in
 flight finish, closes the episodes and exits 0. Over stdio, when stdin closes (exit 0),
 or on SIGTERM or SIGINT (the episodes are closed, then the signal ends the process).
+While it serves, a sweep ends episodes that got no call for `idle_timeout_seconds`.
 """
 
 from __future__ import annotations
@@ -98,6 +99,11 @@ class HttpServer:
             port=http.port,
             log_level=settings.log_level.lower(),
             timeout_graceful_shutdown=http.shutdown_grace_seconds,
+            http="h11",  # the parser h11_max_incomplete_event_size applies to
+            h11_max_incomplete_event_size=http.max_header_bytes,
+            limit_concurrency=http.max_connections,
+            timeout_keep_alive=http.keep_alive_seconds,
+            backlog=http.backlog,
         )
         self._uvicorn = _GracefulServer(config, self.guard)
 
@@ -108,7 +114,10 @@ class HttpServer:
 
     async def serve(self) -> None:
         try:
-            await self._uvicorn.serve()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.service.sweep_idle)
+                await self._uvicorn.serve()
+                tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await self.service.close_all()
@@ -139,6 +148,7 @@ def _assemble(
 async def _serve_stdio(mcp: MCPServer, service: Service) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(_end_on_signal, service)
+        tg.start_soon(service.sweep_idle)
         try:
             await mcp.run_stdio_async()  # returns when stdin closes
         finally:

@@ -8,13 +8,18 @@ message that uses the last one ends the episode (max_turns). Commits: the task's
 user who accepts or leaves ends it (recommended / abstained). Limits on text length and
 on tool calls per episode are the service's (settings); `end_at_call_limit` ends an
 episode that went past the latter.
+
+A log that cannot be written (a full disk) ends the episode as infra_error: the agent
+gets a one-line error saying so (never the system's error text), and the log keeps only
+whole lines (see trajectory_writer.py).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -30,10 +35,7 @@ from taurec.tasks.trajectory import EndReason, Usage
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
 from .results import RecommendResult, UserReplyResult
 from .simulator import UserReply, UserSimulator
-from .trajectory_writer import TrajectoryWriter
-
-#: Longest undelivered agent text kept in the log.
-MAX_ASIDE_CHARS = 20_000
+from .trajectory_writer import LogWriteError, TrajectoryWriter
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,10 @@ ABORTED: Final = "aborted: "
 ABORT_REASONS: Final = (EndReason.AGENT_ERROR, EndReason.INFRA_ERROR)
 #: How the detail of an end at the tool-call limit begins.
 CALL_LIMIT: Final = "tool-call limit: "
+#: How the detail of an end by idle expiry begins.
+IDLE: Final = "idle timeout: "
+#: How the detail of an end by a log that could not be written begins.
+LOG_FAILED: Final = "log write failed: "
 _NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
 
 
@@ -69,10 +75,16 @@ class EpisodeEnd:
             case EndReason.INFRA_ERROR:
                 if self.detail and self.detail.startswith(ABORTED):
                     return "it was aborted (an infrastructure failure, not yours)"
+                if self.detail and self.detail.startswith(LOG_FAILED):
+                    return (
+                        "the server could not write its log (an infrastructure failure, not yours)"
+                    )
                 return "an internal server error (an infrastructure failure, not yours)"
             case EndReason.AGENT_ERROR:
                 if self.detail and self.detail.startswith(CALL_LIMIT):
                     return "the agent made more tool calls than this server allows per episode"
+                if self.detail and self.detail.startswith(IDLE):
+                    return "no call came for longer than this server waits (idle_timeout_seconds)"
                 return "it was aborted (the agent failed or stopped without committing)"
             case _:
                 return self.reason.value
@@ -99,8 +111,11 @@ class Episode:
         writer: TrajectoryWriter,
         max_turns: int,
         on_end: Callable[[Episode], None],
+        owner: str = "open",
     ) -> None:
         self.id = episode_id
+        self.owner = owner  # the client that started it (see EpisodeStore)
+        self.last_active = 0.0  # when a call last addressed it (the store's clock)
         self.task = task
         self.trial = trial
         self.seed = seed
@@ -139,13 +154,15 @@ class Episode:
                 exc.errors(include_url=False)[0]["msg"],
             )
 
-    def note_aside(self, text: Any) -> None:
+    async def note_aside(self, text: Any) -> None:
         """Log text the agent produced alongside this call without sending it to the user
         (a request's `_meta`), as an undelivered agent message. The policy counts it, for
-        instance as a sponsorship disclosure; the user never sees it."""
+        instance as a sponsorship disclosure; the user never sees it. The service refuses
+        a call whose aside is over its length limit before this."""
         if not isinstance(text, str) or not text.strip() or self.end is not None:
             return
-        self._log.agent_message(text[:MAX_ASIDE_CHARS], delivered=False)
+        async with self._writing():
+            self._log.agent_message(text, delivered=False)
 
     @property
     def log_path(self) -> Path:
@@ -170,12 +187,13 @@ class Episode:
     async def greet(self) -> str:
         """Ask the user for their opening message and log it (the episode's first event)."""
         with anyio.CancelScope(shield=True):
-            t0 = time.perf_counter()
-            try:
-                self.opening = await anyio.to_thread.run_sync(self._simulator().opening)
-            except Exception as exc:
-                raise await self._infra_failure("start_episode", exc) from exc
-            self._log.user_message(self.opening, latency_ms=_ms(t0))
+            async with self._writing():
+                t0 = time.perf_counter()
+                try:
+                    self.opening = await anyio.to_thread.run_sync(self._simulator().opening)
+                except Exception as exc:
+                    raise await self._infra_failure("start_episode", exc) from exc
+                self._log.user_message(self.opening, latency_ms=_ms(t0))
         return self.opening
 
     async def call(
@@ -189,34 +207,38 @@ class Episode:
         the call ended the episode."""
         self.check_open()
         with anyio.CancelScope(shield=True):
-            self._calls += 1
-            call_id = f"call_{self._calls}"
-            self._log.tool_call(call_id, name, arguments)
-            t0 = time.perf_counter()
-            try:
-                result = await compute()
-            except AgentFacingError as exc:
-                text = agent_error_text(name, str(exc))
-                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
-                raise
-            except Exception as exc:
-                raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc
-            content = result.model_dump(mode="json")
-            self._log.tool_result(call_id, content, is_error=False, latency_ms=_ms(t0))
-            if self._pending_end is not None:
-                await self.close(self._pending_end)
+            async with self._writing():
+                self._calls += 1
+                call_id = f"call_{self._calls}"
+                self._log.tool_call(call_id, name, arguments)
+                t0 = time.perf_counter()
+                try:
+                    result = await compute()
+                except LogWriteError:
+                    raise
+                except AgentFacingError as exc:
+                    text = agent_error_text(name, str(exc))
+                    self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+                    raise
+                except Exception as exc:
+                    raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc
+                content = result.model_dump(mode="json")
+                self._log.tool_result(call_id, content, is_error=False, latency_ms=_ms(t0))
+                if self._pending_end is not None:
+                    await self.close(self._pending_end)
         return result
 
-    def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
+    async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
         """A call refused before the tool ran (its arguments did not match the tool's
         schema, or broke a server limit): logged, marked `refused`, so the log shows every
         call the agent made and replay knows the tool never ran."""
         if self.end is not None:
             return
-        self._calls += 1
-        call_id = f"call_{self._calls}"
-        self._log.tool_call(call_id, name, arguments)
-        self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0, refused=True)
+        async with self._writing():
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            self._log.tool_call(call_id, name, arguments)
+            self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0, refused=True)
 
     async def end_at_call_limit(
         self, name: str, arguments: dict[str, Any], limit: int
@@ -229,9 +251,10 @@ class Episode:
             f"{name} call was not run. Call start_episode to begin a new episode."
         )
         with anyio.CancelScope(shield=True):
-            self.log_rejected(name, arguments, agent_error_text(name, message))
+            await self.log_rejected(name, arguments, agent_error_text(name, message))
             detail = f"{CALL_LIMIT}{limit} tool calls made; call {self.tool_calls} ({name}) refused"
-            await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+            async with self._writing():
+                await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
         return EpisodeError(message)
 
     async def send_message(self, text: str) -> UserReplyResult:
@@ -239,28 +262,30 @@ class Episode:
         self.check_open()
         problem = _text_problem(text, "text")
         if problem is not None:
-            self.log_rejected(
+            await self.log_rejected(
                 "send_message",
                 {"episode_id": self.id, "text": text},
                 agent_error_text("send_message", str(problem)),
             )
             raise problem
         with anyio.CancelScope(shield=True):
-            self.turns += 1
-            self._log.agent_message(text)
-            t0 = time.perf_counter()
-            try:
-                reply: UserReply = await anyio.to_thread.run_sync(self._simulator().respond, text)
-            except Exception as exc:
-                raise await self._infra_failure("send_message", exc) from exc
-            self._log.user_message(
-                reply.text, left=reply.left, latency_ms=_ms(t0), accepted=reply.accepted
-            )
-            if reply.left:
-                await self.close(EpisodeEnd(EndReason.USER_LEFT))
-            elif self.turns >= self.max_turns:
-                detail = f"the agent sent {self.turns} messages, the budget"
-                await self.close(EpisodeEnd(EndReason.MAX_TURNS, detail=detail))
+            async with self._writing():
+                self._log.agent_message(text)
+                self.turns += 1
+                t0 = time.perf_counter()
+                try:
+                    respond = self._simulator().respond
+                    reply: UserReply = await anyio.to_thread.run_sync(respond, text)
+                except Exception as exc:
+                    raise await self._infra_failure("send_message", exc) from exc
+                self._log.user_message(
+                    reply.text, left=reply.left, latency_ms=_ms(t0), accepted=reply.accepted
+                )
+                if reply.left:
+                    await self.close(EpisodeEnd(EndReason.USER_LEFT))
+                elif self.turns >= self.max_turns:
+                    detail = f"the agent sent {self.turns} messages, the budget"
+                    await self.close(EpisodeEnd(EndReason.MAX_TURNS, detail=detail))
         opening = None if self.opening_delivered else self.opening
         self.opening_delivered = True
         return UserReplyResult(
@@ -318,17 +343,24 @@ class Episode:
                 "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
             )
         with anyio.CancelScope(shield=True):
-            self._calls += 1
-            call_id = f"call_{self._calls}"
-            arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
-            self._log.tool_call(call_id, "abort_episode", arguments)
-            self._log.tool_result(
-                call_id, {"ended": True, "end_reason": reason.value}, is_error=False, latency_ms=0.0
-            )
-            await self.close(EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given")))
+            async with self._writing():
+                self._calls += 1
+                call_id = f"call_{self._calls}"
+                arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
+                self._log.tool_call(call_id, "abort_episode", arguments)
+                self._log.tool_result(
+                    call_id,
+                    {"ended": True, "end_reason": reason.value},
+                    is_error=False,
+                    latency_ms=0.0,
+                )
+                ended = EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given"))
+                await self.close(ended)
 
     async def close(self, end: EpisodeEnd) -> None:
-        """Write the end record; from now on every tool of this episode answers with an error."""
+        """Write the end record; from now on every tool of this episode answers with an error.
+        LogWriteError when the record cannot be written: the episode has ended all the same
+        (as infra_error), its log without an end record."""
         if self.end is not None:
             return
         self.end = end
@@ -344,10 +376,33 @@ class Episode:
                 usage=self.usage,
                 simulator=simulator,
             )
+        except LogWriteError as exc:
+            self.end = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{LOG_FAILED}{exc.cause}")
+            raise
         finally:
             self._on_end(self)
 
     # --- internals ---------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[None]:
+        """Around steps that write the log: a write that fails ends the episode as
+        infra_error and raises EpisodeError telling the agent so in one line."""
+        try:
+            yield
+        except LogWriteError as exc:
+            raise await self._log_failure(exc) from None
+
+    async def _log_failure(self, exc: LogWriteError) -> EpisodeError:
+        log.error("episode %s: %s", self.id[:8], exc)
+        if self.end is None:
+            ended = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{LOG_FAILED}{exc.cause}")
+            with suppress(LogWriteError):  # the end record could not be written either
+                await self.close(ended)
+        return EpisodeError(
+            f"episode {self.id[:8]}... has ended (infra_error): {exc.agent_text} (an "
+            "infrastructure failure, not yours); tell whoever runs the server."
+        )
 
     def _simulator(self) -> UserSimulator:
         if self._user is None:  # pragma: no cover - check_open runs first

@@ -2,14 +2,22 @@
 
 Isolation: an episode is reached only through its id (128 random bits from `secrets`),
 and each has its own lock (see episode.py), so different episodes proceed concurrently
-with no shared mutable state beyond this store's two dicts, which only the event loop
+with no shared mutable state beyond this store's dicts, which only the event loop
 touches.
+
+Limits: at most `max_open` episodes are open at once, and at most `max_open_per_owner`
+of one owner (a client: its token or plan; "open" for every client without one), so one
+client that opens and abandons episodes cannot lock the others out. Abandoned episodes
+are ended by `expire_idle` (the server sweeps periodically).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
+import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,18 +25,23 @@ from typing import Any, Final
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import AgentInfo, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_signing import LogKey
 
-from .episode import Episode, EpisodeEnd, ended_message
+from .episode import IDLE, Episode, EpisodeEnd, ended_message
 from .errors import EpisodeError, short_repr
 from .simulator import UserSimulator
-from .trajectory_writer import TrajectoryWriter, log_path, now_utc
+from .trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
+Clock = Callable[[], float]
 
 #: Ended episodes remembered (to say how they ended); older ones are forgotten.
 ENDED_KEPT: Final = 100_000
+#: The owner of episodes started by a client that has no token or plan.
+OPEN_OWNER: Final = "open"
+
+log = logging.getLogger(__name__)
 
 
 def derive_seed(task_id: str, trial: int) -> int:
@@ -60,26 +73,50 @@ class EpisodeStore:
         facts: RunFacts,
         *,
         max_open: int = 10_000,
+        max_open_per_owner: int | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
+        """`max_open_per_owner` None: only `max_open` applies. `clock` (seconds, monotonic)
+        times idleness."""
         self.catalog = catalog
         self.facts = facts
         self._make_user = make_user
         self._max_open = max_open
+        self._max_per_owner = max_open_per_owner or max_open
+        self._clock = clock
         self._open: dict[str, Episode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
+        self._open_by_owner: Counter[str] = Counter()
 
     @property
     def open_count(self) -> int:
         return len(self._open)
 
+    def open_count_of(self, owner: str) -> int:
+        """Open episodes started by `owner`."""
+        return self._open_by_owner[owner]
+
     async def start(
-        self, task: RecommendationTask, *, trial: int, seed: int, agent_label: str
+        self,
+        task: RecommendationTask,
+        *,
+        trial: int,
+        seed: int,
+        agent_label: str,
+        owner: str = OPEN_OWNER,
     ) -> Episode:
-        """A new episode: its log holds the header and the user's opening message."""
+        """A new episode of `owner`: its log holds the header and the user's opening
+        message. EpisodeError when a limit is reached or the log cannot be written."""
         if len(self._open) >= self._max_open:
             raise EpisodeError(
                 f"the server already has {self._max_open} open episodes, its limit; finish "
                 "some (recommend) before starting more"
+            )
+        if self._open_by_owner[owner] >= self._max_per_owner:
+            raise EpisodeError(
+                f"you already have {self._max_per_owner} open episodes, this server's limit per "
+                "client (max_open_per_client); finish some (recommend or abort_episode) before "
+                "starting more"
             )
         episode_id = secrets.token_hex(16)
         user = self._make_user(task, self.catalog, seed)
@@ -99,17 +136,28 @@ class EpisodeStore:
             started_at=now_utc(),
         )
         path = log_path(facts.log_dir, facts.run_id, task.id, trial, episode_id)
+        try:
+            writer = TrajectoryWriter(path, header, facts.log_key)
+        except LogWriteError as exc:
+            log.error("cannot start an episode of %s: %s", task.id, exc)
+            raise EpisodeError(
+                f"{exc.agent_text}, so no episode can start now (an infrastructure failure, "
+                "not yours); tell whoever runs the server"
+            ) from None
         episode = Episode(
             episode_id=episode_id,
             task=task,
             trial=trial,
             seed=seed,
             user=user,
-            writer=TrajectoryWriter(path, header, facts.log_key),
+            writer=writer,
             max_turns=task.protocol.max_turns,
             on_end=self._retire,
+            owner=owner,
         )
+        episode.last_active = self._clock()
         self._open[episode_id] = episode
+        self._open_by_owner[owner] += 1
         async with episode.lock:
             await episode.greet()
         return episode
@@ -118,6 +166,7 @@ class EpisodeStore:
         """The open episode with this id; EpisodeError if it is unknown or has ended."""
         episode = self._open.get(episode_id)
         if episode is not None:
+            episode.last_active = self._clock()  # a call addressed it
             return episode
         end = self._ended.get(episode_id)
         if end is not None:
@@ -132,9 +181,31 @@ class EpisodeStore:
         is safe."""
         return list(self._open.values())
 
+    async def expire_idle(self, timeout: float) -> int:
+        """End every open episode that got no call for `timeout` seconds (agent_error,
+        detail "idle timeout: ..."), skipping any with a step in flight. Returns how many
+        were ended."""
+        ended = 0
+        for episode in self.open_episodes():
+            if episode.lock.locked() or self._clock() - episode.last_active < timeout:
+                continue
+            async with episode.lock:
+                if episode.end is not None or self._clock() - episode.last_active < timeout:
+                    continue
+                detail = f"{IDLE}no call for {timeout:g} s"
+                try:
+                    await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+                except LogWriteError as exc:  # ended all the same; its log lacks the end
+                    log.error("episode %s: idle expiry: %s", episode.id[:8], exc)
+                ended += 1
+        return ended
+
     def _retire(self, episode: Episode) -> None:
         assert episode.end is not None
-        self._open.pop(episode.id, None)
+        if self._open.pop(episode.id, None) is not None:
+            self._open_by_owner[episode.owner] -= 1
+            if not self._open_by_owner[episode.owner]:
+                del self._open_by_owner[episode.owner]
         self._ended[episode.id] = episode.end
         while len(self._ended) > ENDED_KEPT:
             del self._ended[next(iter(self._ended))]

@@ -19,10 +19,14 @@ It also keeps two request `_meta` entries: `"taurec/usage"` (an agent's cumulati
 usage, see `request_usage`), which the episode writes into its end record, and
 `"taurec/aside"` (text the agent produced alongside this call without sending it to the
 user, see `request_aside`), which the episode logs as an undelivered agent message.
+
+And, for every request, who sent it (`request_owner`): over HTTP, the bearer token the
+request carries, as a digest; otherwise "open". Per-client limits count by it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
@@ -49,6 +53,7 @@ class _RawCall:
 
 # A per-request slot (each request runs in its own context), not shared state.
 _CURRENT: ContextVar[_RawCall | None] = ContextVar("taurec_raw_call", default=None)
+_OWNER: ContextVar[str] = ContextVar("taurec_request_owner", default="open")
 _ABSENT = object()
 
 #: The request `_meta` key under which an agent reports its cumulative LLM usage.
@@ -107,6 +112,24 @@ def request_aside() -> Any:
     return None if current is None else current.aside
 
 
+def request_owner() -> str:
+    """Who sent the current request: "token:<digest>" for a bearer token (over HTTP),
+    else "open" (stdio, in-process, or HTTP without a token)."""
+    return _OWNER.get()
+
+
+def owner_of(request: Any) -> str:
+    """The owner a transport request (a Starlette request over HTTP; None otherwise)
+    stands for. The token itself is never kept, only a digest of it."""
+    headers = getattr(request, "headers", None)
+    value = headers.get("authorization", "") if headers is not None else ""
+    scheme, _, token = str(value).partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return "open"
+    return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:32]
+
+
 RejectedLogger = Callable[[str, dict[str, Any], str], Awaitable[None]]
 
 
@@ -119,6 +142,15 @@ class RawCallMiddleware:
         self._log_rejected = log_rejected
 
     async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        owner = _OWNER.set(owner_of(ctx.request))
+        try:
+            return await self._handle(ctx, call_next)
+        finally:
+            _OWNER.reset(owner)
+
+    async def _handle(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         params = ctx.params or {}

@@ -2,8 +2,9 @@
 
 Transport-agnostic: the MCP layer (tools.py) parses arguments and shapes results; this
 resolves episodes (including the bound episode, started on first use), applies the
-per-call limits of the settings (text length, tool calls per episode), runs steps, and
-ends every open episode when the server stops (`close_all`).
+per-call limits of the settings (text length, asides, tool calls per episode), runs
+steps, ends abandoned episodes (`sweep_idle`), and ends every open episode when the
+server stops (`close_all`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from taurec.tasks.trajectory_signing import load_log_key
 from .episode import CALL_LIMIT, Episode, EpisodeEnd
 from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
 from .errors import ArgumentError, EpisodeError, agent_error_text, short_repr
-from .raw_calls import mark_reached, request_aside, request_usage
+from .raw_calls import mark_reached, request_aside, request_owner, request_usage
 from .results import (
     EpisodeStarted,
     RecommendResult,
@@ -111,6 +112,18 @@ def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None
     return None
 
 
+def overlong_aside(aside: object, limit: int) -> ArgumentError | None:
+    """An aside (`_meta["taurec/aside"]`) over `limit` characters: refused like an
+    over-long text argument, so text sent beside a call cannot bypass the limit."""
+    if isinstance(aside, str) and len(aside) > limit:
+        return ArgumentError(
+            "_meta.taurec/aside",
+            f"is {len(aside)} characters long; this server accepts at most {limit} "
+            "(max_message_chars). Nothing was done: send a shorter aside and call again.",
+        )
+    return None
+
+
 class Service:
     """Everything one server serves. Build it with `Service.create`."""
 
@@ -152,7 +165,13 @@ class Service:
             simulator_settings=simulator_settings,
             log_key=load_log_key(create=True),
         )
-        store = EpisodeStore(catalog, make_user, facts, max_open=settings.max_open_episodes)
+        store = EpisodeStore(
+            catalog,
+            make_user,
+            facts,
+            max_open=settings.max_open_episodes,
+            max_open_per_owner=settings.max_open_per_client,
+        )
         return cls(settings, suite, catalog, store)
 
     # --- server-level tools ---------------------------------------------------------------
@@ -211,7 +230,6 @@ class Service:
         else:
             episode = await self._bound_episode(agent_label=None)
         episode.note_usage(request_usage())
-        episode.note_aside(request_aside())
         return episode
 
     async def call(
@@ -251,6 +269,9 @@ class Service:
         """Not limited (it ends the episode; its detail has the tool schema's own cap)."""
         episode = await self.episode(episode_id)
         async with episode.lock:
+            aside = request_aside()
+            if overlong_aside(aside, self.settings.max_message_chars) is None:
+                await episode.note_aside(aside)  # else dropped: an abort is never refused
             await episode.abort(reason, detail)
 
     async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:
@@ -269,6 +290,19 @@ class Service:
                     log.exception("episode %s: could not write its end record", episode.id[:8])
         return ended
 
+    async def sweep_idle(self, every: float | None = None) -> None:
+        """Forever: every `every` seconds (default: a tenth of the idle timeout, at most a
+        minute), end the episodes idle for `idle_timeout_seconds`. Run it in the server's
+        task group; cancelling it is safe (each expiry is shielded)."""
+        timeout = self.settings.idle_timeout_seconds
+        every = every if every is not None else min(timeout / 10, 60.0)
+        while True:
+            await anyio.sleep(every)
+            with anyio.CancelScope(shield=True):
+                ended = await self.store.expire_idle(timeout)
+            if ended:
+                log.warning("ended %d episodes idle for %g s", ended, timeout)
+
     async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
         """Log a call the MCP layer rejected before it reached the episode, if the episode
         it names (or the bound one, already started) is open."""
@@ -282,9 +316,9 @@ class Service:
         async with episode.lock:
             if episode.end is not None:
                 return
-            episode.log_rejected(name, arguments, error_text)
+            await episode.log_rejected(name, arguments, error_text)
             limit = self.settings.max_tool_calls_per_episode
-            if episode.tool_calls > limit and name != "abort_episode":
+            if episode.tool_calls > limit and name != "abort_episode" and episode.end is None:
                 detail = f"{CALL_LIMIT}{limit} tool calls made; call {episode.tool_calls} ({name})"
                 with anyio.CancelScope(shield=True):
                     await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
@@ -293,15 +327,20 @@ class Service:
 
     async def _admit(self, episode: Episode, name: str, arguments: dict[str, Any]) -> None:
         """Refuse a call past the episode's tool-call limit (ending the episode) or with an
-        over-long text argument (logged as a rejected call; nothing else changes)."""
+        over-long text argument or aside (logged as a rejected call; nothing else changes).
+        Log the call's aside, if any."""
         episode.check_open()
         limit = self.settings.max_tool_calls_per_episode
         if episode.tool_calls >= limit:
             raise await episode.end_at_call_limit(name, arguments, limit)
-        problem = overlong_text(arguments, self.settings.max_message_chars)
+        aside = request_aside()
+        problem = overlong_text(arguments, self.settings.max_message_chars) or overlong_aside(
+            aside, self.settings.max_message_chars
+        )
         if problem is not None:
-            episode.log_rejected(name, arguments, agent_error_text(name, str(problem)))
+            await episode.log_rejected(name, arguments, agent_error_text(name, str(problem)))
             raise problem
+        await episode.note_aside(aside)
 
     def _task(self, task_id: str | None) -> RecommendationTask:
         task = self.suite.get(task_id) if task_id is not None else None
@@ -323,6 +362,7 @@ class Service:
             trial=trial,
             seed=derive_seed(task.id, trial) if seed is None else seed,
             agent_label=agent_label or self.settings.agent_label,
+            owner=request_owner(),
         )
 
     async def _start_bound(

@@ -80,13 +80,28 @@ class ServerSettings(BaseModel):
         ge=1,
         description="Episodes that may be open at once; start_episode refuses beyond this.",
     )
+    max_open_per_client: int = Field(
+        default=100,
+        ge=1,
+        description="Episodes one client may have open at once (a client: its bearer token, "
+        "or its run plan; every client without one shares 'open'); start_episode refuses "
+        "beyond this, while other clients go on starting theirs.",
+    )
+    idle_timeout_seconds: float = Field(
+        default=1800.0,
+        gt=0,
+        le=7 * 24 * 3600,
+        description="An open episode that gets no call for this long is ended (agent_error, "
+        "'idle timeout') by a periodic sweep, so abandoned episodes do not hold the limits.",
+    )
     max_message_chars: int = Field(
         default=4000,
         ge=1,
         le=100_000,
         description="Longest text argument of an episode tool (send_message text, recommend "
-        "message, search query, ids, filter strings), in characters; a longer one is refused "
-        "with an error and changes nothing.",
+        "message, search query, ids, filter strings), and longest aside (_meta "
+        "'taurec/aside'), in characters; a longer one is refused with an error and changes "
+        "nothing.",
     )
     max_tool_calls_per_episode: int = Field(
         default=200,
@@ -156,6 +171,30 @@ class HttpSettings(BaseModel):
         ge=1024,
         le=64 * 1024 * 1024,
         description="Largest request body accepted, in bytes; a larger one gets 413.",
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="Concurrent connections and requests (uvicorn limit_concurrency); beyond "
+        "this new requests get 503.",
+    )
+    keep_alive_seconds: int = Field(
+        default=5,
+        ge=1,
+        le=600,
+        description="How long an idle keep-alive connection stays open (uvicorn "
+        "timeout_keep_alive).",
+    )
+    max_header_bytes: int = Field(
+        default=64 * 1024,
+        ge=4 * 1024,
+        le=1024 * 1024,
+        description="Largest request line and headers, in bytes (h11 max incomplete event "
+        "size); a larger one closes the connection.",
+    )
+    backlog: int = Field(
+        default=2048, ge=1, le=65_535, description="Pending connections the socket queues."
     )
     shutdown_grace_seconds: int = Field(
         default=30,

@@ -3,9 +3,13 @@
 The header is validated by the format's own model before anything is written. Each
 event is one complete JSON line written with a single append, so the file on disk is
 always a valid prefix of the episode: a crash leaves a log without its `end` record,
-which the evaluator reports as incomplete, never a half-written line. No file
-descriptor is held between events (an abandoned episode costs no descriptor); the end
-record is fsynced.
+which the evaluator reports as incomplete, never a half-written line. A write that fails
+(a full disk, say) is cut back to the last whole line and raises LogWriteError; a header
+that cannot be written leaves no file. No file descriptor is held between events (an
+abandoned episode costs no descriptor); the end record is fsynced.
+
+Logs are private to the server's user: files 0600, folders this writer makes 0700 (a
+log's header names its episode id, which is all a client needs to act on the episode).
 
 Every line is chained to the one before it, and the end record is signed with the log
 key (see taurec.tasks.trajectory_signing), so an edited, reordered, truncated or forged
@@ -14,6 +18,8 @@ log fails `evaluator score --verify`.
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import time
 from datetime import UTC, datetime
@@ -26,9 +32,56 @@ import orjson
 from taurec.tasks.trajectory import EndReason, Header, Usage
 from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
 
+log = logging.getLogger(__name__)
+
+#: The mode of every episode log file, and of every folder made for logs.
+LOG_FILE_MODE = 0o600
+LOG_DIR_MODE = 0o700
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
 
 class LogClosedError(RuntimeError):
     """An event after the end record: the format allows exactly one end, last."""
+
+
+class LogWriteError(RuntimeError):
+    """An episode log could not be written (the disk is full, the folder is gone, ...).
+    The file holds only whole lines. `agent_text` says so in one line, without the path
+    or the system's error text; `str()` has both, for the server's own log."""
+
+    def __init__(self, path: Path, cause: OSError) -> None:
+        super().__init__(f"{path}: {cause.strerror or cause}")
+        self.path = path
+        self.errno = cause.errno
+        self.disk_full = cause.errno in _DISK_FULL
+
+    @property
+    def agent_text(self) -> str:
+        if self.disk_full:
+            return "the server's disk is full, so it could not write the episode log"
+        return "the server could not write the episode log"
+
+    @property
+    def cause(self) -> str:
+        """The cause in a few words, for an end record's detail."""
+        name = errno.errorcode.get(self.errno or 0, "error")
+        return f"{name} ({os.strerror(self.errno)})" if self.errno else name
+
+
+def make_log_dirs(folder: Path) -> None:
+    """Make `folder` and its missing parents, each with mode 0700 (existing ones are left
+    as they are)."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.is_dir():
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, LOG_DIR_MODE)
+        except FileExistsError:  # another episode made it first
+            continue
+        os.chmod(path, LOG_DIR_MODE)  # whatever the umask
 
 
 def log_path(log_dir: Path, run_label: str, task_id: str, trial: int, episode_id: str) -> Path:
@@ -52,15 +105,24 @@ class TrajectoryWriter:
         self._ended = False
         self._key = key
         self._chain = GENESIS
-        path.parent.mkdir(parents=True, exist_ok=True)
         record = header.model_dump(mode="json", exclude={"chain"})
         line, chain = self._chained(record, sign=False)
-        # O_EXCL: two episodes never share a file, and no earlier log is ever overwritten.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         try:
+            make_log_dirs(path.parent)
+            # O_EXCL: two episodes never share a file, and no earlier log is ever overwritten.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, LOG_FILE_MODE)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise LogWriteError(path, exc) from exc
+        try:
+            os.fchmod(fd, LOG_FILE_MODE)  # whatever the umask
             _write_all(fd, line)
-        finally:
+        except OSError as exc:
             os.close(fd)
+            _remove(path)
+            raise LogWriteError(path, exc) from exc
+        os.close(fd)
         self._chain = chain
 
     @property
@@ -170,13 +232,39 @@ class TrajectoryWriter:
         return body + tail + b'"}\n', chain
 
     def _append(self, line: bytes, sync: bool) -> None:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        """Append `line` whole, or raise LogWriteError with the file as it was."""
         try:
-            _write_all(fd, line)
-            if sync:
-                os.fsync(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise LogWriteError(self.path, exc) from exc
+        try:
+            size = os.fstat(fd).st_size  # the episode's lock: no other writer appends
+            try:
+                _write_all(fd, line)
+                if sync:
+                    os.fsync(fd)
+            except OSError:
+                _cut_back(fd, size, self.path)
+                raise
+        except OSError as exc:
+            raise LogWriteError(self.path, exc) from exc
         finally:
             os.close(fd)
+
+
+def _cut_back(fd: int, size: int, path: Path) -> None:
+    """Truncate a failed append away: the file ends at its last whole line again."""
+    try:
+        os.ftruncate(fd, size)
+    except OSError:  # pragma: no cover - truncating frees space, it does not need any
+        log.exception("%s: could not cut a failed write back to %d bytes", path, size)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:  # pragma: no cover - the folder vanished with it
+        log.exception("%s: could not remove a log whose header failed", path)
 
 
 def _write_all(fd: int, data: bytes) -> None:
