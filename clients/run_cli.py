@@ -2,7 +2,8 @@
 
 With no options: the scripted agent, the built-in suite, the rule-based user, 4 trials,
 logs in `logs/`, the server in process. No API key, no network. Exit codes: 0 done,
-1 the run failed (server unreachable), 2 bad options or input, 130 interrupted.
+1 the run failed (server unreachable, or episode logs it could not write), 2 bad options
+or input, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.registry import PROFILES, AgentUnavailable, default_label, make_agent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
+from taurec.clients.runner.log_failures import LogFailure, log_failures
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.report import print_report, score_out
@@ -224,6 +226,7 @@ def run(
     resolver = Resolver()
     interrupted = False
     played = []
+    unwritten: list[LogFailure] = []
     options = {
         "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
         "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
@@ -256,6 +259,7 @@ def run(
             runner.on_result = progress
             report = anyio.run(runner.run, todo)
         played = [r.score for r in report.results if r.score is not None]
+        unwritten = log_failures(report.results)
         if report.failure:
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
             if report.results:
@@ -275,7 +279,21 @@ def run(
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
     print_report(score_out(out, played, resolver), Console(), err)
+    if unwritten:
+        err.print(
+            f"[red]error:[/red] {len(unwritten)} of {len(todo)} episodes have no whole log "
+            f"({escape(_named_cause(unwritten))}); they count as infrastructure errors. "
+            f"Free space where the logs go, then resume with:\n  "
+            f"{escape(_resume_command(options))}"
+        )
+        raise typer.Exit(1)
     err.print(f"score again with: evaluator score {out}")
+
+
+def _named_cause(failures: list[LogFailure]) -> str:
+    """The first cause that says what went wrong (rather than only what is missing)."""
+    named = [f.cause for f in failures if "could not write" in f.cause]
+    return (named or [failures[0].cause])[0]
 
 
 def _print_dry_run(

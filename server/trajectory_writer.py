@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 LOG_FILE_MODE = 0o600
 LOG_DIR_MODE = 0o700
 _DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+#: What every message about a log that could not be written says (clients look for it).
+LOG_UNWRITTEN = "could not write the episode log"
 
 
 class LogClosedError(RuntimeError):
@@ -58,8 +60,8 @@ class LogWriteError(RuntimeError):
     @property
     def agent_text(self) -> str:
         if self.disk_full:
-            return "the server's disk is full, so it could not write the episode log"
-        return "the server could not write the episode log"
+            return f"the server's disk is full, so it {LOG_UNWRITTEN}"
+        return f"the server {LOG_UNWRITTEN}"
 
     @property
     def cause(self) -> str:

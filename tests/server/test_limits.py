@@ -180,3 +180,46 @@ async def test_a_refused_mark_does_not_hide_a_successful_result_from_replay(
     path.write_bytes(b"".join(forged))
     (score,) = score_paths([tmp_path], Resolver(), workers=1)
     assert score.replay_mismatches == 1
+
+
+# --- asides (_meta "taurec/aside") ---------------------------------------------------------
+
+
+async def test_an_over_long_aside_is_refused_like_an_over_long_argument(tmp_path: Path) -> None:
+    async with _client(tmp_path, max_message_chars=50) as client:
+        eid = await _start(client)
+        refused = await client.call_tool(
+            "get_user_history", {"episode_id": eid}, meta={"taurec/aside": "a" * 51}
+        )
+        reply = _ok(await client.call_tool("send_message", {"episode_id": eid, "text": "Hi!"}))
+    text = _error(refused)
+    assert "'_meta.taurec/aside'" in text and "51 characters" in text and "at most 50" in text
+    assert reply["turns_used"] == 1  # nothing else happened: the episode goes on
+    events = _events(tmp_path, eid)
+    assert not any(e["type"] == "agent_message" and not e["delivered"] for e in events)
+    (result,) = [e for e in events if e["type"] == "tool_result" and e["is_error"]]
+    assert result["refused"] and "max_message_chars" in result["content"]
+
+
+async def test_an_aside_within_the_limit_is_logged_undelivered(tmp_path: Path) -> None:
+    async with _client(tmp_path, max_message_chars=50) as client:
+        eid = await _start(client)
+        result = await client.call_tool(
+            "get_user_history", {"episode_id": eid}, meta={"taurec/aside": "b" * 50}
+        )
+    assert not result.is_error
+    asides = [e for e in _events(tmp_path, eid) if e["type"] == "agent_message"]
+    assert [(a["text"], a["delivered"]) for a in asides] == [("b" * 50, False)]
+
+
+async def test_four_megabytes_of_asides_cannot_reach_the_log(tmp_path: Path) -> None:
+    aside = "x" * 20_000
+    async with _client(tmp_path, max_tool_calls_per_episode=200) as client:
+        eid = await _start(client)
+        for _ in range(200):  # 200 x 20,000 characters: 4 MB sent as asides
+            await client.call_tool(
+                "get_user_history", {"episode_id": eid}, meta={"taurec/aside": aside}
+            )
+    (path,) = tmp_path.rglob(f"*-{eid[:12]}.jsonl")
+    assert path.stat().st_size < 200_000
+    assert aside not in path.read_text()

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 import pytest
 
-from taurec.server.trajectory_writer import LogClosedError, TrajectoryWriter, log_path
+from taurec.server import trajectory_writer
+from taurec.server.trajectory_writer import (
+    LogClosedError,
+    LogWriteError,
+    TrajectoryWriter,
+    log_path,
+)
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_reader import read_log
 
@@ -111,3 +121,84 @@ def test_a_log_is_never_overwritten(tmp_path: Path) -> None:
 def test_log_path_groups_by_run_task_and_trial(tmp_path: Path) -> None:
     path = log_path(tmp_path, "run1", "t009", 3, "0123456789abcdef" * 2)
     assert path == tmp_path / "run1" / "t009" / "trial3-0123456789ab.jsonl"
+
+
+# --- private files ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def permissive_umask() -> Iterator[None]:
+    saved = os.umask(0o022)
+    yield
+    os.umask(saved)
+
+
+async def test_logs_are_0600_in_0700_folders(tmp_path: Path, permissive_umask: None) -> None:
+    w = _writer(tmp_path / "logs")
+    await w.end(EndReason.ABSTAINED)
+    assert stat.S_IMODE(w.path.stat().st_mode) == 0o600
+    for folder in (tmp_path / "logs", tmp_path / "logs" / "run", w.path.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+# --- a full disk -----------------------------------------------------------------------------
+
+
+def _disk_fills_after(monkeypatch: pytest.MonkeyPatch, fitting: int) -> None:
+    """From now on a write puts `fitting` bytes on disk, then fails with ENOSPC (as a
+    kernel does when a write only partly fits)."""
+
+    def write_all(fd: int, data: bytes) -> None:
+        os.write(fd, data[:fitting])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(trajectory_writer, "_write_all", write_all)
+
+
+async def test_a_write_that_fails_midway_is_cut_back_to_the_last_whole_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = _writer(tmp_path)
+    w.user_message("Hi, a comedy please.")
+    before = w.path.read_bytes()
+    _disk_fills_after(monkeypatch, 10)
+    with pytest.raises(LogWriteError) as failed:
+        w.agent_message("How long may it be? " * 50)
+    assert failed.value.disk_full and failed.value.cause.startswith("ENOSPC")
+    assert w.path.read_bytes() == before  # no torn line
+    with pytest.raises(LogWriteError):
+        await w.end(EndReason.INFRA_ERROR)
+    assert w.path.read_bytes() == before
+    parsed = read_log(w.path)
+    assert [p.message for p in parsed.problems] == [
+        "no end record: the episode did not finish (incomplete log)"
+    ]
+
+
+async def test_a_write_after_a_failed_one_continues_the_log_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = _writer(tmp_path)
+    with monkeypatch.context() as patch:
+        _disk_fills_after(patch, 3)
+        with pytest.raises(LogWriteError):
+            w.user_message("lost")
+    w.user_message("kept")
+    await w.end(EndReason.ABSTAINED)
+    parsed = read_log(w.path)
+    assert parsed.ok, parsed.problems
+    assert [e.get("text") for e in parsed.events] == ["kept", None]
+
+
+def test_a_header_that_cannot_be_written_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _disk_fills_after(monkeypatch, 5)
+    path = log_path(tmp_path, "run", "t001", 2, HEADER.episode_id)
+    with pytest.raises(LogWriteError) as failed:
+        TrajectoryWriter(path, HEADER)
+    assert not path.exists()
+    assert failed.value.agent_text == (
+        "the server's disk is full, so it could not write the episode log"
+    )
+    assert str(path) not in failed.value.agent_text

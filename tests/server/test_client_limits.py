@@ -1,0 +1,238 @@
+"""Limits that keep one client from holding the server: open episodes per client (its
+bearer token, or "open"), and idle expiry of abandoned episodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from support.http_server import free_port
+from support.results import error_text, ok
+from support.episodes import ITEMS, make_task
+
+from taurec.catalog.store import Catalog
+from taurec.server.app import HttpServer
+from taurec.server.episodes import EpisodeStore, RunFacts
+from taurec.server.errors import EpisodeError
+from taurec.server.raw_calls import owner_of
+from taurec.server.simulator import UserReply
+from taurec.server.service import Service
+from taurec.server.settings import HttpSettings, ServerSettings
+from taurec.tasks.trajectory import SuiteRef
+from taurec.tasks.trajectory_reader import read_log
+
+
+CATALOG = Catalog.from_items(ITEMS)
+
+
+class StandInUser:
+    kind = "stand-in"
+
+    def opening(self) -> str:
+        return "Hi, I want a comedy."
+
+    def respond(self, agent_text: str) -> UserReply:
+        return UserReply(f"You said: {agent_text}")
+
+    def react_to_commit(self, item_id: str | None) -> UserReply:
+        return UserReply("Thanks!", accepted=item_id)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _store(tmp_path: Path, **kw: Any) -> EpisodeStore:
+    facts = RunFacts(
+        run_id="r1",
+        suite=SuiteRef(id="builtin", spec="builtin"),
+        catalog_sha256=CATALOG.sha256(),
+        server_version="test",
+        log_dir=tmp_path,
+    )
+    return EpisodeStore(CATALOG, lambda task, catalog, seed: StandInUser(), facts, **kw)
+
+
+async def _start_as(store: EpisodeStore, owner: str) -> Any:
+    return await store.start(make_task(), trial=0, seed=1, agent_label="a", owner=owner)
+
+
+async def _start(store: EpisodeStore) -> Any:
+    return await _start_as(store, "open")
+
+
+# --- open episodes per client ----------------------------------------------------------------
+
+
+async def test_a_client_over_its_quota_is_refused_while_another_still_starts(
+    tmp_path: Path,
+) -> None:
+    store = _store(tmp_path, max_open_per_owner=2)
+    await _start_as(store, "token:a")
+    await _start_as(store, "token:a")
+    with pytest.raises(EpisodeError) as refused:
+        await _start_as(store, "token:a")
+    assert "you already have 2 open episodes" in str(refused.value)
+    assert "max_open_per_client" in str(refused.value) and "abort_episode" in str(refused.value)
+    await _start_as(store, "token:b")  # another client is unaffected
+    await _start_as(store, "open")
+    assert (store.open_count_of("token:a"), store.open_count_of("token:b")) == (2, 1)
+
+
+async def test_an_ended_episode_frees_its_clients_place(tmp_path: Path) -> None:
+    store = _store(tmp_path, max_open_per_owner=1)
+    first = await _start_as(store, "token:a")
+    async with first.lock:
+        await first.recommend(None, None, CATALOG)
+    await _start_as(store, "token:a")
+    assert store.open_count_of("token:a") == 1
+
+
+def test_the_owner_of_a_request_is_a_digest_of_its_bearer_token() -> None:
+    class Request:
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.headers = headers
+
+    token = "s3cret-token-0123456789"
+    owner = owner_of(Request({"authorization": f"Bearer {token}"}))
+    assert owner.startswith("token:") and token not in owner
+    assert owner == owner_of(Request({"authorization": f"bearer  {token}"}))
+    assert owner != owner_of(Request({"authorization": "Bearer another-token-0123"}))
+    assert owner_of(Request({})) == owner_of(None) == "open"
+    assert owner_of(Request({"authorization": "Basic abc"})) == "open"
+
+
+async def test_over_http_one_token_fills_its_quota_and_another_token_still_starts(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    server = HttpServer(
+        ServerSettings(log_dir=tmp_path, max_open_per_client=2), HttpSettings(port=port)
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def start(token: str | None) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with (
+            create_mcp_http_client(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            return await client.call_tool("start_episode", {"task_id": "t001"})
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        while not server.started:
+            await anyio.sleep(0.01)
+        try:
+            with anyio.fail_after(120):
+                filled = [await start("client-a-token-0001") for _ in range(2)]
+                refused = await start("client-a-token-0001")
+                other = await start("client-b-token-0002")
+                anonymous = await start(None)
+        finally:
+            server.stop()
+    for result in filled:
+        ok(result)
+    assert "you already have 2 open episodes" in error_text(refused)
+    ok(other)
+    ok(anonymous)
+
+
+# --- idle expiry -----------------------------------------------------------------------------
+
+
+async def test_an_episode_without_a_call_for_the_timeout_is_ended_as_idle(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = _store(tmp_path, clock=clock)
+    episode = await _start(store)
+    clock.now += 59
+    assert await store.expire_idle(60) == 0
+    clock.now += 1
+    assert await store.expire_idle(60) == 1
+    end = read_log(episode.log_path).events[-1]
+    assert end["type"] == "end" and end["reason"] == "agent_error"
+    assert end["detail"] == "idle timeout: no call for 60 s"
+    with pytest.raises(EpisodeError, match=r"has ended \(agent_error\).*idle_timeout_seconds"):
+        store.get(episode.id)
+    assert store.open_count == 0
+
+
+async def test_a_call_resets_the_idle_clock(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = _store(tmp_path, clock=clock)
+    episode = await _start(store)
+    clock.now += 50
+    store.get(episode.id)  # a call addresses it
+    clock.now += 50
+    assert await store.expire_idle(60) == 0
+    assert episode.end is None
+
+
+async def test_an_episode_with_a_step_in_flight_is_not_expired(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = _store(tmp_path, clock=clock)
+    episode = await _start(store)
+    clock.now += 3600
+    async with episode.lock:  # a slow step holds the lock
+        assert await store.expire_idle(60) == 0
+    assert episode.end is None
+    assert await store.expire_idle(60) == 1
+
+
+async def test_an_expired_episode_frees_its_clients_place(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = _store(tmp_path, clock=clock, max_open_per_owner=1)
+    await _start_as(store, "token:a")
+    clock.now += 61
+    await store.expire_idle(60)
+    await _start_as(store, "token:a")
+
+
+async def test_the_sweep_ends_abandoned_episodes_while_it_runs(tmp_path: Path) -> None:
+    service = Service.create(ServerSettings(log_dir=tmp_path, idle_timeout_seconds=0.05))
+    started = await service.start_episode("t001")
+    (path,) = tmp_path.rglob("*.jsonl")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(service.sweep_idle)
+        with anyio.fail_after(30):
+            while read_log(path).events[-1]["type"] != "end":
+                await anyio.sleep(0.02)
+        tg.cancel_scope.cancel()
+    assert read_log(path).events[-1]["detail"].startswith("idle timeout: ")
+    with pytest.raises(EpisodeError, match=r"has ended \(agent_error\)"):
+        await service.send_message(started.episode_id, "hi")
+
+
+async def test_the_http_server_runs_the_idle_sweep(tmp_path: Path) -> None:
+    port = free_port()
+    settings = ServerSettings(log_dir=tmp_path, idle_timeout_seconds=0.2)
+    server = HttpServer(settings, HttpSettings(port=port))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        while not server.started:
+            await anyio.sleep(0.01)
+        try:
+            with anyio.fail_after(60):
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    ok(await client.call_tool("start_episode", {"task_id": "t001"}))
+                (path,) = tmp_path.rglob("*.jsonl")
+                while read_log(path).events[-1]["type"] != "end":
+                    await anyio.sleep(0.05)
+        finally:
+            server.stop()
+    end = read_log(path).events[-1]
+    assert (end["reason"], end["detail"]) == ("agent_error", "idle timeout: no call for 0.2 s")
+
+
+def test_idle_timeout_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="idle_timeout_seconds"):
+        ServerSettings(idle_timeout_seconds=0)
