@@ -11,21 +11,20 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from support.episodes import ITEMS, make_task
 from support.http_server import free_port
 from support.results import error_text, ok
-from support.episodes import ITEMS, make_task
 
 from taurec.catalog.store import Catalog
 from taurec.server.app import HttpServer
 from taurec.server.episodes import EpisodeStore, RunFacts
 from taurec.server.errors import EpisodeError
 from taurec.server.raw_calls import owner_of
-from taurec.server.simulator import UserReply
 from taurec.server.service import Service
 from taurec.server.settings import HttpSettings, ServerSettings
+from taurec.server.simulator import UserReply
 from taurec.tasks.trajectory import SuiteRef
 from taurec.tasks.trajectory_reader import read_log
-
 
 CATALOG = Catalog.from_items(ITEMS)
 
