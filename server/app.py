@@ -23,6 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from .episodes import SimulatorFactory
 from .http_guard import HttpGuard
+from .memory import return_large_blocks, trim
 from .raw_calls import RawCallMiddleware
 from .resources import protocol_text, register_resources
 from .service import SERVER_NAME, Service
@@ -30,6 +31,8 @@ from .settings import HttpSettings, ServerSettings
 from .tools import register_tools
 
 Transport = Literal["stdio", "http"]
+#: Request bytes read in a second after which freed heap pages are given back.
+TRIM_AFTER_BYTES = 1024 * 1024
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -113,9 +116,11 @@ class HttpServer:
         return self._uvicorn.started
 
     async def serve(self) -> None:
+        return_large_blocks()  # request bodies are unmapped when done (see memory.py)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self.service.sweep_idle)
+                tg.start_soon(self._give_back_memory)
                 await self._uvicorn.serve()
                 tg.cancel_scope.cancel()
         finally:
@@ -125,6 +130,18 @@ class HttpServer:
     def stop(self) -> None:
         """Begin the graceful stop (from the server's event loop)."""
         self._uvicorn.should_exit = True
+
+    async def _give_back_memory(self, every: float = 1.0) -> None:
+        """Each second that brought request bodies of more than TRIM_AFTER_BYTES, and the
+        second after it (their requests may end later), return the heap pages they freed
+        (see memory.py)."""
+        before = 0
+        while True:
+            await anyio.sleep(every)
+            now = self.guard.take_bytes_read()
+            if max(now, before) > TRIM_AFTER_BYTES:
+                trim()
+            before = now
 
 
 def _assemble(

@@ -81,6 +81,12 @@ class HttpGuard:
         self._max_bytes = settings.max_request_bytes
         self._streams: set[anyio.CancelScope] = set()  # open GET streams, ended on shutdown
         self._closing = False
+        self._bytes_read = 0  # request body bytes read since take_bytes_read
+
+    def take_bytes_read(self) -> int:
+        """Request body bytes read since the last call."""
+        read, self._bytes_read = self._bytes_read, 0
+        return read
 
     @property
     def closing(self) -> bool:
@@ -172,21 +178,28 @@ class HttpGuard:
         declared = headers.get(b"content-length", [b""])[0]
         if declared.isdigit() and int(declared) > self._max_bytes:
             raise self._too_big(f"{int(declared)} bytes")
-        body = bytearray()
+        chunks: list[bytes] = []  # joined once: no growing buffer, no extra copy
+        size = 0
         replay: list[Message] = []
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client went away: pass that on
                 replay.append(message)
                 break
-            body += message.get("body", b"")
-            if len(body) > self._max_bytes:
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            self._bytes_read += len(chunk)
+            if size > self._max_bytes:
                 raise self._too_big(f"over {self._max_bytes} bytes")
+            chunks.append(chunk)
             if not message.get("more_body", False):
-                replay.insert(0, {"type": "http.request", "body": bytes(body), "more_body": False})
+                body = b"".join(chunks)
+                replay.insert(0, {"type": "http.request", "body": body, "more_body": False})
                 break
+        chunks.clear()
 
         async def replayed() -> Message:
+            # handed over, not kept: the body lives only as long as the app holds it
             return replay.pop(0) if replay else await receive()
 
         return replayed

@@ -187,11 +187,11 @@ class HttpSettings(BaseModel):
         "timeout_keep_alive).",
     )
     max_header_bytes: int = Field(
-        default=64 * 1024,
+        default=16 * 1024,
         ge=4 * 1024,
         le=1024 * 1024,
-        description="Largest request line and headers, in bytes (h11 max incomplete event "
-        "size); a larger one closes the connection.",
+        description="Most bytes of an unfinished request line and headers held while they "
+        "arrive (h11's max incomplete event size); beyond this the connection is refused.",
     )
     backlog: int = Field(
         default=2048, ge=1, le=65_535, description="Pending connections the socket queues."
