@@ -27,6 +27,7 @@ from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining
 from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.report import print_report, score_out
 from taurec.clients.runner.runner import Runner
+from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
 from taurec.server.service import default_run_label
@@ -215,6 +216,15 @@ def run(
         )
     if resume and len(specs) > len(todo):
         err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
+    if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
+        try:
+            sealed, plan_path = local_plan(
+                out, the_label, loaded, task_ids, trials, specs, resume=resume
+            )
+        except (DataError, OSError) as exc:
+            _fail(exc)
+        run_label = sealed.run_id
+        server = server.model_copy(update={"plans": (plan_path.resolve(),)})
     try:
         # the token applies to http only (the variable may be set for other commands too)
         token = auth_token if transport is TransportName.HTTP else None

@@ -63,11 +63,12 @@ class LogKey:
     def key_id(self) -> str:
         return hashlib.sha256(b"taurec-log-key-id\x00" + self.secret).hexdigest()[:16]
 
-    def mac(self, chain: str) -> str:
-        return hmac.new(self.secret, _MAC_DOMAIN + chain.encode("ascii"), "sha256").hexdigest()
+    def mac(self, chain: str, domain: bytes = _MAC_DOMAIN) -> str:
+        """`domain` keeps a signature of one kind of record from passing for another."""
+        return hmac.new(self.secret, domain + chain.encode("ascii"), "sha256").hexdigest()
 
-    def verify(self, chain: str, mac: str) -> bool:
-        return hmac.compare_digest(self.mac(chain), mac)
+    def verify(self, chain: str, mac: str, domain: bytes = _MAC_DOMAIN) -> bool:
+        return hmac.compare_digest(self.mac(chain, domain), mac)
 
 
 def default_key_file() -> Path:

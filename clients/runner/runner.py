@@ -110,6 +110,7 @@ class Runner:
     # http: the server's run folder (<its log dir>/<its run label>), once the first log is found
     _server_run_dir: Path | None = field(default=None, init=False, repr=False)
     _locating: anyio.Lock | None = field(default=None, init=False, repr=False)
+    _sealed_label: str | None = field(default=None, init=False, repr=False)
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
         report = RunReport()
@@ -118,6 +119,9 @@ class Runner:
         try:
             async with open_client(self.connection) as client:
                 tools = (await client.list_tools()).tools
+                info = outcome_of(await client.call_tool("server_info", {}))
+                if not info.is_error and isinstance(info.data, dict):
+                    self._sealed_label = info.data.get("sealed_label")
                 async with anyio.create_task_group() as tg:
                     if self.handle_signals:
                         tg.start_soon(self._watch_signals, tg.cancel_scope, report)
@@ -165,11 +169,9 @@ class Runner:
         return derive_seed(f"{spec.task_id}#seed{self.seed}", spec.trial)
 
     async def _play(self, client: Client, tools: list[Any], spec: EpisodeSpec) -> EpisodeResult:
-        arguments: dict[str, Any] = {
-            "task_id": spec.task_id,
-            "trial": spec.trial,
-            "agent_label": self.agent.label,
-        }
+        arguments: dict[str, Any] = {"task_id": spec.task_id, "trial": spec.trial}
+        if self._sealed_label is None:  # a sealed server takes the label from the token
+            arguments["agent_label"] = self.agent.label
         seed = self._seed(spec)
         if seed is not None:
             arguments["seed"] = seed
