@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from taurec.catalog.errors import DataError
-from taurec.server.service import portable_suite_spec
 from taurec.tasks.run_plan import new_plan, write_plan
-from taurec.tasks.suite import load_suite
+from taurec.tasks.suite import load_suite, portable_suite_spec
 
 app = typer.Typer(help="Plans for sealed runs.", no_args_is_help=True, add_completion=False)
 

@@ -32,7 +32,7 @@ from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
 from taurec.server.service import default_run_label
 from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
-from taurec.tasks.suite import Suite, load_suite
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 
 
 class AgentName(StrEnum):  # the registry's names (a test keeps the two in step)
@@ -231,7 +231,7 @@ def run(
         connection = Connection(transport.value, server, url, auth_token=token)
     except ValueError as exc:
         _fail(exc)
-    resolver = Resolver()
+    resolver = Resolver(allowed_specs=frozenset({portable_suite_spec(loaded.spec)}))
     interrupted = False
     played = []
     options = {
@@ -284,8 +284,11 @@ def run(
             raise typer.Exit(130)
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
-    print_report(score_out(out, played, resolver), Console(), err)
+    check = score_out(out, played, resolver)
+    print_report(check, Console(), err)
     err.print(f"score again with: evaluator score {out}")
+    if not check.clean:
+        raise typer.Exit(1)
 
 
 def _print_dry_run(

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.tasks.run_plan import RunPlan, label_problem, read_plan
-from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
@@ -83,15 +83,6 @@ def llm_users(
     assert settings.simulator_model is not None
     llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
     return make_llm_users(catalog, llm), llm.record()
-
-
-def portable_suite_spec(spec: str) -> str:
-    """Suite paths made absolute, so the evaluator finds the suite from any folder."""
-    if spec.startswith(TAU_REC_PREFIX):
-        path = Path(spec.removeprefix(TAU_REC_PREFIX))
-        return TAU_REC_PREFIX + str(path.resolve()) if path.exists() else spec
-    path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec
 
 
 def default_run_label() -> str:

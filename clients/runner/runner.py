@@ -39,13 +39,12 @@ from taurec.clients.agents.base import (
     outcome_of,
 )
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.logs import Resolver, score_log
+from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.episodes import derive_seed
 from taurec.server.service import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
 
 from .connection import Connection, Transport, open_client
 from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
@@ -252,7 +251,7 @@ class Runner:
         path = self._log_of(spec, episode_id) if episode_id else None
         score = None
         if path is not None:
-            score = score_log(read_log(path), self.resolver)
+            score = score_file(path, self.resolver)
         return EpisodeResult(spec, episode_id, reason, path, score, error)
 
     def _log_of(self, spec: EpisodeSpec, episode_id: str) -> Path | None:

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from taurec.catalog.errors import DataError
-from taurec.server.service import portable_suite_spec
 from taurec.tasks.run_plan import RunPlan, new_plan, read_plan, write_plan
-from taurec.tasks.suite import Suite
+from taurec.tasks.suite import Suite, portable_suite_spec
 
 from .plan import EpisodeSpec
 
