@@ -155,6 +155,6 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     with collector_paused():
         groups: dict[tuple[str, str, str, str], list[EpisodeScore]] = defaultdict(list)
         for s in scores:
-            key = (s.label, s.mode, s.plan_id or "", s.suite_sha256 or s.suite_id or "")
+            key = (s.label, s.mode, s.plan_id or "", s.suite_id or "")
             groups[key].append(s)
         return [aggregate_group(key[0], groups[key], seed=seed) for key in sorted(groups)]

@@ -103,6 +103,10 @@ def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
         console.print(table)
 
 
+def _logs(n: int) -> str:
+    return "1 log is" if n == 1 else f"{n:,} logs are"
+
+
 def report_check(
     check: RunCheck, problems: list[str], key: LogKey | None, console: Console
 ) -> None:
@@ -115,8 +119,8 @@ def report_check(
         console.print(f"[bold red]run problem:[/bold red] {markup(p)}")
     if check.excluded:
         console.print(
-            f"[bold red]{len(check.excluded):,} logs are NOT counted as themselves "
-            "(a planned episode among them counts as a failure):[/bold red]"
+            f"[bold red]{_logs(len(check.excluded))} NOT counted (where one holds a planned "
+            "episode of a sealed run, that episode counts as a failure):[/bold red]"
         )
         for s, why in check.excluded[:SHOWN]:
             console.print(f"[red]  {markup(s.path)}: {markup(why)}[/red]")

@@ -24,7 +24,7 @@ import logging
 import math
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ from taurec.server.episodes import derive_seed
 from taurec.server.service import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import log_path
-from taurec.tasks.suite import load_suite
+from taurec.tasks.suite import load_suite, portable_suite_spec
 
 from .connection import Connection, Transport, open_client
 from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
@@ -110,6 +110,13 @@ class Runner:
     _server_run_dir: Path | None = field(default=None, init=False, repr=False)
     _locating: anyio.Lock | None = field(default=None, init=False, repr=False)
     _sealed_label: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.connection.writes_logs_to_out:  # the suite this run's own server serves
+            served = portable_suite_spec(self.connection.settings.suite)
+            self.resolver = replace(
+                self.resolver, allowed_specs=self.resolver.allowed_specs | {served}
+            )
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
         report = RunReport()
