@@ -151,7 +151,7 @@ def test_a_header_pointing_at_another_suite_is_not_scored_against_it(
     header["suite"]["spec"] = str(tmp_path / "trivial-suite")
     path.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]))
     code, doc, stderr = _score(run)
-    assert code == 1  # the header edit also breaks the chain
+    assert code == 1 and "line 1: chain hash mismatch" in stderr
     assert _group(doc, "random")["n_episodes"] == 10
     assert "trivial-suite" not in {g["suite"]["spec"] for g in doc["groups"]}
 
