@@ -14,7 +14,6 @@ import logging
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -22,7 +21,8 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
+from taurec.tasks.run_plan import label_problem
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
@@ -39,6 +39,7 @@ from .results import (
     TaskSummary,
     UserReplyResult,
 )
+from .seal import Seals, load_seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from .simulator.nlu import MessageReader
@@ -84,15 +85,6 @@ def llm_users(
     return make_llm_users(catalog, llm), llm.record()
 
 
-def portable_suite_spec(spec: str) -> str:
-    """Suite paths made absolute, so the evaluator finds the suite from any folder."""
-    if spec.startswith(TAU_REC_PREFIX):
-        path = Path(spec.removeprefix(TAU_REC_PREFIX))
-        return TAU_REC_PREFIX + str(path.resolve()) if path.exists() else spec
-    path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec
-
-
 def default_run_label() -> str:
     return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
@@ -128,15 +120,25 @@ class Service:
     """Everything one server serves. Build it with `Service.create`."""
 
     def __init__(
-        self, settings: ServerSettings, suite: Suite, catalog: Catalog, store: EpisodeStore
+        self,
+        settings: ServerSettings,
+        suite: Suite,
+        catalog: Catalog,
+        store: EpisodeStore,
+        seals: Seals | None = None,
     ) -> None:
         self.settings = settings
         self.suite = suite
         self.catalog = catalog
         self.store = store
+        self.seals = seals
         self.version = store.facts.server_version
         self._bound_lock = anyio.Lock()
         self._bound_id: str | None = None
+
+    @property
+    def plan_tokens(self) -> list[str]:
+        return [] if self.seals is None else self.seals.tokens
 
     @classmethod
     def create(cls, settings: ServerSettings, make_user: SimulatorFactory | None = None) -> Service:
@@ -172,14 +174,40 @@ class Service:
             max_open=settings.max_open_episodes,
             max_open_per_owner=settings.max_open_per_client,
         )
-        return cls(settings, suite, catalog, store)
+        seals = None
+        if settings.plans:
+            assert facts.log_key is not None
+            seals = load_seals(
+                settings.plans,
+                suite,
+                catalog,
+                settings.log_dir,
+                facts.log_key,
+                retryable_detail=SHUTDOWN_DETAIL,
+                server_version=facts.server_version,
+            )
+        return cls(settings, suite, catalog, store, seals)
 
     # --- server-level tools ---------------------------------------------------------------
 
     def task_list(self) -> TaskList:
+        """Every task; in sealed mode, the caller's planned episodes not yet played (each
+        task once, with its trials left)."""
+        chosen = self.suite.tasks
+        trials: dict[str, list[int]] | None = None
+        if self.seals is not None:
+            trials = {}
+            for task_id, trial in self.seals.caller().remaining():
+                trials.setdefault(task_id, []).append(trial)
+            chosen = [t for t in self.suite.tasks if t.id in trials]
         tasks = [
-            TaskSummary(id=t.id, complexity=t.stratum[0], reveal_difficulty=t.stratum[1])
-            for t in self.suite.tasks
+            TaskSummary(
+                id=t.id,
+                complexity=t.stratum[0],
+                reveal_difficulty=t.stratum[1],
+                trials_left=None if trials is None else trials[t.id],
+            )
+            for t in chosen
         ]
         return TaskList(suite=self.suite.id, tasks=tasks)
 
@@ -192,7 +220,16 @@ class Service:
             catalog_items=len(self.catalog),
             bound_task=self.settings.task,
             bound_trial=self.settings.trial if self.settings.bound else None,
+            sealed_label=self._caller_label(),
         )
+
+    def _caller_label(self) -> str | None:
+        if self.seals is None:
+            return None
+        try:
+            return self.seals.caller().plan.label
+        except EpisodeError:  # several plans, and no token on this request
+            return None
 
     async def start_episode(
         self,
@@ -201,7 +238,14 @@ class Service:
         seed: int | None = None,
         agent_label: str | None = None,
     ) -> EpisodeStarted:
-        if self.settings.bound:
+        if agent_label is not None:
+            problem = label_problem(agent_label)
+            if problem is not None:
+                raise ArgumentError("agent_label", problem.removeprefix("agent label "))
+        if self.seals is not None:
+            task = self._task(task_id)
+            episode = await self.seals.start(self.store, task, trial, seed, agent_label)
+        elif self.settings.bound:
             episode = await self._start_bound(task_id, trial, seed, agent_label)
         else:
             episode = await self._start(task_id, trial, seed, agent_label)
@@ -222,6 +266,8 @@ class Service:
         mark_reached()
         if episode_id is not None:
             episode = self.store.get(episode_id)
+            if self.seals is not None:
+                self.seals.check_owner(episode_id)
         elif not self.settings.bound:
             raise ArgumentError(
                 "episode_id",
@@ -311,6 +357,8 @@ class Service:
             return
         try:
             episode = self.store.get(episode_id)
+            if self.seals is not None:
+                self.seals.check_owner(episode_id)
         except EpisodeError:
             return
         async with episode.lock:

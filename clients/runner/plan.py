@@ -5,8 +5,7 @@ the output folder: an episode whose log has its end record is finished and skipp
 unfinished one is moved aside into `<out>/.incomplete/` (renamed `*.jsonl.incomplete`, so
 `evaluator score` does not count it; never deleted) and replayed: a log without an end
 record (the run or the server was killed mid-episode), or one the server ended because it
-was shutting down (infra_error, "server shut down": the agent was cut off, as by a kill)
-or could not write the log (infra_error, "log write failed: ...", a full disk, say).
+was shutting down (infra_error, "server shut down": the agent was cut off, as by a kill).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from typing import Final
 
 import orjson
 
-from taurec.server.episode import LOG_FAILED
 from taurec.server.service import SHUTDOWN_DETAIL
 
 INCOMPLETE_DIR: Final = ".incomplete"
@@ -51,23 +49,18 @@ class LogSummary:
 
     @property
     def cut_off(self) -> bool:
-        """The server ended the episode because it was shutting down or could not write
-        the log, not because of anything the agent did: as unfinished as a log without an
-        end record."""
+        """The server ended the episode because it was shutting down, not because of
+        anything the agent did: as unfinished as a log without an end record."""
         return (
             self.complete
             and self.end_reason == "infra_error"
-            and (self.end_detail == SHUTDOWN_DETAIL or _log_failed(self.end_detail))
+            and self.end_detail == SHUTDOWN_DETAIL
         )
 
     @property
     def finished(self) -> bool:
         """Complete, and not cut off: what resume keeps."""
         return self.complete and not self.cut_off
-
-
-def _log_failed(detail: str | None) -> bool:
-    return detail is not None and detail.startswith(LOG_FAILED)
 
 
 def summarize_log(path: Path) -> LogSummary:
