@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import os
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,11 +28,13 @@ from taurec.tasks.run_plan import RunPlan, read_plan, token_sha256
 from taurec.tasks.run_register import REGISTER_NAME, Attempt, read_register, register_line
 from taurec.tasks.suite import Suite
 from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import EndReason
 from taurec.tasks.trajectory_signing import GENESIS, LogKey
 
-from .episode import Episode
+from .episode import LOG_FAILED, Episode, EpisodeEnd
 from .episodes import EpisodeStore, Seal, derive_seed
 from .errors import ArgumentError, EpisodeError, short_repr
+from .trajectory_writer import LogWriteError, append_whole
 
 # A per-request slot (each request runs in its own context), not shared state.
 _TOKEN: ContextVar[str | None] = ContextVar("taurec_bearer_token", default=None)
@@ -214,13 +217,7 @@ class SealedRun:
 
     def _append(self, record: dict[str, Any]) -> None:
         line, chain = register_line(self._chain, record, self._key)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        append_whole(self.path, line)  # whole, or LogWriteError with the register as it was
         self._chain = chain
 
 
@@ -361,5 +358,15 @@ class Seals:
             run.release(task.id, trial)
             raise
         self._owner[episode.id] = run
-        run.started(task.id, trial, attempt, episode.id, episode.log_path)
+        try:
+            run.started(task.id, trial, attempt, episode.id, episode.log_path)
+        except LogWriteError as exc:  # a full disk: the episode cannot count, so it ends
+            async with episode.lock:
+                with suppress(LogWriteError):
+                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{LOG_FAILED}{exc.cause}")
+                    await episode.close(cut)
+            raise EpisodeError(
+                f"{exc.agent_text}, so no episode can start now (an infrastructure failure, "
+                "not yours); tell whoever runs the server"
+            ) from None
         return episode

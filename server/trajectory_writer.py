@@ -239,24 +239,29 @@ class TrajectoryWriter:
         return body + tail + b'"}\n', chain
 
     def _append(self, line: bytes, sync: bool) -> None:
-        """Append `line` whole, or raise LogWriteError with the file as it was."""
+        append_whole(self.path, line, sync=sync)
+
+
+def append_whole(path: Path, line: bytes, *, sync: bool = False) -> None:
+    """Append `line` to the file at `path` whole, or raise LogWriteError with the file as
+    it was. The caller makes sure no one else appends meanwhile."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise LogWriteError(path, exc) from exc
+    try:
+        size = os.fstat(fd).st_size
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        except OSError as exc:
-            raise LogWriteError(self.path, exc) from exc
-        try:
-            size = os.fstat(fd).st_size  # the episode's lock: no other writer appends
-            try:
-                _write_all(fd, line)
-                if sync:
-                    os.fsync(fd)
-            except OSError:
-                _cut_back(fd, size, self.path)
-                raise
-        except OSError as exc:
-            raise LogWriteError(self.path, exc) from exc
-        finally:
-            os.close(fd)
+            _write_all(fd, line)
+            if sync:
+                os.fsync(fd)
+        except OSError:
+            _cut_back(fd, size, path)
+            raise
+    except OSError as exc:
+        raise LogWriteError(path, exc) from exc
+    finally:
+        os.close(fd)
 
 
 def _cut_back(fd: int, size: int, path: Path) -> None:

@@ -17,6 +17,7 @@ from taurec.server.trajectory_writer import (
     LogClosedError,
     LogWriteError,
     TrajectoryWriter,
+    append_whole,
     log_path,
 )
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
@@ -202,3 +203,15 @@ def test_a_header_that_cannot_be_written_leaves_no_file(
         "the server's disk is full, so it could not write the episode log"
     )
     assert str(path) not in failed.value.agent_text
+
+
+def test_append_whole_leaves_a_file_as_it_was_when_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the run register's appends go through, too."""
+    path = tmp_path / "run.register"
+    path.write_bytes(b'{"type":"plan"}\n')
+    _disk_fills_after(monkeypatch, 4)
+    with pytest.raises(LogWriteError):
+        append_whole(path, b'{"type":"start","episode_id":"x"}\n')
+    assert path.read_bytes() == b'{"type":"plan"}\n'
