@@ -17,7 +17,7 @@ from support.results import error_text, ok
 
 from taurec.catalog.store import Catalog
 from taurec.server.app import HttpServer
-from taurec.server.episodes import EpisodeStore, RunFacts
+from taurec.server.episodes import EpisodeStore, RunFacts, Seal
 from taurec.server.errors import EpisodeError
 from taurec.server.raw_calls import owner_of
 from taurec.server.service import Service
@@ -94,6 +94,16 @@ async def test_an_ended_episode_frees_its_clients_place(tmp_path: Path) -> None:
         await first.recommend(None, None, CATALOG)
     await _start_as(store, "token:a")
     assert store.open_count_of("token:a") == 1
+
+
+async def test_a_sealed_episode_counts_toward_its_plans_quota(tmp_path: Path) -> None:
+    store = _store(tmp_path, max_open_per_owner=1)
+    seal = Seal(run_id="plan-1", plan_id="p1", on_end=lambda episode: None)
+    episode = await store.start(make_task(), trial=0, seed=1, agent_label="a", seal=seal)
+    assert episode.owner == "plan:p1" and store.open_count_of("plan:p1") == 1
+    with pytest.raises(EpisodeError, match="max_open_per_client"):
+        await store.start(make_task(), trial=1, seed=1, agent_label="a", seal=seal)
+    await _start_as(store, "open")  # an open-mode client is another client
 
 
 def test_the_owner_of_a_request_is_a_digest_of_its_bearer_token() -> None:
