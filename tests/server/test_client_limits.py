@@ -98,9 +98,9 @@ async def test_an_ended_episode_frees_its_clients_place(tmp_path: Path) -> None:
 
 async def test_a_sealed_episode_counts_toward_its_plans_quota(tmp_path: Path) -> None:
     store = _store(tmp_path, max_open_per_owner=1)
-    seal = Seal(run_id="plan-1", plan_id="p1", on_end=lambda episode: None)
+    seal = Seal(run_id="plan-1", plan_id="ab" * 16, on_end=lambda episode: None)
     episode = await store.start(make_task(), trial=0, seed=1, agent_label="a", seal=seal)
-    assert episode.owner == "plan:p1" and store.open_count_of("plan:p1") == 1
+    assert episode.owner == "plan:" + "ab" * 16 and store.open_count_of(episode.owner) == 1
     with pytest.raises(EpisodeError, match="max_open_per_client"):
         await store.start(make_task(), trial=1, seed=1, agent_label="a", seal=seal)
     await _start_as(store, "open")  # an open-mode client is another client
