@@ -20,7 +20,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -32,6 +31,14 @@ from taurec.catalog.store import Catalog
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, Usage
 
+from .episode_end import (
+    ABORT_REASONS,
+    ABORTED,
+    CALL_LIMIT,
+    LOG_FAILED,
+    EpisodeEnd,
+    ended_message,
+)
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
 from .results import RecommendResult, UserReplyResult
 from .simulator import UserReply, UserSimulator
@@ -39,62 +46,11 @@ from .trajectory_writer import LogWriteError, TrajectoryWriter
 
 log = logging.getLogger(__name__)
 
-#: How the detail of an end by abort_episode begins.
-ABORTED: Final = "aborted: "
-#: End reasons abort_episode may set.
-ABORT_REASONS: Final = (EndReason.AGENT_ERROR, EndReason.INFRA_ERROR)
-#: How the detail of an end at the tool-call limit begins.
-CALL_LIMIT: Final = "tool-call limit: "
-#: How the detail of an end by idle expiry begins.
-IDLE: Final = "idle timeout: "
-#: How the detail of an end by a log that could not be written begins.
-LOG_FAILED: Final = "log write failed: "
 _NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
 
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
-
-
-@dataclass(frozen=True)
-class EpisodeEnd:
-    reason: EndReason
-    item_id: str | None = None
-    detail: str | None = None
-
-    def describe(self) -> str:
-        match self.reason:
-            case EndReason.RECOMMENDED:
-                return f"you recommended {self.item_id}"
-            case EndReason.ABSTAINED:
-                return "you abstained (recommend with item_id null)"
-            case EndReason.USER_LEFT:
-                return "the user left the conversation"
-            case EndReason.MAX_TURNS:
-                return "the turn budget ran out"
-            case EndReason.INFRA_ERROR:
-                if self.detail and self.detail.startswith(ABORTED):
-                    return "it was aborted (an infrastructure failure, not yours)"
-                if self.detail and self.detail.startswith(LOG_FAILED):
-                    return (
-                        "the server could not write its log (an infrastructure failure, not yours)"
-                    )
-                return "an internal server error (an infrastructure failure, not yours)"
-            case EndReason.AGENT_ERROR:
-                if self.detail and self.detail.startswith(CALL_LIMIT):
-                    return "the agent made more tool calls than this server allows per episode"
-                if self.detail and self.detail.startswith(IDLE):
-                    return "no call came for longer than this server waits (idle_timeout_seconds)"
-                return "it was aborted (the agent failed or stopped without committing)"
-            case _:
-                return self.reason.value
-
-
-def ended_message(episode_id: str, end: EpisodeEnd) -> str:
-    return (
-        f"episode {episode_id[:8]}... has ended ({end.reason.value}): {end.describe()}. "
-        "Its tools no longer answer; call start_episode to begin a new episode."
-    )
 
 
 class Episode:

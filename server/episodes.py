@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import anyio
+
 from taurec.catalog.store import Catalog
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_signing import LogKey
 
-from .episode import IDLE, Episode, EpisodeEnd, ended_message
+from .episode import Episode
+from .episode_end import IDLE, EpisodeEnd, ended_message
 from .errors import EpisodeError, short_repr
 from .simulator import UserSimulator
 from .trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
@@ -227,6 +230,18 @@ class EpisodeStore:
                     log.error("episode %s: idle expiry: %s", episode.id[:8], exc)
                 ended += 1
         return ended
+
+    async def sweep_idle(self, timeout: float, every: float | None = None) -> None:
+        """Forever: every `every` seconds (default: a tenth of `timeout`, at most a
+        minute), `expire_idle(timeout)`. Run it in the server's task group; cancelling it
+        is safe (each expiry is shielded)."""
+        every = every if every is not None else min(timeout / 10, 60.0)
+        while True:
+            await anyio.sleep(every)
+            with anyio.CancelScope(shield=True):
+                ended = await self.expire_idle(timeout)
+            if ended:
+                log.warning("ended %d episodes idle for %g s", ended, timeout)
 
     def _retire(self, episode: Episode) -> None:
         assert episode.end is not None

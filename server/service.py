@@ -43,6 +43,7 @@ from .seal import Seals, load_seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from .simulator.nlu import MessageReader
+from .text_limits import overlong_aside, overlong_text
 
 log = logging.getLogger(__name__)
 
@@ -87,33 +88,6 @@ def llm_users(
 
 def default_run_label() -> str:
     return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
-
-
-def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None:
-    """The first text argument (a string, or a string in a list) over `limit` characters."""
-    for name, value in arguments.items():
-        values = value if isinstance(value, list) else [value]
-        for i, text in enumerate(values):
-            if isinstance(text, str) and len(text) > limit:
-                where = f"{name}[{i}]" if isinstance(value, list) else name
-                return ArgumentError(
-                    where,
-                    f"is {len(text)} characters long; this server accepts at most {limit} "
-                    "(max_message_chars). Nothing was done: shorten it and call again.",
-                )
-    return None
-
-
-def overlong_aside(aside: object, limit: int) -> ArgumentError | None:
-    """An aside (`_meta["taurec/aside"]`) over `limit` characters: refused like an
-    over-long text argument, so text sent beside a call cannot bypass the limit."""
-    if isinstance(aside, str) and len(aside) > limit:
-        return ArgumentError(
-            "_meta.taurec/aside",
-            f"is {len(aside)} characters long; this server accepts at most {limit} "
-            "(max_message_chars). Nothing was done: send a shorter aside and call again.",
-        )
-    return None
 
 
 class Service:
@@ -336,18 +310,9 @@ class Service:
                     log.exception("episode %s: could not write its end record", episode.id[:8])
         return ended
 
-    async def sweep_idle(self, every: float | None = None) -> None:
-        """Forever: every `every` seconds (default: a tenth of the idle timeout, at most a
-        minute), end the episodes idle for `idle_timeout_seconds`. Run it in the server's
-        task group; cancelling it is safe (each expiry is shielded)."""
-        timeout = self.settings.idle_timeout_seconds
-        every = every if every is not None else min(timeout / 10, 60.0)
-        while True:
-            await anyio.sleep(every)
-            with anyio.CancelScope(shield=True):
-                ended = await self.store.expire_idle(timeout)
-            if ended:
-                log.warning("ended %d episodes idle for %g s", ended, timeout)
+    async def sweep_idle(self) -> None:
+        """Forever, end episodes idle for `idle_timeout_seconds` (see EpisodeStore)."""
+        await self.store.sweep_idle(self.settings.idle_timeout_seconds)
 
     async def log_rejected(self, name: str, arguments: dict[str, Any], error_text: str) -> None:
         """Log a call the MCP layer rejected before it reached the episode, if the episode

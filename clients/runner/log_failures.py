@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from taurec.server.episode import LOG_FAILED
+from taurec.server.episode_end import LOG_FAILED
 from taurec.server.trajectory_writer import LOG_UNWRITTEN
 
 from .plan import summarize_log

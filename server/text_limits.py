@@ -1,0 +1,39 @@
+"""The per-call text limit (`max_message_chars`): which text of a call is over it.
+
+Every text argument of an episode tool counts (a string, or a string in a list), and so
+does the aside sent beside a call (`_meta["taurec/aside"]`), so no text reaches the log
+around the limit. A call over it is refused and logged as rejected; nothing else happens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ArgumentError
+
+
+def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None:
+    """The first text argument (a string, or a string in a list) over `limit` characters."""
+    for name, value in arguments.items():
+        values = value if isinstance(value, list) else [value]
+        for i, text in enumerate(values):
+            if isinstance(text, str) and len(text) > limit:
+                where = f"{name}[{i}]" if isinstance(value, list) else name
+                return ArgumentError(
+                    where,
+                    f"is {len(text)} characters long; this server accepts at most {limit} "
+                    "(max_message_chars). Nothing was done: shorten it and call again.",
+                )
+    return None
+
+
+def overlong_aside(aside: object, limit: int) -> ArgumentError | None:
+    """An aside (`_meta["taurec/aside"]`) over `limit` characters: refused like an
+    over-long text argument, so text sent beside a call cannot bypass the limit."""
+    if isinstance(aside, str) and len(aside) > limit:
+        return ArgumentError(
+            "_meta.taurec/aside",
+            f"is {len(aside)} characters long; this server accepts at most {limit} "
+            "(max_message_chars). Nothing was done: send a shorter aside and call again.",
+        )
+    return None
