@@ -8,14 +8,17 @@ from typing import Any
 
 import anyio
 import pytest
+import typer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from support.episodes import ITEMS, make_task
 from support.http_server import free_port
 from support.results import error_text, ok
+from typer.testing import CliRunner
 
 from taurec.catalog.store import Catalog
+from taurec.clients import serve_cli
 from taurec.server.app import HttpServer
 from taurec.server.episodes import EpisodeStore, RunFacts, Seal
 from taurec.server.errors import EpisodeError
@@ -245,3 +248,20 @@ async def test_the_http_server_runs_the_idle_sweep(tmp_path: Path) -> None:
 def test_idle_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError, match="idle_timeout_seconds"):
         ServerSettings(idle_timeout_seconds=0)
+
+
+def test_taurec_serve_passes_the_limits_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[ServerSettings, HttpSettings | None]] = []
+    monkeypatch.setattr(
+        serve_cli, "run_server", lambda settings, transport, http: seen.append((settings, http))
+    )
+    app = typer.Typer()
+    app.command()(serve_cli.serve)
+    args = ["--transport", "http", "--max-open-per-client", "3", "--idle-timeout", "90"]
+    args += ["--max-connections", "50", "--keep-alive", "7", "--max-header-bytes", "8192"]
+    result = CliRunner().invoke(app, args, env={})
+    assert result.exit_code == 0, result.output
+    ((settings, http),) = seen
+    assert (settings.max_open_per_client, settings.idle_timeout_seconds) == (3, 90.0)
+    assert http is not None
+    assert (http.max_connections, http.keep_alive_seconds, http.max_header_bytes) == (50, 7, 8192)
