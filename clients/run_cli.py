@@ -45,6 +45,7 @@ class AgentName(StrEnum):  # the registry's names (a test keeps the two in step)
     ORACLE = "oracle"
     RANDOM = "random"
     POPULARITY = "popularity"
+    CF = "cf"  # ranking tasks
     LLM = "llm"
 
 

@@ -122,10 +122,29 @@ def generate(
         str | None, typer.Option("--suite-id", help="Suite id (default: the folder name).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
+    kind: Annotated[
+        str, typer.Option("--kind", help="Task kind: recommendation or ranking.")
+    ] = "recommendation",
+    interactions: Annotated[
+        str | None,
+        typer.Option(
+            "--interactions",
+            help="--kind ranking: the interaction data (synthetic[:users=N,...], "
+            "movielens:PATH|recbole, amazon:REVIEWS,META).",
+        ),
+    ] = None,
 ) -> None:
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
+    generators = {"ranking": _generate_ranking}
+    if kind in generators:
+        generators[kind](out, catalog, n, seed, id_prefix, suite_id, interactions)
+        return
+    if kind != "recommendation":
+        _fail(f"--kind: unknown kind {kind!r}; expected recommendation or ranking")
+    if interactions is not None:
+        _fail("--interactions applies to --kind ranking only")
     try:
         cat = Catalog.load(catalog)
         tasks = generate_tasks(cat, n, seed, id_prefix=id_prefix)
@@ -150,6 +169,47 @@ def generate(
     console.print(_grid_table(report.grid))
     _print_summary(console, report)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _generate_ranking(
+    out: Path,
+    catalog: str,
+    n: int,
+    seed: int,
+    id_prefix: str,
+    suite_id: str | None,
+    interactions: str | None,
+) -> None:
+    from taurec.catalog.interaction_sources import load_interactions
+    from taurec.tasks.ranking_generator import generate_ranking_tasks
+    from taurec.tasks.ranking_validate import validate_ranking_tasks
+
+    source = interactions or "synthetic"
+    try:
+        data = load_interactions(source, Catalog.load(catalog))
+        tasks = generate_ranking_tasks(
+            data, n, seed, prefix=id_prefix if id_prefix != "gen" else "rank"
+        )
+        manifest = SuiteManifest(
+            format_version=1,
+            id=suite_id or out.resolve().name,
+            catalog=catalog,
+            kind="ranking",
+            data={"interactions": source},
+            description=f"{len(tasks)} ranking tasks generated with seed {seed} from {source}.",
+        )
+    except (DataError, ValueError) as exc:
+        _fail(exc)
+    write_suite_dir(out, manifest, tasks)
+    problems = validate_ranking_tasks(tasks, data)
+    console = _console()
+    console.print(
+        f"wrote {SUITE_FILE} and {len(tasks)} ranking task files to {out} "
+        f"({len(data)} interactions, {len(data.user_ids)} users, {len(data.items)} items)"
+    )
+    for task_id, ps in problems.items():
+        console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
+    raise typer.Exit(1 if problems else 0)
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -95,6 +95,8 @@ def markdown(groups: list[dict[str, Any]]) -> str:
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
+        if "constraint_score" not in g:  # another kind's report has its own table
+            continue
         cells = [g["label"], str(g["n_episodes"])]
         for k in ks:
             v = g["pass_k"].get(str(k))

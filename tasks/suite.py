@@ -8,7 +8,9 @@ A suite is a folder:
       tasks/<task id>.json  one task per file; the file stem is the task id
 
 `catalog` is "builtin" (the shipped snapshot) or a catalog file path relative to the
-folder. `load_suite` also reads the suites shipped in this package ("builtin") and, as
+folder; `kind` (default "recommendation") names the task kind of every task, and `data`
+the kind's other data sources. `KIND:builtin` (e.g. `ranking:builtin`) is the suite of
+that kind shipped in this package. `load_suite` also reads the suites shipped in this package ("builtin") and, as
 `tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.taurec_release`).
 """
 
@@ -115,6 +117,9 @@ def load_suite(spec: str) -> Suite:
             warnings=release.warnings,
             format=SuiteFormat.TAU_REC,
         )
+    kind, _, name = spec.partition(":")
+    if name == BUILTIN and kind in TASK_KINDS.names():  # e.g. ranking:builtin
+        return read_suite_dir(packaged_suites_dir() / kind, spec=spec)
     packaged = packaged_suites_dir() / spec
     if _NAME.match(spec) and (packaged / TASKS_DIR).is_dir():
         return read_suite_dir(packaged, spec=spec)
