@@ -16,6 +16,9 @@ import scipy.sparse as sp
 
 from .interactions import Interactions
 
+#: Weight of a history item one step older than the next (sessions make the latest count most).
+RECENCY_DECAY = 0.6
+
 
 class ItemItemModel:
     def __init__(self, data: Interactions, cutoff: int) -> None:
@@ -62,9 +65,13 @@ class ItemItemModel:
         top = nz[np.lexsort((nz, -scores[nz]))[:k]]
         return [int(u) for u in top]
 
-    def scores(self, history: Sequence[int], candidates: Sequence[int]) -> np.ndarray:
-        """Item-kNN score of each candidate: summed similarity to the history."""
+    def scores(
+        self, history: Sequence[int], candidates: Sequence[int], decay: float = RECENCY_DECAY
+    ) -> np.ndarray:
+        """Item-kNN score of each candidate: its similarity to each history item (oldest
+        first), weighted `decay`^(items since), so the latest items count most."""
         if not history:
             return np.zeros(len(candidates))
+        weights = decay ** np.arange(len(history) - 1, -1, -1, dtype=np.float64)
         sub = self.similarity[np.asarray(history)][:, np.asarray(candidates)]
-        return np.asarray(sub.sum(axis=0)).ravel()
+        return np.asarray(sub.T @ weights).ravel()

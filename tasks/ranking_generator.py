@@ -20,7 +20,7 @@ from .ranking import MAX_HISTORY, N_CANDIDATES, RankingTask
 
 
 def default_cutoff(data: Interactions) -> int:
-    return int(np.quantile(data.time, 0.8)) if len(data) else 0
+    return int(np.quantile(data.time, 0.6)) if len(data) else 0
 
 
 def _target(data: Interactions, u: int, cutoff: int) -> int | None:

@@ -90,16 +90,17 @@ def _features(items: list[Item]) -> _ItemFeatures:
 def _block(f: _ItemFeatures, n_users: int, mean_len: float, seed: int, block: int):
     rng = np.random.default_rng([seed, block])
     n_items, n_genres = f.genre.shape
-    taste = rng.dirichlet(np.full(n_genres, 0.3), size=n_users).astype(np.float32)
-    fav_dir = rng.integers(0, f.n_directors, size=(n_users, 2))
-    fav_era = rng.integers(0, f.n_eras, size=n_users)
-    runtime_pref = rng.normal(0, 1, size=n_users).astype(np.float32)
-    pop_bias = rng.normal(0.6, 0.4, size=n_users).astype(np.float32)
-    lengths = np.clip(rng.geometric(1.0 / max(mean_len - 2, 1.0), size=n_users) + 2, 3, n_items)
+    # whole-block draws: the first n users of a block are the same whatever n is
+    taste = rng.dirichlet(np.full(n_genres, 0.3), size=BLOCK).astype(np.float32)
+    fav_dir = rng.integers(0, f.n_directors, size=(BLOCK, 2))
+    fav_era = rng.integers(0, f.n_eras, size=BLOCK)
+    runtime_pref = rng.normal(0, 1, size=BLOCK).astype(np.float32)
+    pop_bias = rng.normal(0.3, 0.3, size=BLOCK).astype(np.float32)
+    lengths = np.clip(rng.geometric(1.0 / max(mean_len - 2, 1.0), size=BLOCK) + 2, 3, n_items)
     users, items, ratings, times = [], [], [], []
     for u in range(n_users):
         base = (
-            0.8 * (f.director[None, :] == fav_dir[u, :, None]).any(axis=0)
+            1.5 * (f.director[None, :] == fav_dir[u, :, None]).any(axis=0)
             + 0.6 * (f.era == fav_era[u])
             - 0.3 * np.abs(f.runtime - runtime_pref[u])
             + pop_bias[u] * f.popularity
