@@ -87,49 +87,74 @@ def _features(items: list[Item]) -> _ItemFeatures:
     )
 
 
-def _block(f: _ItemFeatures, n_users: int, mean_len: float, seed: int, block: int):
+MAX_SESSION = 5
+
+
+def _block(
+    f: _ItemFeatures, n_users: int, mean_len: float, seed: int, block: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(user, item, rating, time) of the first `n_users` users of one block. The whole
+    block is drawn (all users step through their sessions together, one round at a time),
+    so those users are the same whatever `n_users` is."""
     rng = np.random.default_rng([seed, block])
     n_items, n_genres = f.genre.shape
-    # whole-block draws: the first n users of a block are the same whatever n is
-    taste = rng.dirichlet(np.full(n_genres, 0.3), size=BLOCK).astype(np.float32)
+    taste = rng.dirichlet(np.full(n_genres, 0.15), size=BLOCK).astype(np.float32)
     fav_dir = rng.integers(0, f.n_directors, size=(BLOCK, 2))
     fav_era = rng.integers(0, f.n_eras, size=BLOCK)
     runtime_pref = rng.normal(0, 1, size=BLOCK).astype(np.float32)
-    pop_bias = rng.normal(0.3, 0.3, size=BLOCK).astype(np.float32)
+    pop_bias = rng.normal(0.2, 0.2, size=BLOCK).astype(np.float32)
     lengths = np.clip(rng.geometric(1.0 / max(mean_len - 2, 1.0), size=BLOCK) + 2, 3, n_items)
-    users, items, ratings, times = [], [], [], []
-    for u in range(n_users):
-        base = (
-            1.5 * (f.director[None, :] == fav_dir[u, :, None]).any(axis=0)
-            + 0.6 * (f.era == fav_era[u])
-            - 0.3 * np.abs(f.runtime - runtime_pref[u])
-            + pop_bias[u] * f.popularity
+    base = (
+        1.5 * ((f.director[None, :] == fav_dir[:, :1]) | (f.director[None, :] == fav_dir[:, 1:]))
+        + 0.6 * (f.era[None, :] == fav_era[:, None])
+        - 0.3 * np.abs(f.runtime[None, :] - runtime_pref[:, None])
+        + pop_bias[:, None] * f.popularity[None, :]
+    ).astype(np.float32)
+    taken = np.zeros((BLOCK, n_items), dtype=bool)
+    count = np.zeros(BLOCK, dtype=np.int64)
+    clock = START + rng.integers(0, YEAR // 2, size=BLOCK)
+    cum_taste = np.cumsum(taste, axis=1)
+    users, items, times = [], [], []
+    while True:
+        active = np.flatnonzero(count < lengths)
+        if active.size == 0:
+            break
+        # the session's genre, its size, and its picks by affinity (Gumbel top-k)
+        g = (rng.random(active.size)[:, None] > cum_taste[active]).sum(axis=1)
+        g = np.minimum(g, n_genres - 1)
+        size = np.minimum(
+            rng.integers(2, MAX_SESSION + 1, size=active.size), lengths[active] - count[active]
         )
-        n = int(lengths[u])
-        chosen: list[int] = []
-        taken = np.zeros(n_items, dtype=bool)
-        t = START + int(rng.integers(0, YEAR // 2))
-        stamps: list[int] = []
-        while len(chosen) < n:
-            g = rng.choice(n_genres, p=taste[u])  # the session's genre
-            size = min(int(rng.integers(2, 6)), n - len(chosen))
-            score = base + 3.0 * f.genre[:, g] + rng.gumbel(size=n_items)
-            score[taken] = -np.inf
-            pick = np.argpartition(-score, size - 1)[:size]
-            pick = pick[np.argsort(-score[pick])]
-            for k, i in enumerate(pick):
-                chosen.append(int(i))
-                stamps.append(t + k * int(rng.integers(60, 1800)))
-            taken[pick] = True
-            t = stamps[-1] + int(rng.exponential(3 * 86_400)) + HOUR
-        idx = np.array(chosen)
-        affinity = base[idx] + 3.0 * (f.genre[idx] @ taste[u]) + rng.normal(0, 0.5, size=n)
-        rating = np.clip(np.round(3 + affinity - np.median(affinity) + 0.5), 1, 5)
-        users.append(np.full(n, u))
-        items.append(idx)
-        ratings.append(rating)
-        times.append(np.array(stamps))
-    return users, items, ratings, times
+        score = base[active] + 3.0 * f.genre[:, g].T + rng.gumbel(size=(active.size, n_items))
+        score[taken[active]] = -np.inf
+        top = np.argpartition(-score, MAX_SESSION - 1, axis=1)[:, :MAX_SESSION]
+        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(score, top, 1), 1), 1)
+        gaps = rng.integers(60, 1800, size=(active.size, MAX_SESSION))
+        gaps[:, 0] = 0
+        stamps = clock[active, None] + np.cumsum(gaps, axis=1)
+        keep = np.arange(MAX_SESSION)[None, :] < size[:, None]
+        rows = np.repeat(active, size)
+        users.append(rows)
+        items.append(top[keep])
+        times.append(stamps[keep])
+        taken[rows, top[keep]] = True
+        count[active] += size
+        last = stamps[np.arange(active.size), size - 1]
+        clock[active] = last + rng.exponential(3 * 86_400, size=active.size).astype(np.int64) + HOUR
+    user = np.concatenate(users)
+    item = np.concatenate(items)
+    time = np.concatenate(times)
+    affinity = base[user, item] + 3.0 * np.einsum("ij,ij->i", f.genre[item], taste[user])
+    affinity += rng.normal(0, 0.5, size=user.size)
+    centre = np.zeros(BLOCK)
+    order = np.argsort(user, kind="stable")
+    bounds = np.searchsorted(user[order], np.arange(BLOCK + 1))
+    for u in range(BLOCK):  # each user's median: ratings are relative to their own taste
+        seg = affinity[order[bounds[u] : bounds[u + 1]]]
+        centre[u] = np.median(seg) if seg.size else 0.0
+    rating = np.clip(np.round(3 + affinity - centre[user] + 0.5), 1, 5)
+    mine = user < n_users
+    return user[mine], item[mine], rating[mine], time[mine]
 
 
 def generate_interactions(catalog_items: list[Item], spec: SyntheticSpec) -> Interactions:
@@ -139,9 +164,9 @@ def generate_interactions(catalog_items: list[Item], spec: SyntheticSpec) -> Int
     cols: list[list[np.ndarray]] = [[], [], [], []]
     for block, start in enumerate(range(0, spec.users, BLOCK)):
         n = min(BLOCK, spec.users - start)
-        parts = _block(f, n, mean_len, spec.seed, block)
-        for col, chunk in zip(cols, parts, strict=True):
-            col.extend(chunk if col is not cols[0] else [c + start for c in chunk])
+        user, item, rating, time = _block(f, n, mean_len, spec.seed, block)
+        for col, chunk in zip(cols, (user + start, item, rating, time), strict=True):
+            col.append(chunk)
     width = len(str(max(spec.users - 1, 0)))
     return Interactions.build(
         f"synthetic:users={spec.users},interactions={spec.interactions},seed={spec.seed}",

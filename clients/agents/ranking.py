@@ -38,18 +38,22 @@ class RandomRanker:
     def __init__(self, label: str = "random", seed: int = 0) -> None:
         self.label, self.seed = label, seed
 
+    def rank(self, candidates: list[str], task_id: str, trial: int) -> list[str]:
+        ids = list(candidates)
+        random.Random(f"{self.seed}:{task_id}:{trial}").shuffle(ids)
+        return ids
+
     async def run(self, episode: Episode) -> None:
         ids = [cid for cid, _ in read_opening(episode.opening).candidates]
-        random.Random(f"{self.seed}:{episode.task_id}:{episode.trial}").shuffle(ids)
-        await _submit(episode, ids)
+        await _submit(episode, self.rank(ids, episode.task_id, episode.trial))
 
 
 class ModelRanker:
     """popularity: most consumed first; cf: item-kNN score over the history, then popularity."""
 
-    def __init__(self, suite: str, label: str, use_history: bool) -> None:
+    def __init__(self, suite: Suite, rd: RankingData, label: str, use_history: bool) -> None:
         self.label = label
-        self.suite, self.rd = _suite(suite)
+        self.suite, self.rd = suite, rd
         self.use_history = use_history
 
     def rank(self, task_id: str) -> list[str]:
@@ -147,11 +151,11 @@ AGENT_KINDS.register("ranking")(
         ),
         "popularity": AgentEntry(
             AgentProfile("most consumed candidates first", 0, 0),
-            lambda s: ModelRanker(s.suite, s.label or "popularity", use_history=False),
+            lambda s: ModelRanker(*_suite(s.suite), s.label or "popularity", use_history=False),
         ),
         "cf": AgentEntry(
             AgentProfile("item-kNN collaborative filtering over the history", 0, 0),
-            lambda s: ModelRanker(s.suite, s.label or "cf", use_history=True),
+            lambda s: ModelRanker(*_suite(s.suite), s.label or "cf", use_history=True),
         ),
         "oracle": AgentEntry(
             AgentProfile("reads the answer key; reward 1.1", 1, 0),
