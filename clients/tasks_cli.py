@@ -133,13 +133,16 @@ def generate(
             "movielens:PATH|recbole, amazon:REVIEWS,META).",
         ),
     ] = None,
+    per_user: Annotated[
+        int, typer.Option("--per-user", min=1, help="--kind ranking: tasks per user at most.")
+    ] = 1,
 ) -> None:
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
     generators = {"ranking": _generate_ranking}
     if kind in generators:
-        generators[kind](out, catalog, n, seed, id_prefix, suite_id, interactions)
+        generators[kind](out, catalog, n, seed, id_prefix, suite_id, interactions, per_user)
         return
     if kind != "recommendation":
         _fail(f"--kind: unknown kind {kind!r}; expected recommendation or ranking")
@@ -179,6 +182,7 @@ def _generate_ranking(
     id_prefix: str,
     suite_id: str | None,
     interactions: str | None,
+    per_user: int,
 ) -> None:
     from taurec.catalog.interaction_sources import load_interactions
     from taurec.tasks.ranking_generator import generate_ranking_tasks
@@ -188,7 +192,7 @@ def _generate_ranking(
     try:
         data = load_interactions(source, Catalog.load(catalog))
         tasks = generate_ranking_tasks(
-            data, n, seed, prefix=id_prefix if id_prefix != "gen" else "rank"
+            data, n, seed, prefix=id_prefix if id_prefix != "gen" else "rank", per_user=per_user
         )
         manifest = SuiteManifest(
             format_version=1,
