@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 import pytest
 from mcp import Client
 from support.ranking import write_ranking_suite
@@ -151,3 +153,33 @@ async def test_a_reply_without_an_answer_gets_a_note_and_another_turn(
     log = await _play_llm(suite, tmp_path, script)
     assert "no \\boxed{[...]} answer found" in script.requests[1]["messages"][-1]["content"]
     assert read_log(log).events[-1]["type"] == "end"
+
+
+def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
+    suite: str, tmp_path: Path
+):
+    from taurec.evaluator.cli import app as evaluator_app
+
+    assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
+    grpo = runner.invoke(evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo"])
+    assert grpo.exit_code == 0, grpo.output
+    groups = [orjson.loads(line) for line in grpo.stdout.splitlines()]
+    assert len(groups) == 4 and all(g["group_size"] == 1 for g in groups)
+    ppr = runner.invoke(evaluator_app, ["export", str(tmp_path / "logs"), "--format", "ppr"])
+    assert ppr.exit_code == 0 and all('"answer":"A"' in line for line in ppr.stdout.splitlines())
+
+
+def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: Path):
+    from taurec.evaluator.cli import app as evaluator_app
+
+    assert (
+        runner.invoke(
+            app, ["run", "--tasks", "t001", "--trials", "1", "--out", str(tmp_path / "r")]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(evaluator_app, ["export", str(tmp_path / "r"), "--format", "grpo"])
+    assert (
+        result.exit_code == 2
+        and "is a 'recommendation' episode; expected ranking logs" in result.stderr
+    )
