@@ -44,6 +44,7 @@ class ItemItemModel:
         user_norm = np.sqrt(np.asarray(x.sum(axis=1)).ravel())
         user_norm[user_norm == 0] = 1.0
         self._user_norm = user_norm
+        self._by_item = x.tocsc()  # item -> the users who took it
 
     def similar_items(self, i: int, k: int, exclude: Sequence[int] = ()) -> list[int]:
         row = self.similarity.getrow(i)
@@ -54,16 +55,18 @@ class ItemItemModel:
         return [int(j) for j in idx[top]]
 
     def similar_users(self, items: Sequence[int], k: int, exclude: int | None = None) -> list[int]:
+        """The k users whose training items overlap most (cosine) with `items`; ties by index."""
         if not items:
             return []
-        v = np.zeros(self.users.shape[1], dtype=np.float32)
-        v[np.asarray(items)] = 1.0
-        scores = (self.users @ v) / self._user_norm
+        cols = self._by_item
+        takers = np.concatenate([cols.indices[cols.indptr[i] : cols.indptr[i + 1]] for i in items])
+        overlap = np.bincount(takers, minlength=self.users.shape[0]).astype(np.float64)
         if exclude is not None:
-            scores[exclude] = 0.0
-        nz = np.flatnonzero(scores > 0)
-        top = nz[np.lexsort((nz, -scores[nz]))[:k]]
-        return [int(u) for u in top]
+            overlap[exclude] = 0.0
+        nz = np.flatnonzero(overlap)
+        scores = overlap[nz] / self._user_norm[nz]
+        best = np.lexsort((nz, -scores))[:k]
+        return [int(u) for u in nz[best]]
 
     def scores(
         self, history: Sequence[int], candidates: Sequence[int], decay: float = RECENCY_DECAY
