@@ -23,6 +23,7 @@ from .aggregate import task_counts
 from .episode import EpisodeScore
 from .kinds import EVALUATOR_KINDS, EvaluatorKind
 from .passk import bootstrap_ci, pass_k_with_ci
+from .render import run_rows
 
 if TYPE_CHECKING:
     from .logs import Resolver, SuiteContext
@@ -127,10 +128,11 @@ def _num(v: float | None) -> str:
 
 def ranking_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
+        *run_rows(group),
         (
             "episodes / tasks",
             f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
-        )
+        ),
     ]
     for name in (*METRICS, "reward"):
         lo, hi = group["metrics_ci"][name]

@@ -17,10 +17,14 @@ from .settings import ServerSettings
 
 
 class KindService(Protocol):
-    """What shared server code needs of a kind's service: its version and a way to end
-    every open episode when the server stops."""
+    """What shared server code needs of a kind's service: its version, the tokens of the
+    sealed-run plans it serves (for the HTTP guard), and a way to end every open episode
+    when the server stops."""
 
     version: str
+
+    @property
+    def plan_tokens(self) -> list[str]: ...
 
     async def close_all(self) -> object: ...
 

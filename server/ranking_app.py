@@ -89,6 +89,11 @@ class RankingService:
         self._open: dict[str, _Open] = {}
         self._ended: dict[str, str] = {}
 
+    @property
+    def plan_tokens(self) -> list[str]:
+        """Ranking runs are open mode: no sealed-run plans are served."""
+        return []
+
     def _task(self, task_id: str) -> RankingTask:
         task = self.suite.get(task_id)
         if task is None:

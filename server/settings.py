@@ -11,6 +11,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from taurec.tasks.run_plan import LABEL_PATTERN
+
 SimulatorKind = Literal["rule", "llm"]
 
 #: The environment variable `taurec serve` and `taurec run` read the bearer token from.
@@ -56,6 +58,7 @@ class ServerSettings(BaseModel):
         default="agent",
         min_length=1,
         max_length=200,
+        pattern=LABEL_PATTERN,
         description="The header's agent label when start_episode does not give one.",
     )
     task: str | None = Field(
@@ -98,6 +101,11 @@ class ServerSettings(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="Server log level (logs go to stderr)."
     )
+    plans: tuple[Path, ...] = Field(
+        default=(),
+        description="Sealed mode: plan files (taurec plan new), one per contestant. Each "
+        "plan's token decides its label, and each planned episode can be played once.",
+    )
 
     @model_validator(mode="after")
     def _llm_user_needs_a_model(self) -> ServerSettings:
@@ -113,9 +121,19 @@ class ServerSettings(BaseModel):
             raise ValueError("trial and seed apply to bound mode; give task as well")
         return self
 
+    @model_validator(mode="after")
+    def _plans_are_not_bound(self) -> ServerSettings:
+        if self.plans and self.task is not None:
+            raise ValueError("a sealed server (plans) serves its plans' episodes; drop task")
+        return self
+
     @property
     def bound(self) -> bool:
         return self.task is not None
+
+    @property
+    def sealed(self) -> bool:
+        return bool(self.plans)
 
 
 def is_loopback(host: str) -> bool:

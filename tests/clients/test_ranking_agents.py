@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 import pytest
 from mcp import Client
 from support.ranking import write_ranking_suite
@@ -161,11 +160,15 @@ def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
     from taurec.evaluator.cli import app as evaluator_app
 
     assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
-    grpo = runner.invoke(evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo"])
+    grpo = runner.invoke(
+        evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo", "--suite", suite]
+    )
     assert grpo.exit_code == 0, grpo.output
     groups = [orjson.loads(line) for line in grpo.stdout.splitlines()]
     assert len(groups) == 4 and all(g["group_size"] == 1 for g in groups)
-    ppr = runner.invoke(evaluator_app, ["export", str(tmp_path / "logs"), "--format", "ppr"])
+    ppr = runner.invoke(
+        evaluator_app, ["export", str(tmp_path / "logs"), "--format", "ppr", "--suite", suite]
+    )
     assert ppr.exit_code == 0 and all('"answer":"A"' in line for line in ppr.stdout.splitlines())
 
 
