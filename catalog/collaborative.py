@@ -65,6 +65,10 @@ class ItemItemModel:
             overlap[exclude] = 0.0
         nz = np.flatnonzero(overlap)
         scores = overlap[nz] / self._user_norm[nz]
+        if scores.size > k:  # sort only the users at or above the k-th best score
+            kth = np.partition(scores, scores.size - k)[scores.size - k]
+            keep = scores >= kth
+            nz, scores = nz[keep], scores[keep]
         best = np.lexsort((nz, -scores))[:k]
         return [int(u) for u in nz[best]]
 
