@@ -71,6 +71,10 @@ def validate(
     "matches" counts the items each constraint alone matches, in task order.
     """
     loaded = _load(suite)
+    other_kind = {"ranking": _validate_ranking}.get(loaded.kind)
+    if other_kind is not None:
+        other_kind(loaded, json_out)
+        return
     report = validate_suite(loaded)
     if json_out:
         typer.echo(report.model_dump_json(indent=2))
@@ -172,6 +176,30 @@ def generate(
     console.print(_grid_table(report.grid))
     _print_summary(console, report)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _validate_ranking(loaded: Suite, json_out: bool) -> None:
+    from taurec.catalog.interaction_sources import load_interactions
+    from taurec.tasks.ranking_validate import validate_ranking_tasks
+
+    try:
+        data = load_interactions(loaded.data.get("interactions", "synthetic"), loaded.catalog)
+    except DataError as exc:
+        _fail(exc)
+    problems = validate_ranking_tasks(loaded.tasks, data)
+    if json_out:
+        typer.echo(
+            orjson.dumps({"suite_id": loaded.id, "ok": not problems, "problems": problems}).decode()
+        )
+    else:
+        console = _console()
+        console.print(
+            f"[bold]Suite {loaded.id}[/] ({loaded.spec}): {len(loaded.tasks)} ranking tasks over "
+            f"{len(data):,} interactions; {len(problems)} with problems"
+        )
+        for task_id, ps in problems.items():
+            console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
+    raise typer.Exit(1 if problems else 0)
 
 
 def _generate_ranking(

@@ -84,3 +84,18 @@ def test_the_shipped_ranking_suite_loads_as_ranking_builtin():
     assert suite.kind == "ranking" and len(suite.tasks) == 200
     assert all(isinstance(t, RankingTask) for t in suite.tasks)
     assert suite.data == {"interactions": "synthetic"}
+
+
+def test_tasks_validate_checks_a_ranking_suite_against_its_data(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from taurec.clients.cli import app
+
+    folder = write_ranking_suite(tmp_path / "s", n=3)
+    assert CliRunner().invoke(app, ["tasks", "validate", str(folder)]).exit_code == 0
+    path = next((folder / "tasks").glob("*.json"))
+    doc = orjson.loads(path.read_bytes())
+    doc["user_id"] = "nobody"
+    path.write_bytes(orjson.dumps(doc))
+    result = CliRunner().invoke(app, ["tasks", "validate", str(folder)])
+    assert result.exit_code == 1 and "unknown user 'nobody'" in result.stdout
