@@ -228,8 +228,8 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         return f"episode ended ({reason})"
 
     mcp.add_tool(start_episode, title="Start a ranking episode")
-    for name, (fn, arg) in TOOLS.items():
-        mcp.add_tool(_tool(service, name, arg, fn.__doc__ or ""), name=name)
+    for name, (_, arg) in TOOLS.items():
+        mcp.add_tool(_tool(service, name, arg), name=name)
     mcp.add_tool(submit_ranking, title="Submit the ranking")
     mcp.add_tool(abort_episode, title="Abort an episode (harnesses)")
 
@@ -248,7 +248,7 @@ _DOCS = {
 Title = Annotated[str, Field(min_length=1, description="An item title, as shown.")]
 
 
-def _tool(service: RankingService, name: str, arg: str | None, _doc: str) -> Any:
+def _tool(service: RankingService, name: str, arg: str | None) -> Any:
     """The MCP function of one tool; its parameter is named as in the paper."""
 
     async def no_arg(episode_id: EpisodeId) -> str:
