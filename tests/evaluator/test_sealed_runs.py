@@ -190,3 +190,42 @@ def test_a_symlink_loop_and_an_oversized_log_are_reported_not_raised(tmp_path: P
     assert result.exit_code == 1
     assert "loop.jsonl: cannot be read" in result.stderr
     assert "over the evaluator's limit" in result.stderr
+
+
+def test_an_unreadable_sub_folder_is_reported_and_the_rest_scored(
+    run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.scandir
+    hidden = sorted(p for p in run.rglob("t003") if p.is_dir())[0]
+
+    def scandir(path: Any) -> Any:
+        if Path(path) == hidden:
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, doc, stderr = _score(run)
+    assert code == 1 and f"{hidden}: cannot be listed (Permission denied); skipped" in stderr
+    assert sum(g["n_episodes"] for g in doc["groups"]) == 20  # its episodes count as missing
+
+
+def test_many_suite_spellings_in_headers_load_no_suite(run: Path, tmp_path: Path) -> None:
+    """Each header naming a suite of its own is refused before anything is loaded."""
+    folder = tmp_path / "spellings"
+    folder.mkdir()
+    records = [orjson.loads(line) for line in _logs(run, "random")[0].read_bytes().splitlines()]
+    for r in records:  # an unchained log, as another harness writes them
+        for member in ("chain", "hmac", "key_id"):
+            r.pop(member, None)
+    for i in range(300):
+        header = {**records[0], "episode_id": f"{i:032x}", "mode": "open", "plan_id": None}
+        header["trial"] = i
+        header["suite"] = {**header["suite"], "spec": f"{tmp_path}/{'./' * i}elsewhere"}
+        lines = [orjson.dumps(r) for r in [header, *records[1:]]]
+        (folder / f"s{i}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    code, doc, stderr = _score(folder)
+    assert code == 0 and len(doc["problems"]) == 300
+    assert all(
+        "neither the built-in suite nor the suite of a run plan" in p for p in doc["problems"]
+    )
+    assert len(stderr) < 20_000
