@@ -23,8 +23,9 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
-from .episode import EpisodeScore, score_episode
+from .episode import EpisodeScore
 from .files import find_logs
+from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
 from .replay import Replayer
 from .text import plain
@@ -159,18 +160,11 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             ],
         )
     trajectory = Trajectory(header=header, events=log.events)
-    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    score = EVALUATOR_KINDS.get(task.kind).score(task, trajectory, ctx, resolver, log.path)
+    score.kind = task.kind
     score.episode_id = header.episode_id
     _note_header(score, header)
     score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
-    if resolver.replay:
-        mismatches = ctx.replayer.mismatches(trajectory, task)
-        score.replay_mismatches = len(mismatches)
-        score.problems.extend(f"{log.path}: replay: {m}" for m in mismatches)
-    if header.catalog_sha256 != ctx.catalog.sha256():
-        score.problems.append(
-            f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
-        )
     return score
 
 
