@@ -68,10 +68,13 @@ class EpisodeScore:
     suite_spec: str | None = None
     suite_sha256: str | None = None  # of the suite it was scored against
     sealed_failure: str | None = None  # a planned episode counted as failed: why
+    kind: str = "recommendation"  # the task kind (see taurec.evaluator.kinds)
+    metrics: dict[str, float] = field(default_factory=dict)  # a kind's per-episode metrics
+    success: bool | None = None  # a kind's own pass rule; None: the reward is 1
 
     @property
     def passed(self) -> bool:
-        return self.reward == 1.0
+        return self.reward == 1.0 if self.success is None else self.success
 
 
 def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:

@@ -23,8 +23,9 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
-from .episode import EpisodeScore, score_episode
+from .episode import EpisodeScore
 from .files import find_logs
+from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
 from .replay import Replayer
 from .text import plain
@@ -62,22 +63,31 @@ class Resolver:
     allowed_specs: frozenset[str] = frozenset()
     max_log_bytes: int = MAX_LOG_BYTES
     _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
+    _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
+
+    def _key(self, named: str) -> str:
+        if self.suite is not None or named == "builtin":
+            return named
+        portable = portable_suite_spec(named)
+        if portable not in self.allowed_specs:
+            raise DataError(
+                f"the log names suite {plain(named)!r}, which is neither the built-in suite "
+                "nor the suite of a run plan being scored; give --suite to score against "
+                "it (the evaluator never loads a suite a log chooses)"
+            )
+        return portable
 
     def unloaded(self) -> Resolver:
         """The same settings with no suite loaded (cheap to send to a worker process)."""
-        return replace(self, _cache=OrderedDict())
+        return replace(self, _cache=OrderedDict(), _keys={})
 
     def context(self, spec: str | None) -> SuiteContext:
-        key = self.suite or spec or "builtin"
-        if self.suite is None and key != "builtin":
-            portable = portable_suite_spec(key)
-            if portable not in self.allowed_specs:
-                raise DataError(
-                    f"the log names suite {plain(key)!r}, which is neither the built-in suite "
-                    "nor the suite of a run plan being scored; give --suite to score against "
-                    "it (the evaluator never loads a suite a log chooses)"
-                )
-            key = portable
+        named = self.suite or spec or "builtin"
+        key = self._keys.get(named)
+        if key is None:  # once per spelling: resolving a path costs system calls
+            key = self._key(named)
+            if len(self._keys) < 10_000:
+                self._keys[named] = key
         hit = self._cache.get(key)
         if hit is None:
             try:
@@ -150,18 +160,11 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             ],
         )
     trajectory = Trajectory(header=header, events=log.events)
-    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    score = EVALUATOR_KINDS.get(task.kind).score(task, trajectory, ctx, resolver, log.path)
+    score.kind = task.kind
     score.episode_id = header.episode_id
     _note_header(score, header)
     score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
-    if resolver.replay:
-        mismatches = ctx.replayer.mismatches(trajectory, task)
-        score.replay_mismatches = len(mismatches)
-        score.problems.extend(f"{log.path}: replay: {m}" for m in mismatches)
-    if header.catalog_sha256 != ctx.catalog.sha256():
-        score.problems.append(
-            f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
-        )
     return score
 
 

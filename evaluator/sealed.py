@@ -134,6 +134,8 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
     folder = register.path.parent
     by_path = {_norm(s.path): s for s in logs}
     latest = register.state.latest()
+    # every episode of a plan is of its suite's kind; a missing one takes its siblings'
+    kind = next((s.kind for s in logs if s.verification is None), "recommendation")
     reasons: Counter[str] = Counter()
     counted = 0
     for planned in plan.get("episodes", []):
@@ -167,7 +169,7 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
         reasons[why.split(":")[0]] += 1
         if attempt is not None and not attempt.interrupted:
             check.damaged += 1
-        check.scores.append(_failure(register, slot, why, score))
+        check.scores.append(_failure(register, slot, why, score, kind))
         if score is not None:
             check.excluded.append((score, why))
     earlier = {a.episode_id for a in register.state.attempts}
@@ -192,7 +194,7 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
 
 
 def _failure(
-    register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None
+    register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None, kind: str
 ) -> EpisodeScore:
     """A planned episode that counts as failed (reward 0) for `why`."""
     plan = register.state.plan or {}
@@ -214,6 +216,7 @@ def _failure(
         suite_spec=suite.get("spec"),
         suite_sha256=suite.get("sha256"),
         sealed_failure=why,
+        kind=kind,
         complexity=log.complexity if log is not None else None,
         reveal=log.reveal if log is not None else None,
     )
