@@ -25,6 +25,7 @@ from taurec.tasks.trajectory_signing import LogKey, verify_chain
 from .episode import EpisodeScore, score_episode
 from .memory import collector_paused
 from .replay import Replayer
+from .rules import DEFAULT_RULES
 
 
 def find_logs(paths: Iterable[str | Path]) -> list[Path]:
@@ -68,6 +69,7 @@ class Resolver:
     catalog: str | None = None
     replay: bool = True
     verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
+    rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/rules.py)
     _cache: dict[str, SuiteContext | DataError] = field(default_factory=dict)
 
     def context(self, spec: str | None) -> SuiteContext:
@@ -123,7 +125,9 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             ],
         )
     trajectory = Trajectory(header=header, events=log.events)
-    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    score = score_episode(
+        task, trajectory, ctx.catalog, ctx.titles, path=log.path, rules=resolver.rules
+    )
     score.episode_id = header.episode_id
     if resolver.replay:
         mismatches = ctx.replayer.mismatches(trajectory, task)
@@ -190,15 +194,17 @@ def flag_copies(scores: list[EpisodeScore]) -> None:
 PARALLEL_THRESHOLD = 2000
 
 
-_Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None]
+_Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None, str]
 
 #: The parent's resolver, inherited by forked workers with its suites already loaded.
 _inherited: Resolver | None = None
 
 
 def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
-    files, suite, catalog, replay, key = args
-    resolver = _inherited or Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
+    files, suite, catalog, replay, key, rules = args
+    resolver = _inherited or Resolver(
+        suite=suite, catalog=catalog, replay=replay, verify_key=key, rules=rules
+    )
     with collector_paused():
         return [score_file(p, resolver) for p in files]
 
@@ -248,6 +254,7 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
             resolver.catalog,
             resolver.replay,
             resolver.verify_key,
+            resolver.rules,
         )
         for i in range(0, len(files), size)
     ]
