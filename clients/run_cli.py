@@ -25,7 +25,7 @@ from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
-from taurec.clients.runner.report import print_report, score_out
+from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
 from taurec.clients.runner.runner import Runner
 from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
@@ -274,8 +274,12 @@ def run(
             raise typer.Exit(130)
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
-    print_report(score_out(out, played, resolver), Console(), err)
-    err.print(f"score again with: evaluator score {out}")
+    scores = score_out(out, played, resolver)
+    profiles = rules_for(loaded.spec)
+    others = {name: rescore(scores, resolver, name) for name in profiles[1:]}
+    print_report(scores, Console(), err, others)
+    both = " --rules both" if others else ""
+    err.print(f"score again with: evaluator score {out}{both}")
 
 
 def _print_dry_run(

@@ -20,7 +20,8 @@ from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
 from .logs import Resolver, find_logs, score_log, score_paths
 from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups
+from .render import markdown, print_explanation, print_groups, print_side_by_side
+from .rules import DEFAULT_RULES, RULES, rules_names
 
 app = typer.Typer(
     name="evaluator",
@@ -45,6 +46,25 @@ CatalogOpt = Annotated[
     str | None, typer.Option("--catalog", help="Score against this catalog file.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+RulesOpt = Annotated[
+    str,
+    typer.Option(
+        "--rules",
+        help="Rules profile: taurec (this project's checks), tau-rec (τ-Rec v1.0's own "
+        "evaluator, loopholes included) or both, side by side.",
+    ),
+]
+
+
+def _rules(choice: str) -> list[str]:
+    try:
+        return rules_names(choice)
+    except ValueError:
+        err.print(
+            f"[red]error:[/red] --rules {escape(choice)!r} is not a rules profile; expected "
+            f"{', '.join(RULES)} or both"
+        )
+        raise typer.Exit(2) from None
 
 
 WorkersOpt = Annotated[
@@ -103,6 +123,7 @@ def _score(
     workers: int | None = None,
     replay: bool = True,
     key: LogKey | None = None,
+    rules: str = DEFAULT_RULES,
 ):
     try:
         files = find_logs(paths)
@@ -116,7 +137,7 @@ def _score(
         raise typer.Exit(1)
     return score_paths(
         files,
-        Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key),
+        Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key, rules=rules),
         workers=workers,
     )
 
@@ -142,23 +163,31 @@ def score(
     replay: ReplayOpt = True,
     verify: VerifyOpt = False,
     key_file: KeyFileOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Score every episode log and print one report per agent label."""
+    names = _rules(rules)
     key = _verify_key(verify, key_file)
-    scores = _score(logdirs, suite, catalog, workers, replay, key)
-    failed = [s for s in scores if s.verification is not None]
-    if failed:
-        scores = [s for s in scores if s.verification is None]
-    groups = aggregate(scores, seed=seed)
+    by_rules: dict[str, list[dict]] = {}
+    for name in names:
+        scores = _score(logdirs, suite, catalog, workers, replay, key, name)
+        failed = [s for s in scores if s.verification is not None]
+        if failed:
+            scores = [s for s in scores if s.verification is None]
+        by_rules[name] = [{**g, "rules": name} for g in aggregate(scores, seed=seed)]
+    groups = by_rules[names[0]]
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:
         doc = {
             "format": "taurec-score",
             "format_version": 1,
             "evaluator_version": version("taurec"),
+            "rules": rules,
             "groups": groups,
             "problems": problems,
         }
+        if len(names) > 1:
+            doc["by_rules"] = by_rules
         if key is not None:
             doc["verification"] = {
                 "key_id": key.key_id,
@@ -167,7 +196,9 @@ def score(
             }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif fmt is Format.MARKDOWN:
-        sys.stdout.write(markdown(groups))
+        sys.stdout.write(markdown([g for name in names for g in by_rules[name]]))
+    elif len(names) > 1:
+        print_side_by_side(by_rules, Console())
     else:
         print_groups(groups, Console())
     for p in problems:
@@ -198,16 +229,18 @@ def explain(
     episode: Annotated[Path, typer.Argument(help="One episode log (.jsonl).")],
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Show every constraint and policy verdict of one episode, with its evidence."""
     from taurec.tasks.trajectory_reader import read_log
 
+    names = _rules(rules)
     if not episode.is_file():
         err.print(f"[red]error:[/red] {episode}: no such file")
         raise typer.Exit(2)
-    print_explanation(
-        score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console()
-    )
+    for name in names:
+        resolver = Resolver(suite=suite, catalog=catalog, rules=name)
+        print_explanation(score_log(read_log(episode), resolver), Console())
 
 
 @app.command()
@@ -220,9 +253,14 @@ def compare(
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     seed: SeedOpt = 0,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Paired per-task bootstrap of the pass^1 difference A - B."""
-    scores = _score(logdirs, suite, catalog)
+    for name in _rules(rules):
+        _compare(label_a, label_b, _score(logdirs, suite, catalog, rules=name), seed, name)
+
+
+def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
@@ -244,7 +282,7 @@ def compare(
     )
     Console().print(
         f"pass^1({label_a}) - pass^1({label_b}) = {100 * diff:+.1f} points over {n} shared tasks, "
-        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict}"
+        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict} (rules {rules})"
     )
 
 

@@ -76,6 +76,31 @@ def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
         console.print(table)
 
 
+def print_side_by_side(by_rules: dict[str, list[dict[str, Any]]], console: Console) -> None:
+    """One table per agent label, one value column per rules profile."""
+    names = list(by_rules)
+    labels = list(dict.fromkeys(g["label"] for groups in by_rules.values() for g in groups))
+    for label in labels:
+        rows: dict[str, dict[str, str]] = {}
+        for name in names:
+            for group in by_rules[name]:
+                if group["label"] == label:
+                    for metric, value in summary_rows(group):
+                        rows.setdefault(metric, {})[name] = value
+        table = Table(title=f"agent: {label}", title_justify="left")
+        table.add_column("metric", style="bold")
+        for name in names:
+            table.add_column(f"rules: {name}")
+        for metric, values in rows.items():
+            table.add_row(metric, *(values.get(name, "-") for name in names))
+        console.print(table)
+
+
+def _label(group: dict[str, Any]) -> str:
+    rules = group.get("rules")
+    return group["label"] if rules in (None, "taurec") else f"{group['label']} [{rules}]"
+
+
 def markdown(groups: list[dict[str, Any]]) -> str:
     ks = sorted({int(k) for g in groups for k in g["pass_k"]})
     head = [
@@ -89,7 +114,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
-        cells = [g["label"], str(g["n_episodes"])]
+        cells = [_label(g), str(g["n_episodes"])]
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
@@ -108,7 +133,8 @@ def markdown(groups: list[dict[str, Any]]) -> str:
 
 def print_explanation(score: EpisodeScore, console: Console) -> None:
     console.print(
-        f"[bold]{score.path}[/bold]\nagent {score.label}, task {score.task_id}, trial {score.trial}: "
+        f"[bold]{score.path}[/bold] (rules {score.rules})\n"
+        f"agent {score.label}, task {score.task_id}, trial {score.trial}: "
         f"end={score.end_reason}, outcome={score.outcome}"
         + (f" ({score.item_id})" if score.item_id else "")
     )
