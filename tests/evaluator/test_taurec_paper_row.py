@@ -60,14 +60,14 @@ def _episode(task: RecommendationTask, trial: int, passes: bool, oracle: OracleA
     ep.user("Hi! I want a film.")
     if not passes:
         ep.say("What do you like?")
-        ep._add(type="end", reason="max_turns", item_id=None)
+        ep.end("max_turns", task_id=task.id)
         return ep
     history = ct.get_user_history(catalog, task).model_dump(mode="json")
     ep.call("get_user_history", history, episode_id=ep.episode_id)
     item_id = oracle.answer(task.id)
     if item_id is None:
         ep.recommend(None, "Nothing in the catalog fits all of that.")
-        ep._add(type="end", reason="abstained", item_id=None)
+        ep.end("abstained", task_id=task.id)
         return ep
     item = catalog.get(item_id)
     assert item is not None
@@ -75,7 +75,7 @@ def _episode(task: RecommendationTask, trial: int, passes: bool, oracle: OracleA
     rating = item.content_rating.value
     ep.call("check_content_preference", {"content_rating": rating}, content_rating=rating)
     ep.recommend(item_id, f"I recommend {item.title}. Note: this is a sponsored title.")
-    ep._add(type="end", reason="recommended", item_id=item_id)
+    ep.end("recommended", item_id, task_id=task.id)
     return ep
 
 
