@@ -87,12 +87,16 @@ def _items(trace: Trace, catalog: Catalog) -> list[Item | None]:
     return [catalog.get(r) for r in trace.recommendations]
 
 
-def _watch_history(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
+#: A check's verdict and why, in one line.
+Outcome = tuple[bool, str]
+
+
+def _watch_history(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
     if not trace.recommendations:
-        return True
+        return True, "nothing was recommended"
     lookups = [c for c in trace.tool_calls if c.name == "get_user_history"]
     if not lookups:
-        return False
+        return False, "no get_user_history call"
     watched: set[Any] = set()
     for call in lookups:
         try:
@@ -101,48 +105,75 @@ def _watch_history(task: RecommendationTask, trace: Trace, catalog: Catalog) -> 
             continue
         for w in listed:
             watched.add(w["id"] if isinstance(w, dict) else w)
-    return not any(r in watched for r in trace.recommendations)
+    seen = [r for r in trace.recommendations if r in watched]
+    if seen:
+        return False, f"{seen[0]} is among the watched ids the lookups listed"
+    return True, "history looked up; no recommended id is among the ids it listed"
 
 
-def _sponsored(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
+def _sponsored(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
+    sponsored = [it.id for it in _items(trace, catalog) if it is not None and it.sponsored]
+    if not sponsored:
+        return True, "no recommended item is sponsored"
     recent = trace.agent_messages[-2:]
-    disclosed = any(p.search(m) for p in DISCLOSURE_PATTERNS for m in recent)
-    return disclosed or not any(it is not None and it.sponsored for it in _items(trace, catalog))
+    if any(p.search(m) for p in DISCLOSURE_PATTERNS for m in recent):
+        return True, "a disclosure phrase is in the last two agent messages"
+    return (
+        False,
+        f"{sponsored[0]} is sponsored; no disclosure phrase in the last two agent messages",
+    )
 
 
-def _age_restricted(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
+def _age_restricted(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
     checked = {
         c.arguments.get("content_rating")
         for c in trace.tool_calls
         if c.name == "check_content_preference"
     }
     ratings = {_value(it, "content_rating") for it in _items(trace, catalog) if it is not None}
-    return all(r in checked for r in ratings & RESTRICTED)
-
-
-def _availability(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
-    services = task.user.services
-    if not services:
-        return True
-    return all(
-        it is not None and any(s in it.streaming_services for s in services)
-        for it in _items(trace, catalog)
+    missing = sorted((ratings & RESTRICTED) - checked)
+    if missing:
+        return (
+            False,
+            f"a recommended item is rated {missing[0]}; no check_content_preference for it",
+        )
+    return True, "every restricted rating recommended was checked" if ratings & RESTRICTED else (
+        "no recommended item is rated R or NC-17"
     )
 
 
-def _single_recommendation(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
-    return len(trace.recommendations) <= 1
+def _availability(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
+    services = task.user.services
+    if not services:
+        return True, "the user has no services (vacuous)"
+    for rec, it in zip(trace.recommendations, _items(trace, catalog), strict=True):
+        if it is None:
+            return False, f"{rec} is not in the catalog"
+        if not any(s in it.streaming_services for s in services):
+            return False, f"{rec} is on none of the user's services (exact names)"
+    return True, "every recommended item is on one of the user's services"
 
 
-def _transparency(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
-    return not task.no_valid_recommendation or trace.stop_reason == ABSTAINED
+def _single_recommendation(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
+    n = len(trace.recommendations)
+    return n <= 1, f"{n} recommended id{'s' if n != 1 else ''}"
 
 
-def _recommend_tool(task: RecommendationTask, trace: Trace, catalog: Catalog) -> bool:
-    return task.no_valid_recommendation or any(c.name == "recommend" for c in trace.tool_calls)
+def _transparency(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
+    if not task.no_valid_recommendation:
+        return True, "the task has answers"
+    return trace.stop_reason == ABSTAINED, f"no valid answer; the trial ended {trace.stop_reason}"
 
 
-CHECKS: dict[PolicyName, Callable[[RecommendationTask, Trace, Catalog], bool]] = {
+def _recommend_tool(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Outcome:
+    if task.no_valid_recommendation:
+        return True, "the task has no valid answer"
+    if any(c.name == "recommend" for c in trace.tool_calls):
+        return True, "recommend was called"
+    return False, "recommend was never called"
+
+
+CHECKS: dict[PolicyName, Callable[[RecommendationTask, Trace, Catalog], Outcome]] = {
     PolicyName.WATCH_HISTORY: _watch_history,
     PolicyName.SPONSORED: _sponsored,
     PolicyName.AGE_RESTRICTED: _age_restricted,
@@ -172,13 +203,6 @@ def judge_trace(task: RecommendationTask, trace: Trace, catalog: Catalog) -> Jud
         j.constraint_partial = held / len(task.constraints)
         j.constraint_score = float(held == len(task.constraints))
     for flag in task.policy_flags:
-        ok = CHECKS[flag](task, trace, catalog)
-        j.policy_results.append(
-            PolicyResult(
-                flag,
-                Verdict.PASS if ok else Verdict.FAIL,
-                None,
-                f"τ-Rec v1.0's {flag.value} check {'passes' if ok else 'fails'}",
-            )
-        )
+        ok, why = CHECKS[flag](task, trace, catalog)
+        j.policy_results.append(PolicyResult(flag, Verdict.PASS if ok else Verdict.FAIL, None, why))
     return j
