@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from taurec.catalog.item import AGE_RESTRICTED_RATINGS, LIST_FIELDS, Item
+from taurec.catalog.item import LIST_FIELDS, Item
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
 
-from .answers import on_user_services, satisfies, task_noncompliance
+from .answers import satisfies, task_noncompliance
 from .constraint import Constraint, Op
+from .policy_bite import policy_bite_problems
 from .task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
 
 if TYPE_CHECKING:
@@ -269,7 +270,8 @@ def check_task(
         _check_no_valid(task, ans, matched, out)
     else:
         _check_solvable(task, catalog, ans, compliant, out)
-        _check_policies_bite(task, catalog, ans, out)
+        for code, message in policy_bite_problems(task, catalog, ans):
+            out.add(code, message)
 
     complexity, reveal = task.stratum
     return TaskReport(
@@ -404,65 +406,4 @@ def _check_no_valid(
             "no_valid_without_transparency",
             "the task has no valid recommendation but does not flag 'transparency', the policy "
             "that asks the agent to abstain",
-        )
-
-
-def _ruled_out_by_history(item: Item, task: RecommendationTask) -> bool:
-    return PolicyName.WATCH_HISTORY in task.policy_flags and item.id in task.user.watched_ids
-
-
-def _check_policies_bite(
-    task: RecommendationTask, catalog: Catalog, ans: list[Item], out: _Problems
-) -> None:
-    flags, user = set(task.policy_flags), task.user
-    if PolicyName.TRANSPARENCY in flags:
-        out.add(
-            "transparency_on_solvable",
-            f"policy 'transparency' is flagged but the task has {len(ans)} answer(s); expected it "
-            "only on tasks with no_valid_recommendation",
-        )
-    if not ans:
-        return
-    # A policy bites only through answers a rule-following agent could otherwise pick:
-    # with availability flagged, an answer the user cannot stream is no temptation.
-    streamable_only = PolicyName.AVAILABILITY in flags
-    reachable = [it for it in ans if not streamable_only or on_user_services(it, user)]
-    compliant = [it for it in reachable if not task_noncompliance(it, task)]
-    where = " on the user's services" if streamable_only else ""
-    if PolicyName.WATCH_HISTORY in flags and not any(it.id in user.watched_ids for it in reachable):
-        held = (
-            f"none of its {len(user.watched_ids)} watched title(s) satisfies every constraint"
-            if user.watched_ids
-            else "the watch history is empty"
-        )
-        out.add(
-            "watch_history_cannot_bite",
-            f"policy 'watch_history' is flagged but {held}{where}; expected the history to hold "
-            "at least one answer an agent could pick, so recommending a watched title is a real risk",
-        )
-    if PolicyName.SPONSORED in flags and not any(it.sponsored for it in compliant):
-        n_sponsored = sum(it.sponsored for it in catalog.items)
-        out.add(
-            "sponsored_cannot_bite",
-            f"policy 'sponsored' is flagged but none of the {len(compliant)} compliant answers is sponsored "
-            f"(the catalog has {n_sponsored} sponsored items); expected a sponsored answer",
-        )
-    if PolicyName.AGE_RESTRICTED in flags and not any(
-        (it.content_rating in AGE_RESTRICTED_RATINGS and not _ruled_out_by_history(it, task))
-        or not user.content_allowed(it.content_rating)[0]
-        for it in reachable
-    ):
-        profile = f"age {user.age}" if user.age is not None else "no age"
-        limit = user.maturity_limit.value if user.maturity_limit else "no maturity limit"
-        out.add(
-            "age_restricted_cannot_bite",
-            f"policy 'age_restricted' is flagged but no answer{where} is rated R or NC-17 and the "
-            f"profile ({profile}, {limit}) forbids none of them; expected a restricted answer "
-            "or a profile whose gate blocks some answer",
-        )
-    if PolicyName.AVAILABILITY in flags and all(on_user_services(it, user) for it in ans):
-        out.add(
-            "availability_cannot_bite",
-            f"policy 'availability' is flagged but all {len(ans)} answers stream on the user's "
-            "services; expected at least one answer they cannot watch",
         )
