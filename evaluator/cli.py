@@ -11,17 +11,19 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.trajectory_signing import LogKey, load_log_key
 
 from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
-from .logs import Resolver, find_logs, score_log, score_paths
+from .evaluate import evaluate
+from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups, print_side_by_side
+from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
 from .rules import DEFAULT_RULES, RULES, rules_names
+from .sealed import RunCheck
+from .text import markup
 
 app = typer.Typer(
     name="evaluator",
@@ -61,8 +63,8 @@ def _rules(choice: str) -> list[str]:
         return rules_names(choice)
     except ValueError:
         err.print(
-            f"[red]error:[/red] --rules {escape(choice)!r} is not a rules profile; expected "
-            f"{', '.join(RULES)} or both"
+            f"[red]error:[/red] --rules {markup(repr(choice))} is not a rules profile; "
+            f"expected {', '.join(RULES)} or both"
         )
         raise typer.Exit(2) from None
 
@@ -112,8 +114,14 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
     try:
         return load_log_key(key_file)
     except DataError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
+
+
+MaxLogOpt = Annotated[
+    int,
+    typer.Option("--max-log-mb", min=1, help="Largest log read, in MiB (bigger: reported)."),
+]
 
 
 def _score(
@@ -123,23 +131,29 @@ def _score(
     workers: int | None = None,
     replay: bool = True,
     key: LogKey | None = None,
+    max_log_mb: int = MAX_LOG_BYTES // 2**20,
     rules: str = DEFAULT_RULES,
-):
+) -> RunCheck:
+    resolver = Resolver(
+        suite=suite,
+        catalog=catalog,
+        replay=replay,
+        verify_key=key,
+        max_log_bytes=max_log_mb * 2**20,
+        rules=rules,
+    )
     try:
-        files = find_logs(paths)
+        check = evaluate(paths, resolver, workers=workers)
     except FileNotFoundError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
-    if not files:
+    if not check.scores and not check.excluded and not check.runs:
         err.print(
-            f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]"
+            f"[yellow]no episode logs (*.jsonl) found under {markup(', '.join(map(str, paths)))}"
+            "[/yellow]"
         )
         raise typer.Exit(1)
-    return score_paths(
-        files,
-        Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key, rules=rules),
-        workers=workers,
-    )
+    return check
 
 
 @app.command()
@@ -163,18 +177,21 @@ def score(
     replay: ReplayOpt = True,
     verify: VerifyOpt = False,
     key_file: KeyFileOpt = None,
+    max_log_mb: MaxLogOpt = MAX_LOG_BYTES // 2**20,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """Score every episode log and print one report per agent label."""
+    """Score every episode log and print one report per agent label and run.
+
+    Every log's hash chain is checked (no key needed); --verify adds the signatures. A
+    sealed run is scored by its plan: a planned episode that is missing or damaged counts
+    as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
     names = _rules(rules)
     key = _verify_key(verify, key_file)
     by_rules: dict[str, list[dict]] = {}
     for name in names:
-        scores = _score(logdirs, suite, catalog, workers, replay, key, name)
-        failed = [s for s in scores if s.verification is not None]
-        if failed:
-            scores = [s for s in scores if s.verification is None]
-        by_rules[name] = [{**g, "rules": name} for g in aggregate(scores, seed=seed)]
+        check = _score(logdirs, suite, catalog, workers, replay, key, max_log_mb, name)
+        by_rules[name] = [{**g, "rules": name} for g in aggregate(check.scores, seed=seed)]
+    scores = check.scores
     groups = by_rules[names[0]]
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:
@@ -184,6 +201,9 @@ def score(
             "evaluator_version": version("taurec"),
             "rules": rules,
             "groups": groups,
+            "runs": check.runs,
+            "excluded": [{"path": s.path, "why": why} for s, why in check.excluded],
+            "run_problems": check.problems,
             "problems": problems,
         }
         if len(names) > 1:
@@ -191,8 +211,8 @@ def score(
         if key is not None:
             doc["verification"] = {
                 "key_id": key.key_id,
-                "verified": len(scores),
-                "failed": [{"path": s.path, "problem": s.verification} for s in failed],
+                "verified": len(scores) - sum(s.sealed_failure is not None for s in scores),
+                "failed": [{"path": s.path, "problem": why} for s, why in check.excluded],
             }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif fmt is Format.MARKDOWN:
@@ -201,27 +221,9 @@ def score(
         print_side_by_side(by_rules, Console())
     else:
         print_groups(groups, Console())
-    for p in problems:
-        err.print(f"[yellow]problem:[/yellow] {escape(p)}")
-    if key is not None:
-        _report_verification(failed, len(scores), key)
-    if failed or (strict and problems):
+    report_check(check, problems, key, err)
+    if not check.clean or (strict and problems):
         raise typer.Exit(1)
-
-
-def _report_verification(failed: list[EpisodeScore], n_verified: int, key: LogKey) -> None:
-    if not failed:
-        err.print(
-            f"[green]verified:[/green] all {n_verified} logs are intact and signed "
-            f"by key {key.key_id}"
-        )
-        return
-    err.print(
-        f"[bold red]VERIFICATION FAILED for {len(failed)} of {len(failed) + n_verified} "
-        f"logs; they are EXCLUDED from the scores above:[/bold red]"
-    )
-    for s in failed:
-        err.print(f"[red]  {escape(s.path)}: {escape(str(s.verification))}[/red]")
 
 
 @app.command()
@@ -236,7 +238,8 @@ def explain(
 
     names = _rules(rules)
     if not episode.is_file():
-        err.print(f"[red]error:[/red] {episode}: no such file")
+        what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
+        err.print(f"[red]error:[/red] {markup(episode)}: {what}")
         raise typer.Exit(2)
     for name in names:
         resolver = Resolver(suite=suite, catalog=catalog, rules=name)
@@ -257,7 +260,7 @@ def compare(
 ) -> None:
     """Paired per-task bootstrap of the pass^1 difference A - B."""
     for name in _rules(rules):
-        _compare(label_a, label_b, _score(logdirs, suite, catalog, rules=name), seed, name)
+        _compare(label_a, label_b, _score(logdirs, suite, catalog, rules=name).scores, seed, name)
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
@@ -266,7 +269,8 @@ def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, 
     for label, group in by_label.items():
         if not group:
             err.print(
-                f"[red]error:[/red] no episodes with agent label {label!r}; labels found: {', '.join(labels)}"
+                f"[red]error:[/red] no episodes with agent label {markup(repr(label))}; "
+                f"labels found: {markup(', '.join(labels))}"
             )
             raise typer.Exit(2)
     diff, (lo, hi), n = paired_difference(
@@ -280,8 +284,8 @@ def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, 
         if lo > 0 or hi < 0
         else "NOT distinguishable from noise (the 95% CI includes 0)"
     )
-    Console().print(
-        f"pass^1({label_a}) - pass^1({label_b}) = {100 * diff:+.1f} points over {n} shared tasks, "
+    Console(highlight=False).print(
+        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over {n} shared tasks, "
         f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict} (rules {rules})"
     )
 

@@ -120,7 +120,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tau_rec_group(run_dir: Path) -> dict:
     """`evaluator score RUN --json --rules tau-rec`, the one agent's group."""
-    result = CliRunner().invoke(app, ["score", str(run_dir), "--json", "--rules", "tau-rec"])
+    args = ["score", str(run_dir), "--suite", SPEC, "--json", "--rules", "tau-rec"]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     (group,) = orjson.loads(result.stdout)["groups"]
     return group
@@ -128,7 +129,7 @@ def tau_rec_group(run_dir: Path) -> dict:
 
 def test_the_run_reproduces_the_papers_pass_k_under_tau_rec_rules(tau_rec_group):
     group = tau_rec_group
-    assert group["n_tasks"] == 60 and group["n_episodes"] == 240
+    assert group["n_tasks"] == 60 and group["n_episodes"] == 240 and group["infra_errors"] == 0
     assert {k: round(group["pass_k"][k], 3) for k in ("1", "2", "4")} == {
         "1": 0.546,
         "2": 0.433,
