@@ -1,8 +1,8 @@
 """`--rules tau-rec` against τ-Rec v1.0's own `CombinedEvaluator`, on the τ-Rec release.
 
 Every case of support/taurec_cases.py (each policy's pass and fail, each loophole, each end
-reason, on all 60 release tasks) is converted to τ-Rec's ConversationTrace and scored by
-τ-Rec's code and by ours; constraint score, failed policies and reward must agree. τ-Rec's
+reason, on all 60 release tasks and on 16 variants that flag every policy: about 5,200
+episodes) is converted to τ-Rec's ConversationTrace and scored by τ-Rec's code and by ours; constraint score, failed policies and reward must agree. τ-Rec's
 source is read where it lies (../shared/third_party); the tests skip without it.
 """
 
