@@ -33,7 +33,7 @@ from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.log_failures import LogFailure, log_failures
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
-from taurec.clients.runner.report import print_report, score_out
+from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
 from taurec.clients.runner.runner import Runner
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
@@ -302,7 +302,8 @@ def run(
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
     check = score_out(out, played, resolver)
-    print_report(check, Console(), err)
+    others = {name: rescore(out, resolver, name) for name in rules_for(loaded.spec)[1:]}
+    print_report(check, Console(), err, others)
     if unwritten:
         err.print(
             f"[red]error:[/red] {len(unwritten)} of {len(todo)} episodes have no whole log "
@@ -311,7 +312,8 @@ def run(
             f"{escape(_resume_command(options))}"
         )
         raise typer.Exit(1)
-    err.print(f"score again with: evaluator score {out}")
+    both = " --rules both" if others else ""
+    err.print(f"score again with: evaluator score {out}{both}")
     if not check.clean:
         raise typer.Exit(1)
 

@@ -117,9 +117,9 @@ class Episode:
 
     async def note_aside(self, text: Any) -> None:
         """Log text the agent produced alongside this call without sending it to the user
-        (a request's `_meta`), as an undelivered agent message. The policy counts it, for
-        instance as a sponsorship disclosure; the user never sees it. The service refuses
-        a call whose aside is over its length limit before this."""
+        (a request's `_meta`), as an undelivered agent message. The user never sees it, so
+        the policy checks do not count it (it discloses nothing and pitches nothing). The
+        service refuses a call whose aside is over its length limit before this."""
         if not isinstance(text, str) or not text.strip() or self.end is not None:
             return
         async with self._writing():
