@@ -97,11 +97,8 @@ class RuleCustomer:
         best = max(ctx.utilities.values()) if ctx.utilities else 0.0
         out = []
         for item in ctx.items:
-            if (
-                f" {item.id.lower()} " in q
-                or item.id.lower() in q.split()
-                or (len(item.title) > 3 and item.title.lower() in q)
-            ):
+            by_id = re.search(rf"(?<!\w){re.escape(item.id.lower())}(?!\w)", q)
+            if by_id or (len(item.title) > 3 and item.title.lower() in q):
                 gap = best - ctx.utilities.get(item.id, 0.0)
                 if gap <= 5:
                     out.append("That one sounds just right for me.")
