@@ -37,7 +37,7 @@ def test_at_the_budget_a_recommendation_is_forced() -> None:
     s = StreamSession(make_stream().model_copy(update={"question_budget": 1}), seed=1)
     s.ask("Anything?")
     with pytest.raises(
-        StreamRuleError, match="question budget of episode 1 is spent .* recommend an item now"
+        StreamRuleError, match=r"question budget of episode 1 is spent .* recommend an item now"
     ):
         s.ask("Anything else?")
 

@@ -56,7 +56,7 @@ def test_feedback_kinds_cycle_over_the_streams_of_a_setting() -> None:
 
 def test_too_few_categories_for_the_episodes_asked_is_a_clear_error() -> None:
     plan = StreamPlan(settings=(StreamSetting.VARIABLE_CATEGORY,), n=1, episodes=10)
-    with pytest.raises(GenerationError, match="found \\d+ of 10 episodes"):
+    with pytest.raises(GenerationError, match=r"found \d+ of 10 episodes"):
         generate_streams(movie_items(), personas(), categories()[:3], plan)
 
 
