@@ -20,7 +20,13 @@ from rich.markup import escape
 
 from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import AgentSettings
-from taurec.clients.agents.registry import PROFILES, AgentUnavailable, default_label, make_agent
+from taurec.clients.agents.registry import (
+    AgentProfile,
+    AgentUnavailable,
+    agents_of,
+    default_label,
+    make_agent,
+)
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
@@ -189,7 +195,7 @@ def run(
     the_agent = None
     if not dry_run:
         try:
-            the_agent = make_agent(name, settings)
+            the_agent = make_agent(name, settings, loaded.kind)
         except AgentUnavailable as exc:
             _fail(exc)
     # the agent's own label (a factory may derive it); a dry run makes no agent
@@ -205,7 +211,13 @@ def run(
         )
     todo = remaining(specs, done) if resume else specs
     if the_agent is None:  # a dry run
-        _print_dry_run(name, len(specs), todo, done if resume else None, model, simulator_model)
+        try:
+            profile = agents_of(loaded.kind)[name].profile
+        except (AgentUnavailable, KeyError):
+            _fail(f"unknown agent {name!r} for {loaded.kind!r} tasks")
+        _print_dry_run(
+            name, profile, len(specs), todo, done if resume else None, model, simulator_model
+        )
         return
     if resume and done.incomplete:
         moved = set_aside(out, done.incomplete)
@@ -280,6 +292,7 @@ def run(
 
 def _print_dry_run(
     name: str,
+    profile: AgentProfile,
     planned: int,
     todo: list[object],
     done: object,
@@ -290,9 +303,7 @@ def _print_dry_run(
     console.print(f"dry run: agent {name}, {planned} episodes planned, {len(todo)} to play")
     if done is not None:
         console.print(f"(resume: {planned - len(todo)} already finished)")
-    for line in estimate(
-        PROFILES[name], len(todo), agent_model=model, user_model=simulator_model
-    ).lines():
+    for line in estimate(profile, len(todo), agent_model=model, user_model=simulator_model).lines():
         console.print(line)
 
 

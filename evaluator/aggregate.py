@@ -136,9 +136,16 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
 
 
 def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str, Any]]:
-    """One report per agent label, sorted by label."""
+    """One report per agent label (and task kind), sorted by label, each made by its
+    kind's aggregate (see kinds.py) and tagged with the kind."""
+    from .kinds import EVALUATOR_KINDS
+
     with collector_paused():
-        groups: dict[str, list[EpisodeScore]] = defaultdict(list)
+        groups: dict[tuple[str, str], list[EpisodeScore]] = defaultdict(list)
         for s in scores:
-            groups[s.label].append(s)
-        return [aggregate_group(label, groups[label], seed=seed) for label in sorted(groups)]
+            groups[s.label, s.kind].append(s)
+        out = []
+        for label, kind in sorted(groups):
+            group = EVALUATOR_KINDS.get(kind).aggregate_group(label, groups[label, kind], seed)
+            out.append({"kind": kind, **group})
+        return out

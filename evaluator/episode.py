@@ -60,10 +60,13 @@ class EpisodeScore:
     cost_usd: float | None = None
     episode_id: str | None = None
     verification: str | None = None  # with --verify: why the log failed it (None: passed)
+    kind: str = "recommendation"  # the task kind (see taurec.evaluator.kinds)
+    metrics: dict[str, float] = field(default_factory=dict)  # a kind's per-episode metrics
+    success: bool | None = None  # a kind's own pass rule; None: the reward is 1
 
     @property
     def passed(self) -> bool:
-        return self.reward == 1.0
+        return self.reward == 1.0 if self.success is None else self.success
 
 
 def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:

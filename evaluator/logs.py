@@ -22,7 +22,8 @@ from taurec.tasks.trajectory import Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, verify_chain
 
-from .episode import EpisodeScore, score_episode
+from .episode import EpisodeScore
+from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
 from .replay import Replayer
 
@@ -123,16 +124,9 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             ],
         )
     trajectory = Trajectory(header=header, events=log.events)
-    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=log.path)
+    score = EVALUATOR_KINDS.get(task.kind).score(task, trajectory, ctx, resolver, log.path)
+    score.kind = task.kind
     score.episode_id = header.episode_id
-    if resolver.replay:
-        mismatches = ctx.replayer.mismatches(trajectory, task)
-        score.replay_mismatches = len(mismatches)
-        score.problems.extend(f"{log.path}: replay: {m}" for m in mismatches)
-    if header.catalog_sha256 != ctx.catalog.sha256():
-        score.problems.append(
-            f"{log.path}: catalog sha256 differs from the one the episode ran against (drift)"
-        )
     return score
 
 

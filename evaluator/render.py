@@ -66,12 +66,18 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
+    from .kinds import EVALUATOR_KINDS
+
+    return EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group)
+
+
 def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
     for group in groups:
         table = Table(title=f"agent: {group['label']}", show_header=False, title_justify="left")
         table.add_column("metric", style="bold")
         table.add_column("value")
-        for name, value in summary_rows(group):
+        for name, value in _rows_of(group):
             table.add_row(name, value)
         console.print(table)
 

@@ -13,15 +13,18 @@ import signal
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
 import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from taurec.tasks.suite import Suite, load_suite
+
 from .episodes import SimulatorFactory
 from .http_guard import HttpGuard
+from .kinds import SERVER_KINDS, KindService
 from .raw_calls import RawCallMiddleware
 from .resources import protocol_text, register_resources
 from .service import SERVER_NAME, Service
@@ -120,8 +123,18 @@ class HttpServer:
 
 def _assemble(
     settings: ServerSettings, make_user: SimulatorFactory | None
-) -> tuple[MCPServer, Service]:
-    service = Service.create(settings, make_user)
+) -> tuple[MCPServer, KindService]:
+    """The server of the suite's kind (see kinds.py)."""
+    suite = load_suite(settings.suite)
+    return SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
+
+
+@SERVER_KINDS.register("recommendation")
+def recommendation_server(
+    settings: ServerSettings, suite: Suite, make_user: object | None
+) -> tuple[MCPServer, KindService]:
+    """The τ-Rec surface: episodes with a simulated user, catalog tools, recommend."""
+    service = Service.create(settings, cast("SimulatorFactory | None", make_user), suite)
     mcp: MCPServer = MCPServer(
         SERVER_NAME,
         title="taurec: agentic recommendation benchmark",
@@ -136,7 +149,7 @@ def _assemble(
     return mcp, service
 
 
-async def _serve_stdio(mcp: MCPServer, service: Service) -> None:
+async def _serve_stdio(mcp: MCPServer, service: KindService) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(_end_on_signal, service)
         try:
@@ -147,7 +160,7 @@ async def _serve_stdio(mcp: MCPServer, service: Service) -> None:
         tg.cancel_scope.cancel()
 
 
-async def _end_on_signal(service: Service) -> None:
+async def _end_on_signal(service: KindService) -> None:
     """stdio on SIGTERM or SIGINT: end the open episodes (each once its step in flight has
     finished), then let the signal take its default course. The SDK reads stdin in a
     thread that cancellation cannot interrupt, so waiting for it could take forever."""

@@ -87,6 +87,7 @@ class EpisodeStore:
         header = Header(
             run_id=facts.run_id,
             episode_id=episode_id,
+            kind=task.kind,
             agent=AgentInfo(label=agent_label),
             task_id=task.id,
             task_sha256=task.sha256(),

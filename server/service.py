@@ -126,9 +126,15 @@ class Service:
         self._bound_id: str | None = None
 
     @classmethod
-    def create(cls, settings: ServerSettings, make_user: SimulatorFactory | None = None) -> Service:
-        """Load the suite (DataError if it cannot be) and prepare an empty episode store."""
-        suite = load_suite(settings.suite)
+    def create(
+        cls,
+        settings: ServerSettings,
+        make_user: SimulatorFactory | None = None,
+        suite: Suite | None = None,
+    ) -> Service:
+        """Load the suite unless given (DataError if it cannot be) and prepare an empty
+        episode store."""
+        suite = suite or load_suite(settings.suite)
         catalog = Catalog.load(settings.catalog) if settings.catalog else suite.catalog
         if settings.task is not None and suite.get(settings.task) is None:
             raise DataError(

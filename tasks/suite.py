@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.store import BUILTIN, Catalog
 
-from .task import TASK_KINDS, RecommendationTask
+from .kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
 
 SUITE_FORMAT_VERSION = 1
 SUITE_FILE = "suite.json"
@@ -56,26 +56,34 @@ class SuiteManifest(BaseModel):
         description="'builtin' or a catalog path relative to the folder.",
     )
     description: str = ""
+    kind: str = Field(default=DEFAULT_KIND, description="The task kind of every task in the suite.")
+    data: dict[str, str] = Field(
+        default_factory=dict,
+        description="The kind's data sources beyond the catalog, e.g. {'interactions': SOURCE}.",
+    )
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A loaded suite. `tasks` are sorted by id; `warnings` are load-time notes."""
+    """A loaded suite. `tasks` are sorted by id, all of one `kind` (their model is that
+    kind's, see taurec.tasks.kinds); `warnings` are load-time notes."""
 
     id: str
     spec: str
     description: str
     catalog: Catalog
-    tasks: list[RecommendationTask]
+    tasks: list[Any]
     warnings: list[str] = field(default_factory=list)
     format: SuiteFormat = SuiteFormat.TAUREC
+    kind: str = DEFAULT_KIND
+    data: dict[str, str] = field(default_factory=dict)
 
     @property
     def strict(self) -> bool:
         """Whether validation problems are errors (our format) or warnings (imported data)."""
         return self.format is SuiteFormat.TAUREC
 
-    def get(self, task_id: str) -> RecommendationTask | None:
+    def get(self, task_id: str) -> Any | None:
         return next((t for t in self.tasks if t.id == task_id), None)
 
     def sha256(self) -> str:
@@ -155,9 +163,10 @@ def read_manifest(folder: Path) -> SuiteManifest:
 
 
 def parse_task(
-    doc: Any, *, source: Path | str, expected_id: str | None = None
-) -> RecommendationTask:
-    """Validate one task document (our format). `expected_id` is the file stem, if any."""
+    doc: Any, *, source: Path | str, expected_id: str | None = None, kind: str | None = None
+) -> Any:
+    """Validate one task document (our format) with its kind's model and checks.
+    `expected_id` is the file stem, if any; `kind`, the suite's kind it must have."""
     record = (
         f"task {doc['id']!r}" if isinstance(doc, dict) and isinstance(doc.get("id"), str) else None
     )
@@ -166,17 +175,26 @@ def parse_task(
         raise DataError(
             f"expected a JSON object, got {type(doc).__name__}", source=source, record=record
         )
-    kind = doc.get("kind", "recommendation")
-    if kind not in TASK_KINDS:
+    doc_kind = doc.get("kind", DEFAULT_KIND)
+    try:
+        task_kind = TASK_KINDS.get(doc_kind)
+    except UnknownKind:
         raise DataError(
-            f"unknown task kind {kind!r}; expected one of the supported kinds: "
-            f"{', '.join(TASK_KINDS)}",
+            f"unknown task kind {doc_kind!r}; expected one of the supported kinds: "
+            f"{', '.join(TASK_KINDS.names())}",
+            source=source,
+            record=record,
+            field="kind",
+        ) from None
+    if kind is not None and doc_kind != kind:
+        raise DataError(
+            f"is a {doc_kind!r} task in a {kind!r} suite; expected every task of the suite's kind",
             source=source,
             record=record,
             field="kind",
         )
     try:
-        task = RecommendationTask.model_validate(doc)
+        task: Any = task_kind.model.model_validate(doc)
     except ValidationError as exc:
         raise from_validation_error(exc, source=source, record=record) from None
     if expected_id is not None and task.id != expected_id:
@@ -186,17 +204,10 @@ def parse_task(
             record=record,
             field="id",
         )
-    mismatches = task.strata_mismatches()
-    if mismatches:
-        field_name = (
-            "complexity" if mismatches[0].startswith("declared complexity") else "reveal_difficulty"
-        )
-        raise DataError(
-            f"{mismatches[0]}; expected the declared stratum to match (or leave it out)",
-            source=source,
-            record=record,
-            field=field_name,
-        )
+    problems = task_kind.checks(task)
+    if problems:
+        field_name, problem = problems[0]
+        raise DataError(problem, source=source, record=record, field=field_name)
     return task
 
 
@@ -207,7 +218,7 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
     if not tasks_dir.is_dir():
         raise DataError("no tasks/ folder; expected tasks/<task id>.json files", source=tasks_dir)
     warnings: list[str] = []
-    tasks: list[RecommendationTask] = []
+    tasks: list[Any] = []
     problems: list[DataError] = []
     for path in sorted(tasks_dir.iterdir()):
         if path.name.startswith("."):
@@ -221,7 +232,7 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
             problems.append(DataError(exc.detail, source=path, record=f"task {path.stem!r}"))
             continue
         try:
-            tasks.append(parse_task(doc, source=path, expected_id=path.stem))
+            tasks.append(parse_task(doc, source=path, expected_id=path.stem, kind=manifest.kind))
         except DataError as exc:
             problems.append(exc)
     if problems:
@@ -239,10 +250,12 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
         tasks=sorted(tasks, key=lambda t: t.id),
         warnings=warnings,
         format=SuiteFormat.TAUREC,
+        kind=manifest.kind,
+        data=dict(manifest.data),
     )
 
 
-def check_unique_ids(tasks: Sequence[RecommendationTask], *, source: Path | str) -> None:
+def check_unique_ids(tasks: Sequence[Any], *, source: Path | str) -> None:
     """Ids must differ even ignoring case: files 'A.json' and 'a.json' collide on macOS."""
     seen: dict[str, str] = {}
     for t in tasks:
@@ -289,14 +302,12 @@ def _load_catalog(catalog: str, folder: Path) -> Catalog:
     return Catalog.load(path)
 
 
-def task_record(task: RecommendationTask) -> dict[str, Any]:
+def task_record(task: BaseModel) -> dict[str, Any]:
     """The JSON object a task file holds (unset optional fields left out)."""
     return task.model_dump(mode="json", exclude_none=True)
 
 
-def write_suite_dir(
-    folder: Path, manifest: SuiteManifest, tasks: Sequence[RecommendationTask]
-) -> Path:
+def write_suite_dir(folder: Path, manifest: SuiteManifest, tasks: Sequence[Any]) -> Path:
     """Write suite.json and tasks/<id>.json under `folder`; existing task files are replaced."""
     check_unique_ids(tasks, source=folder / TASKS_DIR)
     tasks_dir = folder / TASKS_DIR

@@ -1,8 +1,7 @@
 """The task schema: who the user is, what they need, and which policies apply.
 
-A task file holds one task. `kind` discriminates task families; v1 defines
-"recommendation" (τ-Rec style: one committed recommendation). Ranking tasks and
-episode streams arrive as further kinds without changing v1 files.
+A task file holds one task. `kind` names its family (see taurec.tasks.kinds); this
+module is the "recommendation" kind (τ-Rec style: one committed recommendation).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating
 
 from .constraint import Constraint, Reveal
+from .kinds import task_kind
 
 TASK_FORMAT_VERSION: Final = 1
 
@@ -138,6 +138,21 @@ class Protocol(BaseModel):
     )
 
 
+def _strata_problems(task: RecommendationTask) -> list[tuple[str, str]]:
+    return [
+        (
+            "complexity" if m.startswith("declared complexity") else "reveal_difficulty",
+            f"{m}; expected the declared stratum to match (or leave it out)",
+        )
+        for m in task.strata_mismatches()
+    ]
+
+
+@task_kind(
+    "recommendation",
+    description="τ-Rec: elicit from a simulated user, search, commit to one item or abstain",
+    checks=lambda task: _strata_problems(task),
+)
 class RecommendationTask(BaseModel):
     """One τ-Rec-style task: elicit, search, and commit to one item (or abstain)."""
 
@@ -208,4 +223,3 @@ class RecommendationTask(BaseModel):
 
 
 Task = RecommendationTask
-TASK_KINDS = ("recommendation",)

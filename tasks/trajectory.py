@@ -69,6 +69,11 @@ class Header(_Chained):
     format_version: Literal[1] = TRAJECTORY_FORMAT_VERSION
     run_id: str
     episode_id: str
+    kind: str = Field(
+        default="recommendation",
+        min_length=1,
+        description="The task kind (see taurec.tasks.kinds); logs without one are 'recommendation'.",
+    )
     agent: AgentInfo
     task_id: str
     task_sha256: str = Field(

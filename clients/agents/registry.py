@@ -1,5 +1,8 @@
-"""The agents `taurec run --agent NAME` knows, how to make them, and what an episode of
-each costs (for `--dry-run`).
+"""The agents `taurec run --agent NAME` knows for each task kind, how to make them, and
+what an episode of each costs (for `--dry-run`).
+
+Each kind registers its agents with `AGENT_KINDS.register(kind)` (a name -> AgentEntry
+map); this module holds the "recommendation" kind's.
 
 The LLM agent lives in llm.py (`make_llm_agent(settings)`); it is imported only when
 asked for, so everything else works without it or its dependencies.
@@ -11,6 +14,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
+
+from taurec.tasks.kinds import DEFAULT_KIND, KindRegistry, UnknownKind
 
 from .base import Agent, AgentSettings
 
@@ -91,13 +96,38 @@ _FACTORIES: Final[dict[str, Callable[[AgentSettings], Agent]]] = {
 }
 
 
-def make_agent(name: str, settings: AgentSettings) -> Agent:
-    """The agent called `name`; AgentUnavailable when it cannot be made (unknown name,
-    missing model, missing module)."""
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        raise AgentUnavailable(f"unknown agent {name!r}; expected one of {', '.join(AGENT_NAMES)}")
-    return factory(settings)
+@dataclass(frozen=True)
+class AgentEntry:
+    profile: AgentProfile
+    make: Callable[[AgentSettings], Agent]
+
+
+AGENT_KINDS: KindRegistry[dict[str, AgentEntry]] = KindRegistry(
+    "agents", ("taurec.clients.agents.registry",)
+)
+AGENT_KINDS.register(DEFAULT_KIND)(
+    {name: AgentEntry(PROFILES[name], factory) for name, factory in _FACTORIES.items()}
+)
+
+
+def agents_of(kind: str) -> dict[str, AgentEntry]:
+    """The agents of a task kind; AgentUnavailable for a kind without agents."""
+    try:
+        return AGENT_KINDS.get(kind)
+    except UnknownKind as exc:
+        raise AgentUnavailable(str(exc)) from None
+
+
+def make_agent(name: str, settings: AgentSettings, kind: str = DEFAULT_KIND) -> Agent:
+    """The agent called `name` for tasks of `kind`; AgentUnavailable when it cannot be made
+    (unknown name, missing model, missing module)."""
+    entry = agents_of(kind).get(name)
+    if entry is None:
+        raise AgentUnavailable(
+            f"unknown agent {name!r} for {kind!r} tasks; expected one of "
+            f"{', '.join(agents_of(kind))}"
+        )
+    return entry.make(settings)
 
 
 def default_label(name: str, settings: AgentSettings) -> str:

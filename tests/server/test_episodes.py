@@ -113,6 +113,12 @@ async def test_start_logs_the_header_and_the_opening(tmp_path: Path) -> None:
     assert parsed.events[0]["text"] == episode.opening == "Hi, I want a comedy."
 
 
+async def test_the_log_header_names_the_task_kind(tmp_path: Path) -> None:
+    episode = await _start(_store(tmp_path))
+    raw = episode.log_path.read_bytes().splitlines()[0]
+    assert b'"kind":"recommendation"' in raw
+
+
 async def test_an_unknown_id_is_refused_with_what_was_expected(tmp_path: Path) -> None:
     with pytest.raises(EpisodeError, match="start_episode returned"):
         _store(tmp_path).get("f" * 32)

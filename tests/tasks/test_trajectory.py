@@ -132,3 +132,8 @@ def test_reading_records_and_writing_models_define_the_same_events():
     records = fields(EVENT_RECORD.json_schema())
     # models give `type` a default, so it is not "required" there; compare the rest
     assert models == records
+
+
+def test_header_without_a_kind_reads_as_a_recommendation_episode():
+    log = parse_log_bytes(jsonl({k: v for k, v in HEADER.items() if k != "kind"}, *EVENTS), "e")
+    assert log.header is not None and log.header.kind == "recommendation"

@@ -1,0 +1,41 @@
+"""How each task kind is scored and reported.
+
+A kind registers one `EvaluatorKind` with `@EVALUATOR_KINDS.register(kind)`: a pure
+scorer of one episode, the aggregate of one agent label's episodes, and the rows of its
+table. Log reading, suite resolution, verification, parallel scoring and the report
+frame (evaluator/logs.py, aggregate.py, render.py) ask this registry for the kind of
+the task (or group) and never test its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from taurec.tasks.kinds import KindRegistry
+from taurec.tasks.trajectory import Trajectory
+
+from .episode import EpisodeScore
+
+if TYPE_CHECKING:
+    from .logs import Resolver, SuiteContext
+
+#: score(task, trajectory, suite context, resolver, path) -> EpisodeScore
+Scorer = Callable[[Any, Trajectory, "SuiteContext", "Resolver", str], EpisodeScore]
+#: aggregate_group(label, scores, seed) -> the JSON report of one agent label
+GroupAggregate = Callable[[str, list[EpisodeScore], int], dict[str, Any]]
+#: summary_rows(group) -> (metric, value) rows of the terminal table
+SummaryRows = Callable[[dict[str, Any]], list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class EvaluatorKind:
+    score: Scorer
+    aggregate_group: GroupAggregate
+    summary_rows: SummaryRows
+
+
+EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
+    "evaluator", ("taurec.evaluator.recommendation",)
+)

@@ -1,0 +1,96 @@
+"""Task kinds: one per research system, registered once per layer.
+
+A kind ("recommendation", "ranking", ...) is named in every task file and every log
+header. Each layer that treats kinds differently keeps one `KindRegistry`: the task
+schema here (`TASK_KINDS`), the MCP surface in `taurec.server.kinds`, scoring and report
+columns in `taurec.evaluator.kinds`, agents in `taurec.clients.agents.registry`. A kind
+module registers itself with the layer's decorator; the registry lists the modules that
+hold its kinds and imports them on first lookup, so shared code (suites, episodes,
+logs, runner, reports) asks the registry and never tests a kind's name.
+See docs/task-kinds.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+T = TypeVar("T")
+M = TypeVar("M", bound=type[BaseModel])
+
+#: The kind of a task file or log header that does not name one (v1 files).
+DEFAULT_KIND = "recommendation"
+
+
+class UnknownKind(ValueError):
+    """A kind no module of this layer registered."""
+
+
+class KindRegistry(Generic[T]):
+    """What one layer knows about each kind: `register(kind)` decorates the entry, `get`
+    finds it. `modules` are imported on first lookup (they register themselves)."""
+
+    def __init__(self, layer: str, modules: tuple[str, ...]) -> None:
+        self.layer = layer
+        self.modules = modules
+        self._entries: dict[str, T] = {}
+        self._loaded = False
+
+    def register(self, kind: str) -> Callable[[T], T]:
+        def add(entry: T) -> T:
+            if kind in self._entries and self._entries[kind] is not entry:
+                raise ValueError(f"task kind {kind!r} is registered twice for the {self.layer}")
+            self._entries[kind] = entry
+            return entry
+
+        return add
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            for module in self.modules:
+                importlib.import_module(module)
+
+    def get(self, kind: str) -> T:
+        self._load()
+        entry = self._entries.get(kind)
+        if entry is None:
+            raise UnknownKind(
+                f"unknown task kind {kind!r} for the {self.layer}; expected one of "
+                f"{', '.join(self.names())}"
+            )
+        return entry
+
+    def names(self) -> tuple[str, ...]:
+        self._load()
+        return tuple(sorted(self._entries))
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    """A task kind's schema: the pydantic model of its task files, and the checks past the
+    schema (each returns (field, problem) pairs; an empty list means the task is sound)."""
+
+    name: str
+    model: type[BaseModel]
+    description: str
+    checks: Callable[[Any], list[tuple[str, str]]] = lambda task: []
+
+
+TASK_KINDS: KindRegistry[TaskKind] = KindRegistry("task schema", ("taurec.tasks.task",))
+
+
+def task_kind(
+    name: str, *, description: str, checks: Callable[[Any], list[tuple[str, str]]] | None = None
+) -> Callable[[M], M]:
+    """Class decorator: register a pydantic task model as the schema of kind `name`."""
+
+    def add(model: M) -> M:
+        TASK_KINDS.register(name)(TaskKind(name, model, description, checks or (lambda task: [])))
+        return model
+
+    return add
