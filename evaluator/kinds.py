@@ -37,5 +37,5 @@ class EvaluatorKind:
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
-    "evaluator", ("taurec.evaluator.recommendation",)
+    "evaluator", ("taurec.evaluator.recommendation", "taurec.evaluator.stream")
 )

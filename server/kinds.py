@@ -34,4 +34,6 @@ class SurfaceFactory(Protocol):
     ) -> tuple[MCPServer, KindService]: ...
 
 
-SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry("MCP server", ("taurec.server.app",))
+SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry(
+    "MCP server", ("taurec.server.app", "taurec.server.stream_app")
+)

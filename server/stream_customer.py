@@ -29,17 +29,32 @@ TOPIC_WORDS: Final = {
     "maker": ("director", "brand", "who made", "filmmaker", "studio", "maker", "store"),
     "price": ("price", "budget", "cheap", "expensive", "cost", "afford", "spend"),
     "general": (
-        "looking for", "what do you", "prefer", "like", "enjoy", "mood", "want", "tell me",
-        "favorite", "favourite", "taste",
+        "looking for",
+        "what do you",
+        "prefer",
+        "like",
+        "enjoy",
+        "mood",
+        "want",
+        "tell me",
+        "favorite",
+        "favourite",
+        "taste",
     ),
-}  # fmt: skip
+}
 MAX_SENTENCES: Final = 3
 
 
 def _words_for_decade(year: int) -> str:
     decade = year // 10 * 10
-    names = {1970: "the seventies", 1980: "the eighties", 1990: "the nineties",
-             2000: "the two-thousands", 2010: "the twenty-tens", 2020: "the last few years"}  # fmt: skip
+    names = {
+        1970: "the seventies",
+        1980: "the eighties",
+        1990: "the nineties",
+        2000: "the two-thousands",
+        2010: "the twenty-tens",
+        2020: "the last few years",
+    }
     return names.get(decade, "older times" if decade < 1970 else "the last few years")
 
 
@@ -157,8 +172,10 @@ class RuleCustomer:
             liked = ", ".join(c.lower() for c in top.categories[:2]) or ctx.category.lower()
             return f"I'm after something in {ctx.category.lower()}; I tend to like {liked}."
         shown = {c for i in ctx.items for c in i.categories}
-        likes = sorted((c for c, w in prefs.categories.items() if w > 0 and c in shown),
-                       key=lambda c: -prefs.categories[c])  # fmt: skip
+        likes = sorted(
+            (c for c, w in prefs.categories.items() if w > 0 and c in shown),
+            key=lambda c: -prefs.categories[c],
+        )
         dislikes = [c for c, w in prefs.categories.items() if w < 0 and c in shown]
         parts = [f"I'm shopping for {ctx.category.lower()} for myself."]
         if likes:

@@ -81,7 +81,9 @@ class TaskKind:
     checks: Callable[[Any], list[tuple[str, str]]] = lambda task: []
 
 
-TASK_KINDS: KindRegistry[TaskKind] = KindRegistry("task schema", ("taurec.tasks.task",))
+TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
+    "task schema", ("taurec.tasks.task", "taurec.tasks.stream")
+)
 
 
 def task_kind(

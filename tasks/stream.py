@@ -29,8 +29,12 @@ from taurec.catalog.choice_sets import CHOICE_SET_SIZE, MIN_CATEGORY_ITEMS
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import utility
 
+from .kinds import task_kind
+
 STREAM_FORMAT_VERSION: Final = 1
 DEFAULT_EPISODES: Final = 10
+#: BIEL skips a category whose best utility is below this.
+MIN_BEST_UTILITY: Final = 60.0
 
 
 class StreamSetting(StrEnum):
@@ -105,6 +109,31 @@ class StreamEpisodeSpec(BaseModel):
         return sorted(self.item_ids, key=lambda i: -self.utilities[i])
 
 
+def stream_checks(task: StreamTask) -> list[tuple[str, str]]:
+    """Problems past the schema: episodes whose best utility is below 60 (BIEL skips
+    such categories), and a setting whose varying part does not vary."""
+    out = []
+    for n, ep in enumerate(task.episodes):
+        if ep.best < MIN_BEST_UTILITY:
+            out.append(
+                (
+                    f"episodes[{n}].utilities",
+                    f"best utility is {ep.best:g}; expected at least {MIN_BEST_UTILITY:g}",
+                )
+            )
+    if len(task.episodes) > 1:
+        if task.setting is StreamSetting.VARIABLE_CATEGORY and len(task.category_ids) == 1:
+            out.append(("episodes", "a variable_category stream with one category throughout"))
+        if task.setting is StreamSetting.VARIABLE_PERSONA and len(task.persona_ids) == 1:
+            out.append(("episodes", "a variable_persona stream with one persona throughout"))
+    return out
+
+
+@task_kind(
+    "stream",
+    description="BIEL: a stream of episodes with feedback; does the agent learn in context?",
+    checks=lambda task: stream_checks(task),
+)
 class StreamTask(BaseModel):
     """One BIEL stream: E episodes in one setting, one feedback kind, one question budget."""
 

@@ -15,14 +15,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from taurec.catalog.choice_items import ChoiceItem
-from taurec.catalog.choice_sets import CHOICE_SET_SIZE, Category, sample_choice_set
+from taurec.catalog.choice_items import ChoiceItem, from_movie
+from taurec.catalog.choice_sets import (
+    CHOICE_SET_SIZE,
+    Category,
+    movie_categories,
+    sample_choice_set,
+)
 from taurec.catalog.llm_utilities import LLMUtilityScorer
-from taurec.catalog.personas import Persona
+from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.preferences import utility
+from taurec.catalog.store import Catalog
 
 from .stream import (
     DEFAULT_EPISODES,
+    MIN_BEST_UTILITY,
     FeedbackKind,
     StreamEpisodeSpec,
     StreamSetting,
@@ -30,8 +37,6 @@ from .stream import (
     UtilitySource,
 )
 
-#: BIEL skips a category whose best utility is below this.
-MIN_BEST_UTILITY: Final = 60.0
 #: Draws tried for one episode before the generator gives up.
 MAX_DRAWS: Final = 200
 
@@ -181,21 +186,19 @@ def generate_streams(
     return out
 
 
-def stream_checks(task: StreamTask) -> list[tuple[str, str]]:
-    """Problems past the schema: episodes whose best utility is below 60 (BIEL skips
-    such categories), and a setting whose varying part does not vary."""
-    out = []
-    for n, ep in enumerate(task.episodes):
-        if ep.best < MIN_BEST_UTILITY:
-            out.append(
-                (
-                    f"episodes[{n}].utilities",
-                    f"best utility is {ep.best:g}; expected at least {MIN_BEST_UTILITY:g}",
-                )
-            )
-    if len(task.episodes) > 1:
-        if task.setting is StreamSetting.VARIABLE_CATEGORY and len(task.category_ids) == 1:
-            out.append(("episodes", "a variable_category stream with one category throughout"))
-        if task.setting is StreamSetting.VARIABLE_PERSONA and len(task.persona_ids) == 1:
-            out.append(("episodes", "a variable_persona stream with one persona throughout"))
-    return out
+#: The shipped suite `stream:builtin`: 12 streams of 10 episodes per setting over the
+#: built-in catalog, feedback cycling regret, stars, persona.
+BUILTIN_PLAN: Final = StreamPlan(
+    n=12,
+    feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
+    seed=0,
+)
+BUILTIN_PERSONAS: Final = 40
+
+
+def movie_streams(catalog: Catalog, plan: StreamPlan, n_personas: int) -> list[StreamTask]:
+    """Streams over a movie catalog: its genre, genre-era and theme categories and a pool
+    of `n_personas` personas drawn with the plan's seed."""
+    items = [from_movie(i) for i in catalog.items]
+    personas = persona_pool(items, n_personas, plan.seed)
+    return generate_streams(items, personas, movie_categories(items), plan)

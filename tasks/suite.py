@@ -99,8 +99,8 @@ def packaged_suites_dir() -> Path:
 
 
 def load_suite(spec: str) -> Suite:
-    """Load "builtin" (or another suite shipped in the package), a suite folder, or
-    `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
+    """Load "builtin" (or another suite shipped in the package, e.g. "stream:builtin"), a
+    suite folder, or `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
     """
     if spec.startswith(TAU_REC_PREFIX):
         from .taurec_release import read_release  # it builds on this module: import on use
@@ -115,8 +115,8 @@ def load_suite(spec: str) -> Suite:
             warnings=release.warnings,
             format=SuiteFormat.TAU_REC,
         )
-    packaged = packaged_suites_dir() / spec
-    if _NAME.match(spec) and (packaged / TASKS_DIR).is_dir():
+    packaged = packaged_suites_dir() / _packaged_name(spec)
+    if _NAME.match(packaged.name) and (packaged / TASKS_DIR).is_dir():
         return read_suite_dir(packaged, spec=spec)
     path = Path(spec)
     if path.is_file() and path.name == SUITE_FILE:
@@ -128,6 +128,13 @@ def load_suite(spec: str) -> Suite:
             source=spec,
         )
     return read_suite_dir(path, spec=spec)
+
+
+def _packaged_name(spec: str) -> str:
+    """The folder of a shipped suite: "builtin" is itself, "KIND:NAME" (e.g.
+    "stream:builtin") is KIND-NAME."""
+    kind, sep, name = spec.partition(":")
+    return f"{kind}-{name}" if sep and _NAME.match(kind) and _NAME.match(name) else spec
 
 
 def read_json(path: Path) -> Any:

@@ -95,11 +95,17 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 value = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise DataError(f"is not JSON ({exc}); expected one product object per line",
-                                source=path, record=f"line {n}") from None  # fmt: skip
+                raise DataError(
+                    f"is not JSON ({exc}); expected one product object per line",
+                    source=path,
+                    record=f"line {n}",
+                ) from None
             if not isinstance(value, dict):
-                raise DataError("is not a JSON object; expected one product object per line",
-                                source=path, record=f"line {n}")  # fmt: skip
+                raise DataError(
+                    "is not a JSON object; expected one product object per line",
+                    source=path,
+                    record=f"line {n}",
+                )
             yield n, value
 
 
@@ -108,8 +114,9 @@ def load_products(path: str | Path, *, limit: int | None = None) -> ProductLoad:
     id keep the first."""
     path = Path(path)
     if not path.is_file():
-        raise DataError("does not exist; expected an Amazon Reviews 2023 meta_*.jsonl file",
-                        source=path)  # fmt: skip
+        raise DataError(
+            "does not exist; expected an Amazon Reviews 2023 meta_*.jsonl file", source=path
+        )
     load = ProductLoad(items=[])
     seen: set[str] = set()
     for _n, record in _records(path):

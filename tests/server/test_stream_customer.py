@@ -79,6 +79,8 @@ def test_a_persona_without_a_model_answers_from_its_utilities() -> None:
     ctx = context(task)
     bare = CustomerContext(
         persona=ctx.persona.model_copy(update={"preferences": None}),
-        category=ctx.category, items=ctx.items, utilities=ctx.utilities,
-    )  # fmt: skip
+        category=ctx.category,
+        items=ctx.items,
+        utilities=ctx.utilities,
+    )
     assert "I'm after something in" in RuleCustomer().answer(bare, "Tell me what you want")

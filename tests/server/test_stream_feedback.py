@@ -46,8 +46,12 @@ def test_regret_0_gives_the_fixed_perfect_reply() -> None:
 
 def test_the_tone_follows_the_regret_band() -> None:
     assert [tone(r) for r in (5, 10, 10.5, 30, 31)] == [
-        "positive", "positive", "moderate", "moderate", "dissatisfied",
-    ]  # fmt: skip
+        "positive",
+        "positive",
+        "moderate",
+        "moderate",
+        "dissatisfied",
+    ]
 
 
 def test_a_dissatisfied_reply_gives_a_reason_from_the_tastes() -> None:

@@ -6,14 +6,8 @@ import pytest
 from support.streams import categories, make_stream, movie_items, personas
 
 from taurec.catalog.choice_sets import Category
-from taurec.tasks.stream import FeedbackKind, StreamSetting
-from taurec.tasks.stream_generator import (
-    MIN_BEST_UTILITY,
-    GenerationError,
-    StreamPlan,
-    generate_streams,
-    stream_checks,
-)
+from taurec.tasks.stream import MIN_BEST_UTILITY, FeedbackKind, StreamSetting, stream_checks
+from taurec.tasks.stream_generator import GenerationError, StreamPlan, generate_streams
 
 
 def test_variable_category_keeps_one_customer_across_distinct_categories() -> None:
@@ -47,8 +41,12 @@ def test_generation_is_deterministic_per_seed() -> None:
 
 
 def test_feedback_kinds_cycle_over_the_streams_of_a_setting() -> None:
-    plan = StreamPlan(settings=(StreamSetting.VARIABLE_CATEGORY,), n=4, episodes=2,
-                      feedback=(FeedbackKind.REGRET, FeedbackKind.STARS))  # fmt: skip
+    plan = StreamPlan(
+        settings=(StreamSetting.VARIABLE_CATEGORY,),
+        n=4,
+        episodes=2,
+        feedback=(FeedbackKind.REGRET, FeedbackKind.STARS),
+    )
     tasks = generate_streams(movie_items(), personas(), categories(), plan)
     assert [t.feedback for t in tasks] == [FeedbackKind.REGRET, FeedbackKind.STARS] * 2
     assert len({t.id for t in tasks}) == 4

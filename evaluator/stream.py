@@ -1,0 +1,194 @@
+"""The "stream" kind (BIEL) in the evaluator: replay a stream's log, score its episodes,
+and report learning curves per label (overall and per setting).
+
+Scoring replays the log: every accepted call (a tool result without an error) is run
+again, in order, on a fresh `StreamSession` of the task with the log's seed, and its
+result must equal the logged one (else a replay mismatch: the log was not produced by
+these rules, or was edited). The replayed session then says what was recommended in
+each episode and how many questions were asked; utilities come from the task (hashed
+into the log header), so no LLM and no trust in the logged feedback is needed.
+
+Per-episode numbers travel in `EpisodeScore.metrics` as `regret@k`, `questions@k`,
+`rank@k` (0: nothing chosen), and the setting as `setting:<name>` = 1.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from taurec.server.stream_session import ACTIONS, StreamRuleError, StreamSession
+from taurec.tasks.stream import StreamTask
+from taurec.tasks.trajectory import Trajectory
+
+from .episode import EpisodeScore
+from .kinds import EVALUATOR_KINDS, EvaluatorKind
+from .stream_metrics import EpisodeOutcome, score_choice, stream_summary
+
+if TYPE_CHECKING:
+    from .logs import Resolver, SuiteContext
+
+SETTING_PREFIX = "setting:"
+READ_ONLY = {"current_episode": lambda s, a: s.view()}
+
+
+def replay_stream(
+    task: StreamTask, trajectory: Trajectory
+) -> tuple[StreamSession, list[str], list[int]]:
+    """The session as the log's accepted calls leave it, the mismatches, and the questions
+    asked in each episode."""
+    session = StreamSession(task, trajectory.header.seed)
+    calls: dict[str, dict[str, Any]] = {}
+    mismatches: list[str] = []
+    questions = [0] * len(task.episodes)
+    for event in trajectory.events:
+        if event["type"] == "tool_call":
+            calls[event["call_id"]] = event
+            continue
+        if event["type"] != "tool_result" or event.get("is_error"):
+            continue
+        call = calls.get(event["call_id"])
+        if call is None:
+            continue
+        name, arguments = call["name"], call.get("arguments", {})
+        action = ACTIONS.get(name) or READ_ONLY.get(name)
+        if action is None:
+            continue
+        index = session.index
+        try:
+            result = action(session, arguments)
+        except (StreamRuleError, KeyError) as exc:
+            mismatches.append(
+                f"seq {event['seq']}: {name} was accepted but the rules refuse it: {exc}"
+            )
+            continue
+        if result.model_dump(mode="json") != event.get("content"):
+            mismatches.append(f"seq {event['seq']}: {name} result differs from the replayed one")
+        if name == "ask_question":
+            questions[index] += 1
+    return session, mismatches, questions
+
+
+def score_stream(
+    task: Any, trajectory: Trajectory, ctx: SuiteContext, resolver: Resolver, path: str
+) -> EpisodeScore:
+    assert isinstance(task, StreamTask)
+    header = trajectory.header
+    end = trajectory.end or {}
+    session, mismatches, questions = replay_stream(task, trajectory)
+    outcomes = [
+        score_choice(
+            n + 1,
+            ep.utilities,
+            session.chosen[n] if n < len(session.chosen) else None,
+            questions[n],
+        )
+        for n, ep in enumerate(task.episodes)
+    ]
+    metrics: dict[str, float] = {f"{SETTING_PREFIX}{task.setting.value}": 1.0}
+    for o in outcomes:
+        metrics[f"regret@{o.index}"] = o.regret
+        metrics[f"questions@{o.index}"] = float(o.questions)
+        metrics[f"rank@{o.index}"] = float(o.rank or 0)
+    mean_regret = sum(o.regret for o in outcomes) / len(outcomes)
+    reason = str(end.get("reason", "none"))
+    score = EpisodeScore(
+        path=path,
+        label=header.agent.label,
+        task_id=task.id,
+        trial=header.trial,
+        end_reason=reason,
+        outcome="item" if session.chosen else "none",
+        item_id=session.chosen[-1] if session.chosen else None,
+        reward=1.0 - mean_regret / 100,
+        infra_error=reason == "infra_error",
+        tool_calls=sum(1 for e in trajectory.events if e["type"] == "tool_call"),
+        metrics=metrics,
+        success=session.complete and all(o.regret == 0 for o in outcomes),
+    )
+    if resolver.replay and mismatches:
+        score.replay_mismatches = len(mismatches)
+        score.problems.extend(f"{path}: replay: {m}" for m in mismatches)
+    if not trajectory.end:
+        score.problems.append(f"{path}: the log has no end record (incomplete stream)")
+    return score
+
+
+def outcomes_of(score: EpisodeScore) -> list[EpisodeOutcome]:
+    """The per-episode outcomes a stream score carries."""
+    out = []
+    k = 1
+    while f"regret@{k}" in score.metrics:
+        m = score.metrics
+        rank = int(m[f"rank@{k}"]) or None
+        out.append(EpisodeOutcome(k, m[f"regret@{k}"], None, 0.0, rank, int(m[f"questions@{k}"])))
+        k += 1
+    return out
+
+
+def setting_of(score: EpisodeScore) -> str:
+    return next(
+        (k.removeprefix(SETTING_PREFIX) for k in score.metrics if k.startswith(SETTING_PREFIX)), "?"
+    )
+
+
+def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict[str, Any]:
+    """The label's learning curve and summary, overall and per setting."""
+    by_setting: dict[str, list[list[EpisodeOutcome]]] = defaultdict(list)
+    for s in scores:
+        by_setting[setting_of(s)].append(outcomes_of(s))
+    everything = [o for streams in by_setting.values() for o in streams]
+    return {
+        "label": label,
+        "n_episodes": len(scores),
+        "n_tasks": len({s.task_id for s in scores}),
+        "passed": sum(s.passed for s in scores),
+        "infra_errors": sum(s.infra_error for s in scores),
+        "incomplete": sum(not s.metrics or s.end_reason != "recommended" for s in scores),
+        **stream_summary(everything, seed=seed),
+        "by_setting": {k: stream_summary(v, seed=seed) for k, v in sorted(by_setting.items())},
+    }
+
+
+def _n(v: Any, digits: int = 1) -> str:
+    return "-" if v is None or v != v else f"{v:.{digits}f}"
+
+
+def _summary(prefix: str, g: dict[str, Any]) -> list[tuple[str, str]]:
+    lo, hi = g["slope_ci"]
+    ilo, ihi = g["improvement_ci"]
+    return [
+        (
+            f"{prefix}avg regret (ep1 → ep10)",
+            f"{_n(g['avg_regret'])} ({_n(g['regret_at_1'])} → {_n(g['regret_at_10'])}); at ep5 {_n(g['regret_at_5'])}",
+        ),
+        (f"{prefix}improvement ep10 − ep1", f"{_n(g['improvement'])}  [{_n(ilo)}, {_n(ihi)}]"),
+        (
+            f"{prefix}slope per episode",
+            f"{_n(g['slope'], 2)}  [{_n(lo, 2)}, {_n(hi, 2)}]"
+            + ("  learns" if g.get("learns") else ""),
+        ),
+        (
+            f"{prefix}questions (mean) / top-1 / top-3 / top-5",
+            f"{_n(g['avg_questions'], 2)} / {_n(100 * g['top1'])}% / {_n(100 * g['top3'])}% / {_n(100 * g['top5'])}%",
+        ),
+    ]
+
+
+def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [
+        ("streams / tasks", f"{group['n_episodes']} / {group['n_tasks']}"),
+        ("incomplete streams", f"{group['incomplete']} (missing episodes count as regret = best)"),
+        ("infrastructure errors", str(group["infra_errors"])),
+    ]
+    rows += _summary("", group)
+    for setting, g in group["by_setting"].items():
+        rows += _summary(f"{setting}: ", g)
+    curve = " ".join(f"{p['regret']:.0f}±{p['regret_se']:.0f}" for p in group["curve"])
+    rows.append(("regret by episode (±SE)", curve))
+    return rows
+
+
+EVALUATOR_KINDS.register("stream")(
+    EvaluatorKind(score=score_stream, aggregate_group=aggregate_streams, summary_rows=stream_rows)
+)
