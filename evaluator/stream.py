@@ -135,9 +135,12 @@ def setting_of(score: EpisodeScore) -> str:
 def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict[str, Any]:
     """The label's learning curve and summary, overall and per setting."""
     by_setting: dict[str, list[list[EpisodeOutcome]]] = defaultdict(list)
-    for s in scores:
+    tasks: dict[str, list[str]] = defaultdict(list)
+    for s in sorted(scores, key=lambda s: (s.task_id, s.trial)):
         by_setting[setting_of(s)].append(outcomes_of(s))
+        tasks[setting_of(s)].append(s.task_id)
     everything = [o for streams in by_setting.values() for o in streams]
+    every_task = [t for ids in tasks.values() for t in ids]
     return {
         "label": label,
         "n_episodes": len(scores),
@@ -145,8 +148,11 @@ def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict
         "passed": sum(s.passed for s in scores),
         "infra_errors": sum(s.infra_error for s in scores),
         "incomplete": sum(not s.metrics or s.end_reason != "recommended" for s in scores),
-        **stream_summary(everything, seed=seed),
-        "by_setting": {k: stream_summary(v, seed=seed) for k, v in sorted(by_setting.items())},
+        **stream_summary(everything, clusters=every_task, seed=seed),
+        "by_setting": {
+            k: stream_summary(v, clusters=tasks[k], seed=seed)
+            for k, v in sorted(by_setting.items())
+        },
     }
 
 
@@ -154,37 +160,35 @@ def _n(v: Any, digits: int = 1) -> str:
     return "-" if v is None or v != v else f"{v:.{digits}f}"
 
 
-def _summary(prefix: str, g: dict[str, Any]) -> list[tuple[str, str]]:
+def _slope(g: dict[str, Any]) -> str:
     lo, hi = g["slope_ci"]
-    ilo, ihi = g["improvement_ci"]
-    return [
-        (
-            f"{prefix}avg regret (ep1 → ep10)",
-            f"{_n(g['avg_regret'])} ({_n(g['regret_at_1'])} → {_n(g['regret_at_10'])}); at ep5 {_n(g['regret_at_5'])}",
-        ),
-        (f"{prefix}improvement ep10 − ep1", f"{_n(g['improvement'])}  [{_n(ilo)}, {_n(ihi)}]"),
-        (
-            f"{prefix}slope per episode",
-            f"{_n(g['slope'], 2)}  [{_n(lo, 2)}, {_n(hi, 2)}]"
-            + ("  learns" if g.get("learns") else ""),
-        ),
-        (
-            f"{prefix}questions (mean) / top-1 / top-3 / top-5",
-            f"{_n(g['avg_questions'], 2)} / {_n(100 * g['top1'])}% / {_n(100 * g['top3'])}% / {_n(100 * g['top5'])}%",
-        ),
-    ]
+    verdict = "learns" if g.get("learns") else "no learning shown"
+    return f"{_n(g['slope'], 2)}  [{_n(lo, 2)}, {_n(hi, 2)}]  {verdict}"
 
 
 def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    g = group
+    ilo, ihi = g["improvement_ci"]
     rows = [
-        ("streams / tasks", f"{group['n_episodes']} / {group['n_tasks']}"),
-        ("incomplete streams", f"{group['incomplete']} (missing episodes count as regret = best)"),
-        ("infrastructure errors", str(group["infra_errors"])),
+        ("streams / tasks", f"{g['n_episodes']} / {g['n_tasks']}"),
+        ("incomplete streams", f"{g['incomplete']} (missing episodes: regret = best)"),
+        ("infrastructure errors", str(g["infra_errors"])),
+        (
+            "average regret",
+            f"{_n(g['avg_regret'])}  (ep1 {_n(g['regret_at_1'])}, "
+            f"ep5 {_n(g['regret_at_5'])}, ep10 {_n(g['regret_at_10'])})",
+        ),
+        ("improvement ep10 − ep1", f"{_n(g['improvement'])}  [{_n(ilo)}, {_n(ihi)}]"),
+        ("slope per episode", _slope(g)),
+        ("questions per episode", _n(g["avg_questions"], 2)),
+        (
+            "top-1 / top-3 / top-5",
+            " / ".join(f"{_n(100 * g[k])}%" for k in ("top1", "top3", "top5")),
+        ),
     ]
-    rows += _summary("", group)
-    for setting, g in group["by_setting"].items():
-        rows += _summary(f"{setting}: ", g)
-    curve = " ".join(f"{p['regret']:.0f}±{p['regret_se']:.0f}" for p in group["curve"])
+    for setting, sg in g["by_setting"].items():
+        rows.append((setting, f"regret {_n(sg['avg_regret'])}, slope {_slope(sg)}"))
+    curve = " ".join(f"{p['regret']:.0f}±{p['regret_se']:.0f}" for p in g["curve"])
     rows.append(("regret by episode (±SE)", curve))
     return rows
 

@@ -9,7 +9,8 @@ out of n.
 Per label: the learning curve (mean regret and mean questions by episode index, each
 with SE = sd(ddof=1)/√n, 0 when n < 2), the average regret, regret at episodes 5 and
 10, the improvement (episode 10 − episode 1; negative = learned) and the slope of regret
-over episode index, both with percentile bootstrap CIs that resample whole streams, so
+over episode index, both with percentile bootstrap CIs that resample whole streams (or
+whole tasks, with all their trials), so
 "did it learn?" is answered with its uncertainty: a slope CI wholly below 0.
 """
 
@@ -92,15 +93,12 @@ def learning_curve(streams: Sequence[Sequence[EpisodeOutcome]]) -> list[CurvePoi
     return out
 
 
-def _slopes(matrix: np.ndarray) -> np.ndarray:
-    """OLS slope of regret on episode index for each row-set: matrix is (B, S, E) regrets
-    of B resamples of S streams over E episodes; returns B slopes of the mean curve."""
-    curve = np.nanmean(matrix, axis=1)  # (B, E)
-    x = np.arange(1, curve.shape[1] + 1, dtype=float)
+def _slopes(curves: np.ndarray) -> np.ndarray:
+    """OLS slope of regret on episode index (1, 2, ...) of each row of `curves` (B, E)."""
+    x = np.arange(1, curves.shape[1] + 1, dtype=float)
     xc = x - x.mean()
-    slope: np.ndarray = ((curve - curve.mean(axis=1, keepdims=True)) * xc).sum(axis=1) / (
-        xc**2
-    ).sum()
+    centred = curves - curves.mean(axis=1, keepdims=True)
+    slope: np.ndarray = (centred * xc).sum(axis=1) / (xc**2).sum()
     return slope
 
 
@@ -110,9 +108,15 @@ def _interval(values: np.ndarray) -> list[float]:
 
 
 def stream_summary(
-    streams: Sequence[Sequence[EpisodeOutcome]], *, seed: int = 0, n_boot: int = DEFAULT_BOOTSTRAP
+    streams: Sequence[Sequence[EpisodeOutcome]],
+    *,
+    clusters: Sequence[str] | None = None,
+    seed: int = 0,
+    n_boot: int = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Any]:
-    """The per-label report: curve, averages, improvement and slope with bootstrap CIs."""
+    """The per-label report: curve, averages, improvement and slope with bootstrap CIs.
+    `clusters` names each stream's task: the bootstrap resamples tasks (all trials of a
+    drawn task together), so repeated trials of one stream do not narrow the CIs."""
     curve = learning_curve(streams)
     flat = [e for s in streams for e in s]
     length = max((e.index for e in flat), default=0)
@@ -136,26 +140,25 @@ def stream_summary(
     out["slope"], out["slope_ci"] = math.nan, [math.nan, math.nan]
     if length < 2 or not streams:
         return out
-    grid = np.full((len(streams), length), np.nan)
-    for s, stream in enumerate(streams):
+    # clusters: a stream's trials share a task, so resampling draws tasks, not logs
+    keys = list(clusters) if clusters is not None else list(range(len(streams)))
+    index = {k: n for n, k in enumerate(dict.fromkeys(keys))}
+    sums = np.zeros((len(index), length))
+    counts = np.zeros((len(index), length))
+    for key, stream in zip(keys, streams, strict=True):
         for e in stream:
-            grid[s, e.index - 1] = e.regret
+            sums[index[key], e.index - 1] += e.regret
+            counts[index[key], e.index - 1] += 1
     last = min(10, length)
     out["improvement_of"] = [1, last]
-    with np.errstate(invalid="ignore"):
-        out["improvement"] = float(np.nanmean(grid[:, last - 1]) - np.nanmean(grid[:, 0]))
-        out["slope"] = float(_slopes(grid[None])[0])
-        rng = np.random.default_rng(seed)
-        picks = rng.integers(0, len(streams), size=(n_boot, len(streams)))
-        boot = grid[picks]  # (B, S, E)
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            improvement = np.nanmean(boot[:, :, last - 1], axis=1) - np.nanmean(
-                boot[:, :, 0], axis=1
-            )
-            out["improvement_ci"] = _interval(improvement)
-            out["slope_ci"] = _interval(_slopes(boot))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(index), size=(n_boot, len(index)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        curve = sums.sum(axis=0) / counts.sum(axis=0)
+        boot = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)  # (B, E)
+    out["improvement"] = float(curve[last - 1] - curve[0])
+    out["slope"] = float(_slopes(curve[None])[0])
+    out["improvement_ci"] = _interval(boot[:, last - 1] - boot[:, 0])
+    out["slope_ci"] = _interval(_slopes(boot))
     out["learns"] = bool(out["slope_ci"][1] < 0)
     return out

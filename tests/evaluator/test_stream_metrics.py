@@ -105,3 +105,13 @@ def test_the_summary_reports_regret_at_episodes_5_and_10_and_the_averages() -> N
 
 def test_the_bootstrap_is_reproducible_per_seed() -> None:
     assert stream_summary(flat(8), seed=3) == stream_summary(flat(8), seed=3)
+
+
+def test_repeated_trials_of_a_task_do_not_narrow_the_cis() -> None:
+    once = falling(6, noise=8)
+    tasks = [f"t{k}" for k in range(6)]
+    four = [s for s in once for _ in range(4)]
+    repeated = stream_summary(four, clusters=[t for t in tasks for _ in range(4)])
+    alone = stream_summary(once, clusters=tasks)
+    assert repeated["slope_ci"] == pytest.approx(alone["slope_ci"])
+    assert repeated["improvement_ci"] == pytest.approx(alone["improvement_ci"])
