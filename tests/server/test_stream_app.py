@@ -33,7 +33,11 @@ async def start(client: Client, task_id: str) -> dict[str, Any]:
 
 async def play_best(client: Client, stream: str, task: Any, upto: int | None = None) -> None:
     for n, ep in enumerate(task.episodes[:upto]):
-        ok(await client.call_tool("recommend_item", {"episode_id": stream, "item_id": ep.ranked()[0]}))
+        ok(
+            await client.call_tool(
+                "recommend_item", {"episode_id": stream, "item_id": ep.ranked()[0]}
+            )
+        )
         if n < len(task.episodes) - 1:
             ok(await client.call_tool("next_episode", {"episode_id": stream}))
 
@@ -53,7 +57,9 @@ async def test_a_recommendation_returns_the_regret_feedback(tmp_path: Path) -> N
     worst = spec.ranked()[-1]
     async with Client(server(tmp_path)) as client:
         stream = (await start(client, task.id))["episode_id"]
-        result = ok(await client.call_tool("recommend_item", {"episode_id": stream, "item_id": worst}))
+        result = ok(
+            await client.call_tool("recommend_item", {"episode_id": stream, "item_id": worst})
+        )
     regret = spec.best - spec.utilities[worst]
     assert result["feedback"] == (
         f"Chosen score: {spec.utilities[worst]:g}, Best possible: {spec.best:g}, Regret: {regret:g}"
@@ -65,7 +71,9 @@ async def test_an_item_outside_the_choice_set_is_a_clear_error(tmp_path: Path) -
     outsider = next(i.id for i in task.items if i.id not in task.episodes[0].utilities)
     async with Client(server(tmp_path)) as client:
         stream = (await start(client, task.id))["episode_id"]
-        result = await client.call_tool("recommend_item", {"episode_id": stream, "item_id": outsider})
+        result = await client.call_tool(
+            "recommend_item", {"episode_id": stream, "item_id": outsider}
+        )
     assert f"item '{outsider}' is not in episode 1's choice set" in error_text(result)
 
 
@@ -73,7 +81,11 @@ async def test_questions_are_answered_within_the_budget(tmp_path: Path) -> None:
     task = first_task()
     async with Client(server(tmp_path)) as client:
         stream = (await start(client, task.id))["episode_id"]
-        answer = ok(await client.call_tool("ask_question", {"episode_id": stream, "question": "What do you like?"}))
+        answer = ok(
+            await client.call_tool(
+                "ask_question", {"episode_id": stream, "question": "What do you like?"}
+            )
+        )
     assert answer["questions_left"] == task.budget - 1
     assert answer["answer"]
 
@@ -120,7 +132,9 @@ async def test_an_edited_feedback_fails_the_replay(tmp_path: Path) -> None:
     assert score.replay_mismatches == 1
 
 
-async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_best(tmp_path: Path) -> None:
+async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_best(
+    tmp_path: Path,
+) -> None:
     task = first_task()
     async with Client(server(tmp_path)) as client:
         stream = (await start(client, task.id))["episode_id"]
