@@ -52,6 +52,8 @@ class RecommendationResult(BaseModel):
     item_id: str
     feedback: str | None = Field(description="The customer's feedback (None: none given).")
     stream_complete: bool = Field(description="True after the last episode's recommendation.")
+    episode_ended: bool = Field(description="The stream (the MCP episode) has ended.")
+    end_reason: str | None = Field(description="'recommended' once the stream has ended.")
 
 
 @dataclass
@@ -137,7 +139,12 @@ class StreamSession:
             hash_seed(self.seed, self.index),
         )
         return RecommendationResult(
-            episode=self.index + 1, item_id=item_id, feedback=text, stream_complete=self.complete
+            episode=self.index + 1,
+            item_id=item_id,
+            feedback=text,
+            stream_complete=self.complete,
+            episode_ended=self.complete,
+            end_reason="recommended" if self.complete else None,
         )
 
     def next_episode(self) -> EpisodeView:
