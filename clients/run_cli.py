@@ -40,12 +40,13 @@ from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
 from taurec.tasks.suite import Suite, load_suite
 
 
-class AgentName(StrEnum):  # the registry's names (a test keeps the two in step)
+class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
     SCRIPTED = "scripted"
     ORACLE = "oracle"
     RANDOM = "random"
     POPULARITY = "popularity"
     LLM = "llm"
+    LEARNER = "learner"  # stream suites
 
 
 class TransportName(StrEnum):

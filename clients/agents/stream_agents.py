@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Final
 
 from .base import AgentSettings, Episode
-from .registry import AGENT_KINDS, AgentEntry, AgentProfile
+from .registry import AGENT_KINDS, AgentEntry, AgentProfile, AgentUnavailable, default_label
 from .stream_baselines import OracleStreamPolicy, PopularityStreamPolicy, RandomStreamPolicy
 from .stream_learner import BayesianStreamLearner
 from .stream_play import McpStreamPort, StreamCallError, StreamPolicy, play_stream
@@ -60,6 +60,20 @@ def _learner(settings: AgentSettings) -> StreamAgent:
     )
 
 
+def _llm(settings: AgentSettings) -> StreamAgent:
+    if not settings.model:
+        raise AgentUnavailable(
+            "--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)"
+        )
+    from .stream_llm import LLMStreamPolicy
+
+    label = default_label("llm", settings)
+    model, temperature = settings.model, settings.temperature
+    return StreamAgent(
+        label, lambda ep: LLMStreamPolicy(model, ep, label=label, temperature=temperature)
+    )
+
+
 STREAM_AGENTS: Final = {
     "random": AgentEntry(
         AgentProfile("a uniformly random item of each choice set (seeded)", 21, 0), _random
@@ -75,6 +89,12 @@ STREAM_AGENTS: Final = {
             "a Bayesian model of utility over item attributes, learned from feedback", 21, 0
         ),
         _learner,
+    ),
+    "llm": AgentEntry(
+        AgentProfile(
+            "a litellm model asking and recommending, BIEL's prompt", 40, 0, 40, needs_model=True
+        ),
+        _llm,
     ),
 }
 AGENT_KINDS.register("stream")(STREAM_AGENTS)

@@ -20,6 +20,8 @@ from typing import Any
 
 from taurec.tasks.stream import StreamTask
 
+from .stream_play import Action, Dialogue
+
 
 def _item_ids(view: dict[str, Any]) -> list[str]:
     return [str(i["id"]) for i in view.get("items", [])]
@@ -30,10 +32,10 @@ class RandomStreamPolicy:
         self.label = label
         self._key = f"{seed}:{task_id}:{trial}"
 
-    def questions(self, view: dict[str, Any]) -> list[str]:
-        return []
+    async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        return "recommend", self.choose(view)
 
-    def choose(self, view: dict[str, Any], answers: list[str]) -> str:
+    def choose(self, view: dict[str, Any]) -> str:
         digest = hashlib.sha256(f"{self._key}:{view.get('episode')}".encode()).digest()
         return random.Random(int.from_bytes(digest[:8], "big")).choice(_item_ids(view))
 
@@ -57,10 +59,10 @@ class PopularityStreamPolicy:
     def __init__(self, label: str = "popularity") -> None:
         self.label = label
 
-    def questions(self, view: dict[str, Any]) -> list[str]:
-        return []
+    async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        return "recommend", self.choose(view)
 
-    def choose(self, view: dict[str, Any], answers: list[str]) -> str:
+    def choose(self, view: dict[str, Any]) -> str:
         return str(min(view["items"], key=popularity_key)["id"])
 
     def observe(self, view: dict[str, Any], item_id: str, feedback: str | None) -> None:
@@ -88,10 +90,10 @@ class OracleStreamPolicy:
             raise KeyError(f"stream task {task_id!r} is not in suite {suite!r}")
         return cls(task, label)
 
-    def questions(self, view: dict[str, Any]) -> list[str]:
-        return []
+    async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        return "recommend", self.choose(view)
 
-    def choose(self, view: dict[str, Any], answers: list[str]) -> str:
+    def choose(self, view: dict[str, Any]) -> str:
         return self.task.episodes[int(view["episode"]) - 1].ranked()[0]
 
     def observe(self, view: dict[str, Any], item_id: str, feedback: str | None) -> None:

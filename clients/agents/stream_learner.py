@@ -25,6 +25,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from .stream_play import Action, Dialogue
+
 #: A typical best utility in a choice set (stars and tones are read relative to it).
 TYPICAL_BEST: Final = 85.0
 PRIOR_MEAN_BIAS: Final = 50.0
@@ -96,8 +98,8 @@ class BayesianStreamLearner:
         self._key = f"{seed}:{task_id}:{trial}"
         self._observed: list[tuple[dict[str, float], float, float]] = []  # (x, y, noise sd)
 
-    def questions(self, view: dict[str, Any]) -> list[str]:
-        return []
+    async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        return "recommend", self.choose(view)
 
     def scores(self, items: list[dict[str, Any]]) -> list[float]:
         """Posterior mean plus the exploration bonus, per item. Computed in the
@@ -131,7 +133,7 @@ class BayesianStreamLearner:
         sd = np.sqrt(np.maximum(var, 0.0))
         return [float(v) for v in mu + EXPLORATION * sd]
 
-    def choose(self, view: dict[str, Any], answers: list[str]) -> str:
+    def choose(self, view: dict[str, Any]) -> str:
         items = view["items"]
         digest = hashlib.sha256(f"{self._key}:{view.get('episode')}".encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))

@@ -8,20 +8,22 @@ in process (`LocalStreamPort`). The policy sees exactly what the tools return.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from .base import Episode
+
+#: What a policy does next: ("ask", question) or ("recommend", item id).
+Action = tuple[Literal["ask", "recommend"], str]
+#: The questions asked in this episode so far, with the customer's answers.
+Dialogue = list[tuple[str, str]]
 
 
 class StreamPolicy(Protocol):
     label: str
 
-    def questions(self, view: dict[str, Any]) -> list[str]:
-        """What to ask the customer in this episode (may be empty)."""
-        ...
-
-    def choose(self, view: dict[str, Any], answers: list[str]) -> str:
-        """The item id to recommend."""
+    async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        """Ask a question or recommend an item. With no questions left
+        (view["questions_left"] == 0) only a recommendation is accepted."""
         ...
 
     def observe(self, view: dict[str, Any], item_id: str, feedback: str | None) -> None:
@@ -63,13 +65,23 @@ class McpStreamPort:
 
 async def play_stream(port: StreamPort, view: dict[str, Any], policy: StreamPolicy) -> int:
     """Play from `view` (the current episode) to the end of the stream; returns how many
-    episodes were played."""
+    episodes were played. A question past the budget is not sent: the first item is
+    recommended instead (as BIEL does when a forced recommendation fails)."""
     played = 0
     while True:
-        answers = []
-        for question in policy.questions(view)[: int(view.get("questions_left", 0))]:
-            answers.append(str((await port.ask(question)).get("answer", "")))
-        item_id = policy.choose(view, answers)
+        dialogue: Dialogue = []
+        left = int(view.get("questions_left", 0))
+        while True:
+            kind, value = await policy.act({**view, "questions_left": left}, dialogue)
+            if kind == "recommend":
+                item_id = value
+                break
+            if left <= 0:
+                item_id = str(view["items"][0]["id"])
+                break
+            answer = await port.ask(value)
+            dialogue.append((value, str(answer.get("answer", ""))))
+            left = int(answer.get("questions_left", left - 1))
         result = await port.recommend(item_id)
         policy.observe(view, item_id, result.get("feedback"))
         played += 1
