@@ -1,10 +1,11 @@
-"""The `taurec` command: serve, run, play, tasks, catalog."""
+"""The `taurec` command: serve, run, play, tasks, catalog, plan."""
 
 from __future__ import annotations
 
 import typer
 
 from .catalog_cli import app as catalog_app
+from .plan_cli import app as plan_app
 from .play_cli import play
 from .run_cli import run
 from .serve_cli import serve
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(catalog_app, name="catalog")
+app.add_typer(plan_app, name="plan")
 app.command("serve")(serve)
 app.command("run")(run)
 app.command("play")(play)

@@ -33,11 +33,12 @@ from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining
 from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.report import print_report, score_out
 from taurec.clients.runner.runner import Runner
+from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
 from taurec.server.service import default_run_label
 from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
-from taurec.tasks.suite import Suite, load_suite
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 
 
 class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
@@ -228,13 +229,22 @@ def run(
         )
     if resume and len(specs) > len(todo):
         err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
+    if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
+        try:
+            sealed, plan_path = local_plan(
+                out, the_label, loaded, task_ids, trials, specs, resume=resume
+            )
+        except (DataError, OSError) as exc:
+            _fail(exc)
+        run_label = sealed.run_id
+        server = server.model_copy(update={"plans": (plan_path.resolve(),)})
     try:
         # the token applies to http only (the variable may be set for other commands too)
         token = auth_token if transport is TransportName.HTTP else None
         connection = Connection(transport.value, server, url, auth_token=token)
     except ValueError as exc:
         _fail(exc)
-    resolver = Resolver()
+    resolver = Resolver(allowed_specs=frozenset({portable_suite_spec(loaded.spec)}))
     interrupted = False
     played = []
     options = {
@@ -287,8 +297,11 @@ def run(
             raise typer.Exit(130)
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
-    print_report(score_out(out, played, resolver), Console(), err)
+    check = score_out(out, played, resolver)
+    print_report(check, Console(), err)
     err.print(f"score again with: evaluator score {out}")
+    if not check.clean:
+        raise typer.Exit(1)
 
 
 def _print_dry_run(

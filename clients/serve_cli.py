@@ -20,6 +20,7 @@ from taurec.catalog.errors import DataError
 from taurec.server.app import run_server
 from taurec.server.errors import from_validation_error
 from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
+from taurec.tasks.run_plan import read_plan
 
 
 class TransportName(StrEnum):
@@ -127,10 +128,25 @@ def serve(
             help="Tool calls an episode accepts; the next one ends it (agent_error).",
         ),
     ] = ServerSettings.model_fields["max_tool_calls_per_episode"].default,
+    plan: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--plan",
+            help="Sealed mode: a plan file from `taurec plan new` (repeat: one per contestant). "
+            "Its token decides the label; each planned episode can be played once.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
+    plans = tuple(plan or ())
+    if plans and suite == "builtin":  # the suite the (first) plan was made for
+        try:
+            suite = read_plan(plans[0]).suite.spec
+        except DataError as exc:
+            _fail(exc)
     try:
         settings = ServerSettings(
+            plans=plans,
             suite=suite,
             catalog=catalog,
             simulator=simulator.value,
@@ -152,13 +168,14 @@ def serve(
                 host=host,
                 port=port,
                 auth_token=auth_token,
-                allow_remote=allow_remote,
+                # with plans every request needs a plan's token (or auth_token)
+                allow_remote=allow_remote or bool(plans),
                 allowed_hosts=tuple(allowed_host or ()),
                 max_request_bytes=max_request_bytes,
             )
     except ValidationError as exc:
         _fail(from_validation_error(exc))
-    if http is not None and http.auth_token is None and not is_loopback(http.host):
+    if http is not None and http.auth_token is None and not plans and not is_loopback(http.host):
         typer.echo(
             f"warning: serving {http.url} without an auth token (--allow-remote): anyone who "
             "can reach it can play episodes and write logs",

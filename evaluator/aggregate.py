@@ -91,8 +91,16 @@ def _by_stratum(scores: list[EpisodeScore], attr: str) -> dict[str, float]:
     return out
 
 
+def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:
+    """The suite a group was scored against (the most common, when logs differ)."""
+    found = Counter((s.suite_id, s.suite_spec, s.suite_sha256) for s in scores)
+    (sid, spec, sha), _ = found.most_common(1)[0] if found else ((None, None, None), 0)
+    return {"id": sid, "spec": spec, "sha256": sha}
+
+
 def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) -> dict[str, Any]:
     counts = task_counts(scores)
+    first = scores[0] if scores else None
     curve = pass_k_with_ci(counts, seed=seed)
     trial_counts = Counter(n for _, n in counts.values())
     top = max(trial_counts, default=0)
@@ -105,8 +113,14 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
             if r.verdict is Verdict.FAIL:
                 policy_fail[r.policy] += 1
     n = len(scores)
+    sealed_failed = Counter(s.sealed_failure.split(":")[0] for s in scores if s.sealed_failure)
     return {
         "label": label,
+        "mode": first.mode if first else "open",
+        "plan_id": first.plan_id if first else None,
+        "suite": _suite(scores),
+        "sealed_failures": dict(sorted(sealed_failed.items())),
+        "unchained_logs": sum(s.unchained for s in scores),
         "n_tasks": len(counts),
         "n_episodes": n,
         "trials": top,
@@ -136,16 +150,23 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
 
 
 def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str, Any]]:
-    """One report per agent label (and task kind), sorted by label, each made by its
-    kind's aggregate (see kinds.py) and tagged with the kind."""
+    """One report per agent label, task kind and run: a sealed run (its plan) is a group of
+    its own, and so are a label's open-mode logs against one suite. Sorted by label. Each
+    report is made by its kind's aggregate (see kinds.py) and tagged with the kind and the
+    run it belongs to."""
     from .kinds import EVALUATOR_KINDS
 
     with collector_paused():
-        groups: dict[tuple[str, str], list[EpisodeScore]] = defaultdict(list)
+        groups: dict[tuple[str, str, str, str, str], list[EpisodeScore]] = defaultdict(list)
         for s in scores:
-            groups[s.label, s.kind].append(s)
+            key = (s.label, s.kind, s.mode, s.plan_id or "", s.suite_id or "")
+            groups[key].append(s)
         out = []
-        for label, kind in sorted(groups):
-            group = EVALUATOR_KINDS.get(kind).aggregate_group(label, groups[label, kind], seed)
-            out.append({"kind": kind, **group})
+        for key in sorted(groups):
+            members = groups[key]
+            group = EVALUATOR_KINDS.get(key[1]).aggregate_group(key[0], members, seed)
+            group.setdefault("mode", members[0].mode)
+            group.setdefault("plan_id", members[0].plan_id)
+            group.setdefault("suite", _suite(members))
+            out.append({"kind": key[1], **group})
         return out

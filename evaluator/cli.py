@@ -11,16 +11,17 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.trajectory_signing import LogKey, load_log_key
 
 from .aggregate import aggregate, task_counts
-from .episode import EpisodeScore
-from .logs import Resolver, find_logs, score_log, score_paths
+from .evaluate import evaluate
+from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups
+from .render import markdown, print_explanation, print_groups, report_check
+from .sealed import RunCheck
+from .text import markup
 
 app = typer.Typer(
     name="evaluator",
@@ -92,8 +93,14 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
     try:
         return load_log_key(key_file)
     except DataError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
+
+
+MaxLogOpt = Annotated[
+    int,
+    typer.Option("--max-log-mb", min=1, help="Largest log read, in MiB (bigger: reported)."),
+]
 
 
 def _score(
@@ -103,22 +110,27 @@ def _score(
     workers: int | None = None,
     replay: bool = True,
     key: LogKey | None = None,
-):
+    max_log_mb: int = MAX_LOG_BYTES // 2**20,
+) -> RunCheck:
+    resolver = Resolver(
+        suite=suite,
+        catalog=catalog,
+        replay=replay,
+        verify_key=key,
+        max_log_bytes=max_log_mb * 2**20,
+    )
     try:
-        files = find_logs(paths)
+        check = evaluate(paths, resolver, workers=workers)
     except FileNotFoundError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
-    if not files:
+    if not check.scores and not check.excluded and not check.runs:
         err.print(
-            f"[yellow]no episode logs (*.jsonl) found under {', '.join(map(str, paths))}[/yellow]"
+            f"[yellow]no episode logs (*.jsonl) found under {markup(', '.join(map(str, paths)))}"
+            "[/yellow]"
         )
         raise typer.Exit(1)
-    return score_paths(
-        files,
-        Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key),
-        workers=workers,
-    )
+    return check
 
 
 @app.command()
@@ -142,13 +154,16 @@ def score(
     replay: ReplayOpt = True,
     verify: VerifyOpt = False,
     key_file: KeyFileOpt = None,
+    max_log_mb: MaxLogOpt = MAX_LOG_BYTES // 2**20,
 ) -> None:
-    """Score every episode log and print one report per agent label."""
+    """Score every episode log and print one report per agent label and run.
+
+    Every log's hash chain is checked (no key needed); --verify adds the signatures. A
+    sealed run is scored by its plan: a planned episode that is missing or damaged counts
+    as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
     key = _verify_key(verify, key_file)
-    scores = _score(logdirs, suite, catalog, workers, replay, key)
-    failed = [s for s in scores if s.verification is not None]
-    if failed:
-        scores = [s for s in scores if s.verification is None]
+    check = _score(logdirs, suite, catalog, workers, replay, key, max_log_mb)
+    scores = check.scores
     groups = aggregate(scores, seed=seed)
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:
@@ -157,40 +172,25 @@ def score(
             "format_version": 1,
             "evaluator_version": version("taurec"),
             "groups": groups,
+            "runs": check.runs,
+            "excluded": [{"path": s.path, "why": why} for s, why in check.excluded],
+            "run_problems": check.problems,
             "problems": problems,
         }
         if key is not None:
             doc["verification"] = {
                 "key_id": key.key_id,
-                "verified": len(scores),
-                "failed": [{"path": s.path, "problem": s.verification} for s in failed],
+                "verified": len(scores) - sum(s.sealed_failure is not None for s in scores),
+                "failed": [{"path": s.path, "problem": why} for s, why in check.excluded],
             }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif fmt is Format.MARKDOWN:
         sys.stdout.write(markdown(groups))
     else:
         print_groups(groups, Console())
-    for p in problems:
-        err.print(f"[yellow]problem:[/yellow] {escape(p)}")
-    if key is not None:
-        _report_verification(failed, len(scores), key)
-    if failed or (strict and problems):
+    report_check(check, problems, key, err)
+    if not check.clean or (strict and problems):
         raise typer.Exit(1)
-
-
-def _report_verification(failed: list[EpisodeScore], n_verified: int, key: LogKey) -> None:
-    if not failed:
-        err.print(
-            f"[green]verified:[/green] all {n_verified} logs are intact and signed "
-            f"by key {key.key_id}"
-        )
-        return
-    err.print(
-        f"[bold red]VERIFICATION FAILED for {len(failed)} of {len(failed) + n_verified} "
-        f"logs; they are EXCLUDED from the scores above:[/bold red]"
-    )
-    for s in failed:
-        err.print(f"[red]  {escape(s.path)}: {escape(str(s.verification))}[/red]")
 
 
 @app.command()
@@ -203,7 +203,8 @@ def explain(
     from taurec.tasks.trajectory_reader import read_log
 
     if not episode.is_file():
-        err.print(f"[red]error:[/red] {episode}: no such file")
+        what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
+        err.print(f"[red]error:[/red] {markup(episode)}: {what}")
         raise typer.Exit(2)
     print_explanation(
         score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console()
@@ -222,13 +223,14 @@ def compare(
     seed: SeedOpt = 0,
 ) -> None:
     """Paired per-task bootstrap of the pass^1 difference A - B."""
-    scores = _score(logdirs, suite, catalog)
+    scores = _score(logdirs, suite, catalog).scores
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
         if not group:
             err.print(
-                f"[red]error:[/red] no episodes with agent label {label!r}; labels found: {', '.join(labels)}"
+                f"[red]error:[/red] no episodes with agent label {markup(repr(label))}; "
+                f"labels found: {markup(', '.join(labels))}"
             )
             raise typer.Exit(2)
     diff, (lo, hi), n = paired_difference(
@@ -242,8 +244,8 @@ def compare(
         if lo > 0 or hi < 0
         else "NOT distinguishable from noise (the 95% CI includes 0)"
     )
-    Console().print(
-        f"pass^1({label_a}) - pass^1({label_b}) = {100 * diff:+.1f} points over {n} shared tasks, "
+    Console(highlight=False).print(
+        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over {n} shared tasks, "
         f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict}"
     )
 

@@ -59,7 +59,15 @@ class EpisodeScore:
     completion_tokens: int | None = None
     cost_usd: float | None = None
     episode_id: str | None = None
-    verification: str | None = None  # with --verify: why the log failed it (None: passed)
+    verification: str | None = None  # why the log failed verification (None: it passed)
+    unchained: bool = False  # the log carries no hash chain (another harness wrote it)
+    log_chain: str | None = None  # the chain hash of the log's last line
+    mode: str = "open"  # "sealed": played under a run plan; "open": anyone could start it
+    plan_id: str | None = None
+    suite_id: str | None = None
+    suite_spec: str | None = None
+    suite_sha256: str | None = None  # of the suite it was scored against
+    sealed_failure: str | None = None  # a planned episode counted as failed: why
     kind: str = "recommendation"  # the task kind (see taurec.evaluator.kinds)
     metrics: dict[str, float] = field(default_factory=dict)  # a kind's per-episode metrics
     success: bool | None = None  # a kind's own pass rule; None: the reward is 1

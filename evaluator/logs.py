@@ -9,48 +9,34 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import OrderedDict
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import Suite, load_suite
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
+from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
-from taurec.tasks.trajectory_signing import LogKey, verify_chain
+from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
 from .episode import EpisodeScore
+from .files import find_logs
 from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
 from .replay import Replayer
+from .text import plain
 
+__all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "score_paths"]
 
-def find_logs(paths: Iterable[str | Path]) -> list[Path]:
-    """Every *.jsonl file under the given files or directories, sorted (by path
-    components), deduplicated. Symlinked directories are not followed."""
-    found: set[str] = set()
-    for p in map(Path, paths):
-        if p.is_dir():
-            _walk(str(p), found)
-        elif p.is_file():
-            found.add(str(p))
-        else:
-            raise FileNotFoundError(f"{p}: no such file or directory")
-    # string keys: sorting 100,000 Path objects costs more than scanning the folders
-    return [Path(f) for f in sorted(found, key=lambda f: f.split(os.sep))]
-
-
-def _walk(folder: str, found: set[str]) -> None:
-    """Add the regular *.jsonl files under `folder` (scandir's cached types: no stat)."""
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                _walk(entry.path, found)
-            elif entry.name.endswith(".jsonl") and entry.is_file():
-                found.add(entry.path)
+#: The largest log the evaluator reads (a real episode is kilobytes; a sparse multi-GB
+#: file would exhaust memory). Resolver.max_log_bytes overrides it.
+MAX_LOG_BYTES = 64 * 1024 * 1024
+#: Suites kept loaded at once (each holds a catalog and its indexes).
+SUITE_CACHE = 8
 
 
 @dataclass
@@ -59,29 +45,60 @@ class SuiteContext:
     catalog: Catalog
     titles: TitleMatcher
     replayer: Replayer
+    spec: str  # as loaded (portable)
+    sha256: str  # Suite.sha256()
 
 
 @dataclass
 class Resolver:
-    """Loads each suite once. `suite` / `catalog` override what log headers say."""
+    """Loads suites (at most SUITE_CACHE at once). `suite` / `catalog` override what log
+    headers say. A header may name only the built-in suite, `suite`, or a suite in
+    `allowed_specs` (the plans of the run registers being scored): a log cannot pick a
+    suite of its own choosing, such as a folder of trivial tasks with the same ids."""
 
     suite: str | None = None
     catalog: str | None = None
     replay: bool = True
     verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
-    _cache: dict[str, SuiteContext | DataError] = field(default_factory=dict)
+    allowed_specs: frozenset[str] = frozenset()
+    max_log_bytes: int = MAX_LOG_BYTES
+    _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
+
+    def unloaded(self) -> Resolver:
+        """The same settings with no suite loaded (cheap to send to a worker process)."""
+        return replace(self, _cache=OrderedDict())
 
     def context(self, spec: str | None) -> SuiteContext:
         key = self.suite or spec or "builtin"
+        if self.suite is None and key != "builtin":
+            portable = portable_suite_spec(key)
+            if portable not in self.allowed_specs:
+                raise DataError(
+                    f"the log names suite {plain(key)!r}, which is neither the built-in suite "
+                    "nor the suite of a run plan being scored; give --suite to score against "
+                    "it (the evaluator never loads a suite a log chooses)"
+                )
+            key = portable
         hit = self._cache.get(key)
         if hit is None:
             try:
                 suite = load_suite(key)
                 catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
-                hit = SuiteContext(suite, catalog, TitleMatcher(catalog.items), Replayer(catalog))
+                hit = SuiteContext(
+                    suite,
+                    catalog,
+                    TitleMatcher(catalog.items),
+                    Replayer(catalog),
+                    portable_suite_spec(suite.spec),
+                    suite.sha256(),
+                )
             except DataError as exc:
                 hit = exc
             self._cache[key] = hit
+            while len(self._cache) > SUITE_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
         if isinstance(hit, DataError):
             raise hit
         return hit
@@ -89,7 +106,7 @@ class Resolver:
 
 def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
     h = log.header
-    return EpisodeScore(
+    score = EpisodeScore(
         path=log.path,
         episode_id=h.episode_id if h else None,
         label=h.agent.label if h else "(unreadable)",
@@ -101,6 +118,16 @@ def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
         infra_error=True,
         problems=problems,
     )
+    if h is not None:
+        _note_header(score, h)
+    return score
+
+
+def _note_header(score: EpisodeScore, header: Header) -> None:
+    score.mode = header.mode or "open"
+    score.plan_id = header.plan_id
+    score.suite_id = header.suite.id
+    score.suite_spec = header.suite.spec
 
 
 def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
@@ -127,6 +154,8 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
     score = EVALUATOR_KINDS.get(task.kind).score(task, trajectory, ctx, resolver, log.path)
     score.kind = task.kind
     score.episode_id = header.episode_id
+    _note_header(score, header)
+    score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
     return score
 
 
@@ -147,52 +176,82 @@ def verification_problem(raw: bytes, log: ParsedLog, key: LogKey) -> str | None:
     return problem
 
 
-def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
-    """Read, parse, score and (with a verify key) verify one log file."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        problem = LogProblem(str(path), None, f"cannot read: {exc.strerror}")
-        score = _failed(ParsedLog(path=str(path), problems=[problem]), [str(problem)])
-        if resolver.verify_key is not None:
-            score.verification = "unreadable"
-        return score
-    log = parse_log_bytes(raw, str(path))
-    score = score_log(log, resolver)
-    if resolver.verify_key is not None:
-        score.verification = verification_problem(raw, log, resolver.verify_key)
+def _unreadable(path: Path, why: str) -> EpisodeScore:
+    problem = LogProblem(str(path), None, why)
+    score = _failed(ParsedLog(path=str(path), problems=[problem]), [str(problem)])
+    score.verification = why
     return score
 
 
+def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
+    """Read, parse, score and verify one log file. Every log's hash chain is checked (no
+    key needed): an edited, reordered or spliced chained log fails verification. With a
+    verify key, the end record's HMAC is checked too, and unchained logs fail."""
+    try:
+        size = path.stat().st_size
+        if size > resolver.max_log_bytes:
+            return _unreadable(
+                path,
+                f"{size:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
+                "(--max-log-mb); not read",
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        return _unreadable(path, f"cannot read: {exc.strerror or exc}")
+    log = parse_log_bytes(raw, str(path))
+    score = score_log(log, resolver)
+    score.log_chain = last_chain(raw)
+    key = resolver.verify_key
+    if key is not None:
+        score.verification = verification_problem(raw, log, key)
+    elif is_chained(raw):
+        score.verification = verify_chain(raw, None, require_signature=False)
+    else:
+        score.unchained = True
+    return score
+
+
+#: Paths named in one grouped report; the rest are counted.
+SHOWN_PATHS = 3
+
+
+def _some(paths: list[str]) -> str:
+    shown = ", ".join(plain(p) for p in paths[:SHOWN_PATHS])
+    more = len(paths) - SHOWN_PATHS
+    return shown + (f" and {more:,} more" if more > 0 else "")
+
+
 def flag_copies(scores: list[EpisodeScore]) -> None:
-    """With --verify: an episode id found in more than one log means a log was copied (one
-    episode counted twice). Which copy came first cannot be told, so all are flagged."""
-    paths: dict[str, list[str]] = {}
+    """An episode id found in more than one log means a log was copied (one episode
+    counted twice). Which copy came first cannot be told, so all are flagged (one
+    message per episode id, naming a few paths: linear in the number of logs)."""
+    same: dict[str, list[EpisodeScore]] = {}
     for s in scores:
         if s.episode_id is not None and s.verification is None:
-            paths.setdefault(s.episode_id, []).append(s.path)
-    for s in scores:
-        if s.episode_id is None or s.verification is not None:
-            continue
-        same = paths[s.episode_id]
-        if len(same) > 1:
-            others = ", ".join(p for p in same if p != s.path)
-            s.verification = f"episode {s.episode_id} is also logged in {others} (a copied log)"
+            same.setdefault(s.episode_id, []).append(s)
+    for episode_id, copies in same.items():
+        if len(copies) > 1:
+            message = (
+                f"episode {plain(episode_id)} is logged {len(copies):,} times "
+                f"({_some([c.path for c in copies])}): copied logs"
+            )
+            for s in copies:
+                s.verification = message
 
 
 #: Below this many logs, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 2000
 
 
-_Chunk = tuple[list[Path], str | None, str | None, bool, LogKey | None]
+_Chunk = tuple[list[Path], "Resolver"]
 
 #: The parent's resolver, inherited by forked workers with its suites already loaded.
 _inherited: Resolver | None = None
 
 
 def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
-    files, suite, catalog, replay, key = args
-    resolver = _inherited or Resolver(suite=suite, catalog=catalog, replay=replay, verify_key=key)
+    files, settings = args
+    resolver = _inherited or settings
     with collector_paused():
         return [score_file(p, resolver) for p in files]
 
@@ -206,27 +265,25 @@ def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> l
     With a verify key, copies of one episode are flagged too."""
     with collector_paused():
         scores = _score_all(files, resolver, workers)
+        flag_copies(scores)
         flag_repeated_trials(scores)
-        if resolver.verify_key is not None:
-            flag_copies(scores)
     return scores
 
 
 def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
     """Two logs of one (agent label, task, trial) count as two trials of that task: the
-    pass^k of that task is then computed over more trials than were run. Report it."""
+    pass^k of that task is then computed over more trials than were run. Report it once
+    per (label, task, trial), on the first of its logs, naming a few of the others."""
     seen: dict[tuple[str, str, int], list[EpisodeScore]] = {}
     for s in scores:
-        if s.trial >= 0:
+        if s.trial >= 0 and s.verification is None:
             seen.setdefault((s.label, s.task_id, s.trial), []).append(s)
     for (label, task_id, trial), same in seen.items():
         if len(same) > 1:
-            paths = ", ".join(s.path for s in same)
-            for s in same:
-                s.problems.append(
-                    f"{s.path}: {len(same)} logs of label {label!r}, task {task_id}, "
-                    f"trial {trial} ({paths}); each counts as a trial"
-                )
+            same[0].problems.append(
+                f"{len(same):,} logs of label {plain(label)!r}, task {plain(task_id)}, "
+                f"trial {trial} ({_some([s.path for s in same])}); each counts as a trial"
+            )
 
 
 def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[EpisodeScore]:
@@ -235,16 +292,8 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
     # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
     n_chunks = workers * 4
     size = -(-len(files) // n_chunks)
-    chunks: list[_Chunk] = [
-        (
-            files[i : i + size],
-            resolver.suite,
-            resolver.catalog,
-            resolver.replay,
-            resolver.verify_key,
-        )
-        for i in range(0, len(files), size)
-    ]
+    fresh = resolver.unloaded()
+    chunks: list[_Chunk] = [(files[i : i + size], fresh) for i in range(0, len(files), size)]
     # fork starts workers with the modules imported and the first file's suite loaded
     # (scoring it warms the resolver); spawn where fork is missing
     global _inherited

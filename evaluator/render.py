@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from taurec.tasks.trajectory_signing import LogKey
+
 from .episode import EpisodeScore
+from .sealed import RunCheck
+from .text import markup, md_cell
+
+#: Problems and excluded logs listed one by one; the rest are counted.
+SHOWN = 20
 
 
 def _pct(v: float | None) -> str:
@@ -20,7 +26,14 @@ def _num(v: float | None, digits: int = 1) -> str:
 
 
 def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    suite = group.get("suite") or {}
+    sha = suite.get("sha256")
     rows: list[tuple[str, str]] = [
+        ("run", _run(group)),
+        (
+            "suite",
+            f"{suite.get('id')} ({suite.get('spec')}" + (f", sha256 {sha[:12]}…)" if sha else ")"),
+        ),
         (
             "episodes / tasks",
             f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
@@ -38,6 +51,10 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         ("no-recommendation rate", _pct(group["no_rec_rate"])),
         ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
     ]
+    for reason, n in group.get("sealed_failures", {}).items():
+        rows.append((f"planned, failed: {reason}", str(n)))
+    if group.get("unchained_logs"):
+        rows.append(("unchained logs (edits undetectable)", str(group["unchained_logs"])))
     for name, rate in group["policy_violation_rate"].items():
         rows.append((f"violations: {name}", _pct(rate)))
     for name, v in group["by_complexity"].items():
@@ -72,14 +89,63 @@ def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
     return EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group)
 
 
+def run_row(group: dict[str, Any]) -> str:
+    """How the group's episodes were run (every kind's table starts with it)."""
+    return _run(group)
+
+
+def _run(group: dict[str, Any]) -> str:
+    if group.get("mode") == "sealed":
+        return f"sealed (plan {str(group.get('plan_id'))[:12]})"
+    return (
+        "OPEN: any client could start any episode under any label; not comparable with sealed runs"
+    )
+
+
 def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
     for group in groups:
-        table = Table(title=f"agent: {group['label']}", show_header=False, title_justify="left")
+        table = Table(
+            title=f"agent: {markup(group['label'])}", show_header=False, title_justify="left"
+        )
         table.add_column("metric", style="bold")
         table.add_column("value")
         for name, value in _rows_of(group):
-            table.add_row(name, value)
+            table.add_row(markup(name), markup(value))
         console.print(table)
+
+
+def _logs(n: int) -> str:
+    return "1 log is" if n == 1 else f"{n:,} logs are"
+
+
+def report_check(
+    check: RunCheck, problems: list[str], key: LogKey | None, console: Console
+) -> None:
+    """On stderr: per-log problems, run-level findings, and every log not counted."""
+    for p in problems[:SHOWN]:
+        console.print(f"[yellow]problem:[/yellow] {markup(p)}")
+    if len(problems) > SHOWN:
+        console.print(f"[yellow]... and {len(problems) - SHOWN:,} more problems[/yellow]")
+    for p in check.problems:
+        console.print(f"[bold red]run problem:[/bold red] {markup(p)}")
+    if check.excluded:
+        console.print(
+            f"[bold red]{_logs(len(check.excluded))} NOT counted (where one holds a planned "
+            "episode of a sealed run, that episode counts as a failure):[/bold red]"
+        )
+        for s, why in check.excluded[:SHOWN]:
+            console.print(f"[red]  {markup(s.path)}: {markup(why)}[/red]")
+        if len(check.excluded) > SHOWN:
+            console.print(f"[red]  ... and {len(check.excluded) - SHOWN:,} more[/red]")
+    elif key is not None:
+        console.print(
+            f"[green]verified:[/green] every counted log is intact and signed by key {key.key_id}"
+        )
+    if check.damaged:
+        console.print(
+            f"[bold red]{check.damaged} planned episodes count as failures because their "
+            "evidence is missing or altered (see above)[/bold red]"
+        )
 
 
 def markdown(groups: list[dict[str, Any]]) -> str:
@@ -93,9 +159,11 @@ def markdown(groups: list[dict[str, Any]]) -> str:
         "no-rec",
         "infra",
     ]
+    head.insert(1, "run")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
-        cells = [g["label"], str(g["n_episodes"])]
+        run = "sealed" if g.get("mode") == "sealed" else "open"
+        cells = [md_cell(g["label"]), run, str(g["n_episodes"])]
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
@@ -114,9 +182,9 @@ def markdown(groups: list[dict[str, Any]]) -> str:
 
 def print_explanation(score: EpisodeScore, console: Console) -> None:
     console.print(
-        f"[bold]{score.path}[/bold]\nagent {score.label}, task {score.task_id}, trial {score.trial}: "
-        f"end={score.end_reason}, outcome={score.outcome}"
-        + (f" ({score.item_id})" if score.item_id else "")
+        f"[bold]{markup(score.path)}[/bold]\nagent {markup(score.label)}, task "
+        f"{markup(score.task_id)}, trial {score.trial}: end={score.end_reason}, "
+        f"outcome={score.outcome}" + (f" ({markup(score.item_id)})" if score.item_id else "")
     )
     verdict = "[green]PASS[/green]" if score.passed else "[red]FAIL[/red]"
     console.print(
@@ -129,9 +197,9 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
             table.add_column(col)
         for v in score.constraint_verdicts:
             table.add_row(
-                escape(v.text),
+                markup(v.text),
                 v.reveal,
-                escape(repr(v.actual)),
+                markup(repr(v.actual)),
                 "yes" if v.holds else "[red]no[/red]",
             )
         console.print(table)
@@ -142,8 +210,11 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
         for r in score.policy_results:
             style = {"pass": "green", "fail": "red"}.get(r.verdict.value, "dim")
             table.add_row(
-                r.policy.value, f"[{style}]{r.verdict.value}[/{style}]", str(r.seq or "-"), r.reason
+                r.policy.value,
+                f"[{style}]{r.verdict.value}[/{style}]",
+                str(r.seq or "-"),
+                markup(r.reason),
             )
         console.print(table)
     for p in score.problems:
-        console.print(f"[yellow]problem:[/yellow] {p}")
+        console.print(f"[yellow]problem:[/yellow] {markup(p)}")

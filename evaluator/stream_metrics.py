@@ -136,6 +136,7 @@ def stream_summary(
     points = {p.episode: p for p in curve}
     for k in (1, 5, 10):
         out[f"regret_at_{k}"] = points[k].regret if k in points else math.nan
+    out["learns"] = False
     out["improvement"], out["improvement_ci"] = math.nan, [math.nan, math.nan]
     out["slope"], out["slope_ci"] = math.nan, [math.nan, math.nan]
     if length < 2 or not streams:
@@ -158,6 +159,9 @@ def stream_summary(
         boot = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)  # (B, E)
     out["improvement"] = float(curve[last - 1] - curve[0])
     out["slope"] = float(_slopes(curve[None])[0])
+    out["learns"] = False
+    if len(index) < 2:  # one task: nothing to resample, no interval
+        return out
     out["improvement_ci"] = _interval(boot[:, last - 1] - boot[:, 0])
     out["slope_ci"] = _interval(_slopes(boot))
     out["learns"] = bool(out["slope_ci"][1] < 0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, cast
 
@@ -27,6 +27,7 @@ from .http_guard import HttpGuard
 from .kinds import SERVER_KINDS, KindService
 from .raw_calls import RawCallMiddleware
 from .resources import protocol_text, register_resources
+from .seal import CallerMiddleware
 from .service import SERVER_NAME, Service
 from .settings import HttpSettings, ServerSettings
 from .tools import register_tools
@@ -45,7 +46,7 @@ def build_server(
     return _assemble(settings, make_user)[0]
 
 
-def http_app(mcp: MCPServer, http: HttpSettings) -> HttpGuard:
+def http_app(mcp: MCPServer, http: HttpSettings, plan_tokens: Sequence[str] = ()) -> HttpGuard:
     """The Streamable HTTP ASGI app of `mcp` (at /mcp) behind the guard (http_guard.py).
     The SDK's own Host/Origin check is given the same names, as a second line."""
     names = [f"[{n}]" if ":" in n else n for n in sorted(http.host_names)]
@@ -62,7 +63,7 @@ def http_app(mcp: MCPServer, http: HttpSettings) -> HttpGuard:
     app = mcp.streamable_http_app(
         host=http.host, transport_security=security, max_request_body_size=http.max_request_bytes
     )
-    return HttpGuard(app, http)
+    return HttpGuard(app, http, plan_tokens)
 
 
 def run_server(
@@ -94,7 +95,7 @@ class HttpServer:
     ) -> None:
         self.mcp, self.service = _assemble(settings, make_user)
         self.http = http
-        self.guard = http_app(self.mcp, http)
+        self.guard = http_app(self.mcp, http, self.service.plan_tokens)
         config = uvicorn.Config(
             self.guard,
             host=http.host,
@@ -145,6 +146,7 @@ def recommendation_server(
     )
     arguments = register_tools(mcp, service)
     register_resources(mcp, service)
+    mcp.middleware.append(CallerMiddleware())
     mcp.middleware.append(RawCallMiddleware(arguments, service.log_rejected))
     return mcp, service
 

@@ -118,6 +118,11 @@ class Episode:
         self._pending_end: EpisodeEnd | None = None
         self.usage: Usage | None = None  # the agent's last reported LLM usage
 
+    @property
+    def log_chain(self) -> str:
+        """The chain hash of the log's last line on disk (see trajectory_signing)."""
+        return self._log.chain
+
     def note_usage(self, reported: Any) -> None:
         """Keep the agent's cumulative usage report (a request's `_meta`); the end record
         carries the last one. A malformed report is ignored (and logged on stderr)."""

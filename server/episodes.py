@@ -50,6 +50,25 @@ class RunFacts:
     log_key: LogKey | None = None  # signs each log's end record (None: unsigned logs)
 
 
+@dataclass(frozen=True)
+class Seal:
+    """What a sealed episode carries: its plan's run id and plan id, and `on_end`, called
+    with the episode once its end record is written (the run register's end line)."""
+
+    run_id: str
+    plan_id: str
+    on_end: Callable[[Episode], None]
+
+    def chain_retire(self, retire: Callable[[Episode], None]) -> Callable[[Episode], None]:
+        def both(episode: Episode) -> None:
+            try:
+                self.on_end(episode)
+            finally:
+                retire(episode)
+
+        return both
+
+
 class EpisodeStore:
     """The episodes of one server: open ones by id, and how recently ended ones ended."""
 
@@ -73,9 +92,17 @@ class EpisodeStore:
         return len(self._open)
 
     async def start(
-        self, task: RecommendationTask, *, trial: int, seed: int, agent_label: str
+        self,
+        task: RecommendationTask,
+        *,
+        trial: int,
+        seed: int,
+        agent_label: str,
+        seal: Seal | None = None,
     ) -> Episode:
-        """A new episode: its log holds the header and the user's opening message."""
+        """A new episode: its log holds the header and the user's opening message.
+        `seal`: the sealed run it belongs to (its run id, plan id, and a hook called with
+        the episode once it has ended); None in open mode."""
         if len(self._open) >= self._max_open:
             raise EpisodeError(
                 f"the server already has {self._max_open} open episodes, its limit; finish "
@@ -84,8 +111,9 @@ class EpisodeStore:
         episode_id = secrets.token_hex(16)
         user = self._make_user(task, self.catalog, seed)
         facts = self.facts
+        run_id = facts.run_id if seal is None else seal.run_id
         header = Header(
-            run_id=facts.run_id,
+            run_id=run_id,
             episode_id=episode_id,
             kind=task.kind,
             agent=AgentInfo(label=agent_label),
@@ -98,8 +126,10 @@ class EpisodeStore:
             simulator=SimulatorInfo(kind=user.kind, settings=facts.simulator_settings),
             server_version=facts.server_version,
             started_at=now_utc(),
+            mode="open" if seal is None else "sealed",
+            plan_id=None if seal is None else seal.plan_id,
         )
-        path = log_path(facts.log_dir, facts.run_id, task.id, trial, episode_id)
+        path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         episode = Episode(
             episode_id=episode_id,
             task=task,
@@ -108,7 +138,7 @@ class EpisodeStore:
             user=user,
             writer=TrajectoryWriter(path, header, facts.log_key),
             max_turns=task.protocol.max_turns,
-            on_end=self._retire,
+            on_end=self._retire if seal is None else seal.chain_retire(self._retire),
         )
         self._open[episode_id] = episode
         async with episode.lock:

@@ -20,7 +20,7 @@ message to the user instead of a bare status code.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -72,12 +72,15 @@ class HttpGuard:
     `begin_shutdown` refuses new requests and ends open listening (GET) streams, while
     requests in flight (tool calls) finish."""
 
-    def __init__(self, app: ASGIApp, settings: HttpSettings) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: HttpSettings, plan_tokens: Sequence[str] = ()
+    ) -> None:
+        """`plan_tokens`: the tokens of the sealed plans served; each is accepted too."""
         self._app = app
         self._names = settings.host_names
         self._shown_names = ", ".join(sorted(self._names))
-        token = settings.token
-        self._token = None if token is None else token.encode()
+        tokens = [settings.token, *plan_tokens]
+        self._tokens = [t.encode() for t in tokens if t is not None]
         self._max_bytes = settings.max_request_bytes
         self._streams: set[anyio.CancelScope] = set()  # open GET streams, ended on shutdown
         self._closing = False
@@ -120,7 +123,7 @@ class HttpGuard:
             )
         self._check_host(headers.get(b"host", []))
         self._check_origin(headers.get(b"origin", []))
-        if self._token is not None:
+        if self._tokens:
             self._check_token(headers.get(b"authorization", []))
 
     def _check_host(self, values: list[bytes]) -> None:
@@ -157,12 +160,14 @@ class HttpGuard:
                 f"<token>' (taurec run --auth-token, or the {AUTH_TOKEN_ENV} environment variable)",
                 [("www-authenticate", challenge)],
             )
-        assert self._token is not None
         given = values[0][len(b"bearer ") :].strip()
-        if not hmac.compare_digest(given, self._token):
+        # every token is compared (no early exit), so timing tells nothing about which
+        matches = [hmac.compare_digest(given, token) for token in self._tokens]
+        if not any(matches):
             raise Refusal(
                 401,
-                "the bearer token is wrong: expected the token this server was started with",
+                "the bearer token is wrong: expected the token this server was started with, "
+                "or a sealed plan's token",
                 [("www-authenticate", f'{challenge}, error="invalid_token"')],
             )
 

@@ -17,10 +17,14 @@ from .settings import ServerSettings
 
 
 class KindService(Protocol):
-    """What shared server code needs of a kind's service: its version and a way to end
-    every open episode when the server stops."""
+    """What shared server code needs of a kind's service: its version, the bearer tokens
+    of the sealed plans it serves (none in open mode), and a way to end every open
+    episode when the server stops."""
 
     version: str
+
+    @property
+    def plan_tokens(self) -> list[str]: ...
 
     async def close_all(self) -> object: ...
 

@@ -28,6 +28,11 @@ class TaskSummary(_Result):
         description="volunteer: the user states every need; mixed / hidden: some must be asked "
         "for or discovered from the user's reactions."
     )
+    trials_left: list[int] | None = Field(
+        default=None,
+        description="Sealed runs: the trials of this task your plan still holds (pass one "
+        "as start_episode's trial). Absent on an open server, where any trial may be played.",
+    )
 
 
 class TaskList(_Result):
@@ -93,4 +98,9 @@ class ServerInfo(_Result):
         description="Bound mode: the one task this server serves (episode_id optional).",
     )
     bound_trial: int | None = None
+    sealed_label: str | None = Field(
+        default=None,
+        description="Sealed runs: the agent label your token plays under (start_episode "
+        "takes no other); absent on an open server.",
+    )
     policy_uri: str = POLICY_URI

@@ -21,13 +21,14 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import TAU_REC_PREFIX, Suite, load_suite
+from taurec.tasks.run_plan import RunPlan, label_problem, read_plan
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
 
 from .episode import CALL_LIMIT, Episode, EpisodeEnd
-from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
+from .episodes import EpisodeStore, RunFacts, Seal, SimulatorFactory, derive_seed
 from .errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from .raw_calls import mark_reached, request_aside, request_usage
 from .results import (
@@ -38,6 +39,7 @@ from .results import (
     TaskSummary,
     UserReplyResult,
 )
+from .seal import SealedRun, Seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from .simulator.nlu import MessageReader
@@ -83,15 +85,6 @@ def llm_users(
     return make_llm_users(catalog, llm), llm.record()
 
 
-def portable_suite_spec(spec: str) -> str:
-    """Suite paths made absolute, so the evaluator finds the suite from any folder."""
-    if spec.startswith(TAU_REC_PREFIX):
-        path = Path(spec.removeprefix(TAU_REC_PREFIX))
-        return TAU_REC_PREFIX + str(path.resolve()) if path.exists() else spec
-    path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec
-
-
 def default_run_label() -> str:
     return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
@@ -111,19 +104,50 @@ def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None
     return None
 
 
+def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -> None:
+    """DataError unless `plan` was made for this suite and catalog, exactly."""
+    if plan.suite.sha256 != suite.sha256():
+        raise DataError(
+            f"{path}: the plan is for suite {plan.suite.id!r} (spec {plan.suite.spec}, sha256 "
+            f"{plan.suite.sha256[:12]}...), but this server serves {suite.id!r} (sha256 "
+            f"{suite.sha256()[:12]}...); serve it with --suite {plan.suite.spec}",
+            field="suite",
+        )
+    if plan.catalog_sha256 != catalog.sha256():
+        raise DataError(
+            f"{path}: the plan's catalog sha256 {plan.catalog_sha256[:12]}... differs from "
+            f"the served catalog's {catalog.sha256()[:12]}...",
+            field="catalog_sha256",
+        )
+    missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})
+    if missing:
+        raise DataError(f"{path}: planned tasks not in the suite: {', '.join(missing[:5])}")
+
+
 class Service:
     """Everything one server serves. Build it with `Service.create`."""
 
     def __init__(
-        self, settings: ServerSettings, suite: Suite, catalog: Catalog, store: EpisodeStore
+        self,
+        settings: ServerSettings,
+        suite: Suite,
+        catalog: Catalog,
+        store: EpisodeStore,
+        seals: Seals | None = None,
     ) -> None:
         self.settings = settings
         self.suite = suite
         self.catalog = catalog
         self.store = store
+        self.seals = seals
         self.version = store.facts.server_version
         self._bound_lock = anyio.Lock()
         self._bound_id: str | None = None
+        self._sealed_owner: dict[str, SealedRun] = {}  # open sealed episode id -> its plan
+
+    @property
+    def plan_tokens(self) -> list[str]:
+        return [] if self.seals is None else self.seals.tokens
 
     @classmethod
     def create(
@@ -159,14 +183,46 @@ class Service:
             log_key=load_log_key(create=True),
         )
         store = EpisodeStore(catalog, make_user, facts, max_open=settings.max_open_episodes)
-        return cls(settings, suite, catalog, store)
+        seals = None
+        if settings.plans:
+            assert facts.log_key is not None
+            plans = [read_plan(p) for p in settings.plans]
+            for plan, path in zip(plans, settings.plans, strict=True):
+                check_plan_fits(plan, path, suite, catalog)
+            seals = Seals(
+                [
+                    SealedRun(
+                        p,
+                        settings.log_dir,
+                        facts.log_key,
+                        retryable_detail=SHUTDOWN_DETAIL,
+                        server_version=facts.server_version,
+                    )
+                    for p in plans
+                ]
+            )
+        return cls(settings, suite, catalog, store, seals)
 
     # --- server-level tools ---------------------------------------------------------------
 
     def task_list(self) -> TaskList:
+        """Every task; in sealed mode, the caller's planned episodes not yet played (each
+        task once, with its trials left)."""
+        chosen = self.suite.tasks
+        trials: dict[str, list[int]] | None = None
+        if self.seals is not None:
+            trials = {}
+            for task_id, trial in self.seals.caller().remaining():
+                trials.setdefault(task_id, []).append(trial)
+            chosen = [t for t in self.suite.tasks if t.id in trials]
         tasks = [
-            TaskSummary(id=t.id, complexity=t.stratum[0], reveal_difficulty=t.stratum[1])
-            for t in self.suite.tasks
+            TaskSummary(
+                id=t.id,
+                complexity=t.stratum[0],
+                reveal_difficulty=t.stratum[1],
+                trials_left=None if trials is None else trials[t.id],
+            )
+            for t in chosen
         ]
         return TaskList(suite=self.suite.id, tasks=tasks)
 
@@ -179,7 +235,16 @@ class Service:
             catalog_items=len(self.catalog),
             bound_task=self.settings.task,
             bound_trial=self.settings.trial if self.settings.bound else None,
+            sealed_label=self._caller_label(),
         )
+
+    def _caller_label(self) -> str | None:
+        if self.seals is None:
+            return None
+        try:
+            return self.seals.caller().plan.label
+        except EpisodeError:  # several plans, and no token on this request
+            return None
 
     async def start_episode(
         self,
@@ -188,7 +253,13 @@ class Service:
         seed: int | None = None,
         agent_label: str | None = None,
     ) -> EpisodeStarted:
-        if self.settings.bound:
+        if agent_label is not None:
+            problem = label_problem(agent_label)
+            if problem is not None:
+                raise ArgumentError("agent_label", problem.removeprefix("agent label "))
+        if self.seals is not None:
+            episode = await self._start_sealed(task_id, trial, seed, agent_label)
+        elif self.settings.bound:
             episode = await self._start_bound(task_id, trial, seed, agent_label)
         else:
             episode = await self._start(task_id, trial, seed, agent_label)
@@ -208,7 +279,7 @@ class Service:
         """The episode a tool call addresses: by id, or the bound episode when it is omitted."""
         mark_reached()
         if episode_id is not None:
-            episode = self.store.get(episode_id)
+            episode = self._owned(self.store.get(episode_id), episode_id)
         elif not self.settings.bound:
             raise ArgumentError(
                 "episode_id",
@@ -282,7 +353,7 @@ class Service:
         if not isinstance(episode_id, str):
             return
         try:
-            episode = self.store.get(episode_id)
+            episode = self._owned(self.store.get(episode_id), episode_id)
         except EpisodeError:
             return
         async with episode.lock:
@@ -296,6 +367,64 @@ class Service:
                     await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
 
     # --- internals ----------------------------------------------------------------------------
+
+    def _owned(self, episode: Episode, episode_id: str) -> Episode:
+        """`episode`, if the caller may act on it: in sealed mode, only its plan's token may.
+        Another caller is told the id is unknown (as for any id it did not start)."""
+        if self.seals is None:
+            return episode
+        owner = self._sealed_owner.get(episode.id)
+        try:
+            caller = self.seals.caller()
+        except EpisodeError:
+            caller = None
+        if owner is None or caller is not owner:
+            raise EpisodeError(
+                f"unknown episode_id {short_repr(episode_id)}; expected the episode_id that "
+                "start_episode returned"
+            )
+        return episode
+
+    async def _start_sealed(
+        self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
+    ) -> Episode:
+        assert self.seals is not None
+        run = self.seals.caller()
+        plan = run.plan
+        if agent_label is not None and agent_label != plan.label:
+            raise ArgumentError(
+                "agent_label",
+                f"is {agent_label!r}, but this sealed run's plan says {plan.label!r}: the "
+                "label comes from your token (omit agent_label)",
+            )
+        if seed is not None:
+            raise ArgumentError(
+                "seed", "cannot be chosen in a sealed run (each episode's seed is fixed); omit it"
+            )
+        task = self._task(task_id)
+        trial = trial or 0
+        attempt = run.reserve(task.id, trial)
+
+        def ended(episode: Episode) -> None:
+            self._sealed_owner.pop(episode.id, None)
+            end = episode.end
+            assert end is not None
+            run.ended(task.id, trial, episode.id, end.reason.value, end.detail, episode.log_chain)
+
+        try:
+            episode = await self.store.start(
+                task,
+                trial=trial,
+                seed=derive_seed(task.id, trial),
+                agent_label=plan.label,
+                seal=Seal(run_id=plan.run_id, plan_id=plan.plan_id, on_end=ended),
+            )
+        except BaseException:
+            run.release(task.id, trial)
+            raise
+        self._sealed_owner[episode.id] = run
+        run.started(task.id, trial, attempt, episode.id, episode.log_path)
+        return episode
 
     async def _admit(self, episode: Episode, name: str, arguments: dict[str, Any]) -> None:
         """Refuse a call past the episode's tool-call limit (ending the episode) or with an

@@ -98,6 +98,11 @@ class ServerSettings(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="Server log level (logs go to stderr)."
     )
+    plans: tuple[Path, ...] = Field(
+        default=(),
+        description="Sealed mode: plan files (taurec plan new), one per contestant. Each "
+        "plan's token decides its label, and each planned episode can be played once.",
+    )
 
     @model_validator(mode="after")
     def _llm_user_needs_a_model(self) -> ServerSettings:
@@ -113,9 +118,19 @@ class ServerSettings(BaseModel):
             raise ValueError("trial and seed apply to bound mode; give task as well")
         return self
 
+    @model_validator(mode="after")
+    def _plans_are_not_bound(self) -> ServerSettings:
+        if self.plans and self.task is not None:
+            raise ValueError("a sealed server (plans) serves its plans' episodes; drop task")
+        return self
+
     @property
     def bound(self) -> bool:
         return self.task is not None
+
+    @property
+    def sealed(self) -> bool:
+        return bool(self.plans)
 
 
 def is_loopback(host: str) -> bool:

@@ -23,15 +23,17 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
+from taurec.tasks.run_plan import label_problem, read_plan
 from taurec.tasks.stream import StreamTask
-from taurec.tasks.suite import Suite
+from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
 
 from .episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
 from .episodes import RunFacts, derive_seed
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
-from .service import SHUTDOWN_DETAIL, default_run_label, portable_suite_spec, server_version
+from .seal import SealedRun, Seals
+from .service import SHUTDOWN_DETAIL, check_plan_fits, default_run_label, server_version
 from .settings import ServerSettings
 from .stream_session import EpisodeView, StreamRuleError, StreamSession
 from .trajectory_writer import TrajectoryWriter, log_path, now_utc
@@ -92,6 +94,11 @@ class StreamEpisode:
     @property
     def log_path(self) -> Any:
         return self._log.path
+
+    @property
+    def log_chain(self) -> str:
+        """The chain hash of the log's last line on disk (the run register records it)."""
+        return self._log.chain
 
     def check_open(self) -> None:
         if self.end is not None:
@@ -182,11 +189,17 @@ class StreamService:
     settings: ServerSettings
     suite: Suite
     facts: RunFacts
+    seals: Seals | None = None  # sealed mode: the plans served (see seal.py)
 
     def __post_init__(self) -> None:
         self.version = self.facts.server_version
         self._open: dict[str, StreamEpisode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
+        self._sealed_owner: dict[str, SealedRun] = {}
+
+    @property
+    def plan_tokens(self) -> list[str]:
+        return [] if self.seals is None else self.seals.tokens
 
     @classmethod
     def create(cls, settings: ServerSettings, suite: Suite) -> StreamService:
@@ -201,7 +214,25 @@ class StreamService:
             simulator_settings={"customer": "rule"},
             log_key=load_log_key(create=True),
         )
-        return cls(settings, suite, facts)
+        seals = None
+        if settings.plans:
+            assert facts.log_key is not None
+            plans = [read_plan(p) for p in settings.plans]
+            for plan, path in zip(plans, settings.plans, strict=True):
+                check_plan_fits(plan, path, suite, suite.catalog)
+            seals = Seals(
+                [
+                    SealedRun(
+                        p,
+                        settings.log_dir,
+                        facts.log_key,
+                        retryable_detail=SHUTDOWN_DETAIL,
+                        server_version=facts.server_version,
+                    )
+                    for p in plans
+                ]
+            )
+        return cls(settings, suite, facts, seals)
 
     def _task(self, task_id: str | None) -> StreamTask:
         task_id = task_id or self.settings.task
@@ -219,15 +250,55 @@ class StreamService:
     ) -> StreamStarted:
         if len(self._open) >= self.settings.max_open_episodes:
             raise EpisodeError(f"the server already has {len(self._open)} open streams, its limit")
+        if agent_label is not None and (problem := label_problem(agent_label)) is not None:
+            raise ArgumentError("agent_label", problem.removeprefix("agent label "))
         task = self._task(task_id)
         trial = trial or 0
+        run: SealedRun | None = None
+        if self.seals is not None:
+            run = self.seals.caller()
+            if agent_label is not None and agent_label != run.plan.label:
+                raise ArgumentError(
+                    "agent_label",
+                    f"is {agent_label!r}, but this sealed run's "
+                    f"plan says {run.plan.label!r}: omit agent_label",
+                )
+            if seed is not None:
+                raise ArgumentError("seed", "cannot be chosen in a sealed run; omit it")
+            agent_label = run.plan.label
         seed = derive_seed(task.id, trial) if seed is None else seed
+        attempt = run.reserve(task.id, trial) if run is not None else 0
+        try:
+            stream = self._open_stream(task, trial, seed, agent_label, run)
+        except BaseException:
+            if run is not None:
+                run.release(task.id, trial)
+            raise
+        if run is not None:
+            self._sealed_owner[stream.id] = run
+            run.started(task.id, trial, attempt, stream.id, stream.log_path)
+        async with stream.lock:
+            with anyio.CancelScope(shield=True):
+                stream._log.user_message(opening_text(task))
+        return StreamStarted(
+            episode_id=stream.id,
+            task_id=task.id,
+            trial=trial,
+            opening=opening_text(task),
+            max_turns=task.budget,
+            current=stream.session.view(),
+        )
+
+    def _open_stream(
+        self, task: StreamTask, trial: int, seed: int, label: str | None, run: SealedRun | None
+    ) -> StreamEpisode:
         episode_id = secrets.token_hex(16)
         facts = self.facts
+        run_id = facts.run_id if run is None else run.plan.run_id
         header = Header(
-            run_id=facts.run_id,
+            run_id=run_id,
             episode_id=episode_id,
-            agent=AgentInfo(label=agent_label or self.settings.agent_label),
+            agent=AgentInfo(label=label or self.settings.agent_label),
             task_id=task.id,
             task_sha256=task.sha256(),
             kind=task.kind,
@@ -238,27 +309,34 @@ class StreamService:
             simulator=SimulatorInfo(kind="rule", settings=facts.simulator_settings),
             server_version=facts.server_version,
             started_at=now_utc(),
+            mode="open" if run is None else "sealed",
+            plan_id=None if run is None else run.plan.plan_id,
         )
-        path = log_path(facts.log_dir, facts.run_id, task.id, trial, episode_id)
+        retire = self._retire
+        if run is not None:
+            sealed = run
+
+            def retire(stream: StreamEpisode) -> None:
+                try:
+                    self._sealed_owner.pop(stream.id, None)
+                    end = stream.end
+                    assert end is not None
+                    sealed.ended(
+                        task.id, trial, stream.id, end.reason.value, end.detail, stream.log_chain
+                    )
+                finally:
+                    self._retire(stream)
+
+        path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         stream = StreamEpisode(
             episode_id,
             StreamSession(task, seed),
             TrajectoryWriter(path, header, facts.log_key),
             trial,
-            self._retire,
+            retire,
         )
         self._open[episode_id] = stream
-        async with stream.lock:
-            with anyio.CancelScope(shield=True):
-                stream._log.user_message(opening_text(task))
-        return StreamStarted(
-            episode_id=episode_id,
-            task_id=task.id,
-            trial=trial,
-            opening=opening_text(task),
-            max_turns=task.budget,
-            current=stream.session.view(),
-        )
+        return stream
 
     def get(self, episode_id: str | None) -> StreamEpisode:
         if not episode_id:
@@ -266,7 +344,7 @@ class StreamService:
                 "episode_id", "is required: pass the episode_id start_stream returned"
             )
         stream = self._open.get(episode_id)
-        if stream is not None:
+        if stream is not None and self._owned(stream):
             return stream
         end = self._ended.get(episode_id)
         if end is not None:
@@ -302,6 +380,16 @@ class StreamService:
                     except Exception:
                         log.exception("stream %s: could not write its end record", stream.id[:8])
         return ended
+
+    def _owned(self, stream: StreamEpisode) -> bool:
+        """In sealed mode only the plan that started a stream may act on it."""
+        if self.seals is None:
+            return True
+        try:
+            caller = self.seals.caller()
+        except EpisodeError:
+            return False
+        return self._sealed_owner.get(stream.id) is caller
 
     def _retire(self, stream: StreamEpisode) -> None:
         assert stream.end is not None

@@ -72,6 +72,11 @@ class TrajectoryWriter:
     def ended(self) -> bool:
         return self._ended
 
+    @property
+    def chain(self) -> str:
+        """The chain hash of the last line on disk: it pins the whole file so far."""
+        return self._chain
+
     def elapsed(self) -> float:
         """Seconds since the header's started_at."""
         return time.perf_counter() - self._clock

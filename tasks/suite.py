@@ -94,6 +94,17 @@ class Suite:
         return h.hexdigest()
 
 
+def portable_suite_spec(spec: str) -> str:
+    """Suite paths made absolute, so the evaluator finds the suite from any folder."""
+    if spec.startswith(TAU_REC_PREFIX):
+        path = Path(spec.removeprefix(TAU_REC_PREFIX))
+        return TAU_REC_PREFIX + str(path.resolve()) if path.exists() else spec
+    if spec == "builtin":
+        return spec
+    path = Path(spec)
+    return str(path.resolve()) if path.exists() else spec
+
+
 def packaged_suites_dir() -> Path:
     return Path(str(importlib.resources.files("taurec.tasks") / "suites"))
 

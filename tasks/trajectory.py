@@ -86,6 +86,14 @@ class Header(_Chained):
     simulator: SimulatorInfo
     server_version: str
     started_at: datetime
+    mode: Literal["open", "sealed"] | None = Field(
+        default=None,
+        description="'sealed': played under a run plan (see docs/security); 'open': any "
+        "client could start it under any label. Absent in logs of other harnesses.",
+    )
+    plan_id: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{32}$", description="The run plan (sealed mode)."
+    )
 
 
 class _Event(_Chained):

@@ -63,11 +63,12 @@ class LogKey:
     def key_id(self) -> str:
         return hashlib.sha256(b"taurec-log-key-id\x00" + self.secret).hexdigest()[:16]
 
-    def mac(self, chain: str) -> str:
-        return hmac.new(self.secret, _MAC_DOMAIN + chain.encode("ascii"), "sha256").hexdigest()
+    def mac(self, chain: str, domain: bytes = _MAC_DOMAIN) -> str:
+        """`domain` keeps a signature of one kind of record from passing for another."""
+        return hmac.new(self.secret, domain + chain.encode("ascii"), "sha256").hexdigest()
 
-    def verify(self, chain: str, mac: str) -> bool:
-        return hmac.compare_digest(self.mac(chain), mac)
+    def verify(self, chain: str, mac: str, domain: bytes = _MAC_DOMAIN) -> bool:
+        return hmac.compare_digest(self.mac(chain, domain), mac)
 
 
 def default_key_file() -> Path:
@@ -133,13 +134,31 @@ def _create_key_file(path: Path) -> LogKey:
     return LogKey(_secret_from_text(text, str(path)), str(path))
 
 
-def verify_chain(raw: bytes, key: LogKey | None) -> str | None:
+def is_chained(raw: bytes) -> bool:
+    """Whether a log carries chain hashes at all (JSON text escapes quotes inside strings,
+    so the mark occurs only as a real member)."""
+    return CHAIN_MARK in raw
+
+
+def last_chain(raw: bytes) -> str | None:
+    """The chain hash of a log's last complete line (None when it has none)."""
+    end = raw.rstrip(b"\n")
+    start = end.rfind(b"\n") + 1
+    at = end.rfind(CHAIN_MARK, start)
+    if at < 0:
+        return None
+    value = end[at + len(CHAIN_MARK) : at + len(CHAIN_MARK) + 64]
+    return value.decode("ascii") if _HEX64.fullmatch(value) else None
+
+
+def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = True) -> str | None:
     """Check one log file's chain and end-record HMAC; None if intact, else what is wrong
-    (1-based line numbers). Without a key only the chain is checked."""
+    (1-based line numbers). Without a key only the chain is checked. Without
+    `require_signature`, a chain-intact prefix of a log (no signed end yet) passes too."""
     lines = raw.split(b"\n")
-    if lines[-1] != b"":
+    if lines[-1] != b"" and require_signature:
         return "the last line is incomplete (truncated log)"
-    lines.pop()
+    lines.pop()  # b"", or a torn last line: the reader reports it (an incomplete episode)
     if not lines:
         return "empty log"
     previous = GENESIS.encode("ascii")
@@ -158,7 +177,7 @@ def verify_chain(raw: bytes, key: LogKey | None) -> str | None:
         previous = expected
         tail = line[end:]
         if tail == b'"}':
-            if lineno == last:
+            if lineno == last and require_signature:
                 return "the last line carries no HMAC (truncated, or not closed by the server)"
             continue
         if not (tail.startswith(HMAC_MARK) and tail.endswith(b'"}')):

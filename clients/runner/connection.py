@@ -69,6 +69,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--catalog", settings.catalog]
     if settings.run_label:
         args += ["--run-label", settings.run_label]
+    for plan in settings.plans:
+        args += ["--plan", str(plan)]
     if settings.patience is not None:
         args += ["--patience", str(settings.patience)]
     if settings.simulator != "rule":

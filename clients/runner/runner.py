@@ -24,7 +24,7 @@ import logging
 import math
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +39,12 @@ from taurec.clients.agents.base import (
     outcome_of,
 )
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.logs import Resolver, score_log
+from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.episodes import derive_seed
 from taurec.server.service import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import log_path
-from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.suite import load_suite, portable_suite_spec
 
 from .connection import Connection, Transport, open_client
 from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
@@ -110,6 +109,14 @@ class Runner:
     # http: the server's run folder (<its log dir>/<its run label>), once the first log is found
     _server_run_dir: Path | None = field(default=None, init=False, repr=False)
     _locating: anyio.Lock | None = field(default=None, init=False, repr=False)
+    _sealed_label: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.connection.writes_logs_to_out:  # the suite this run's own server serves
+            served = portable_suite_spec(self.connection.settings.suite)
+            self.resolver = replace(
+                self.resolver, allowed_specs=self.resolver.allowed_specs | {served}
+            )
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
         report = RunReport()
@@ -118,6 +125,9 @@ class Runner:
         try:
             async with open_client(self.connection) as client:
                 tools = (await client.list_tools()).tools
+                info = outcome_of(await client.call_tool("server_info", {}))
+                if not info.is_error and isinstance(info.data, dict):
+                    self._sealed_label = info.data.get("sealed_label")
                 async with anyio.create_task_group() as tg:
                     if self.handle_signals:
                         tg.start_soon(self._watch_signals, tg.cancel_scope, report)
@@ -165,11 +175,9 @@ class Runner:
         return derive_seed(f"{spec.task_id}#seed{self.seed}", spec.trial)
 
     async def _play(self, client: Client, tools: list[Any], spec: EpisodeSpec) -> EpisodeResult:
-        arguments: dict[str, Any] = {
-            "task_id": spec.task_id,
-            "trial": spec.trial,
-            "agent_label": self.agent.label,
-        }
+        arguments: dict[str, Any] = {"task_id": spec.task_id, "trial": spec.trial}
+        if self._sealed_label is None:  # a sealed server takes the label from the token
+            arguments["agent_label"] = self.agent.label
         seed = self._seed(spec)
         if seed is not None:
             arguments["seed"] = seed
@@ -250,7 +258,7 @@ class Runner:
         path = self._log_of(spec, episode_id) if episode_id else None
         score = None
         if path is not None:
-            score = score_log(read_log(path), self.resolver)
+            score = score_file(path, self.resolver)
         return EpisodeResult(spec, episode_id, reason, path, score, error)
 
     def _log_of(self, spec: EpisodeSpec, episode_id: str) -> Path | None:

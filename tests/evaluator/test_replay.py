@@ -11,7 +11,7 @@ from taurec.server.catalog_tools import replay_call
 
 
 def _score(logs, **kw):
-    (score,) = score_paths([logs.out], Resolver(**kw))
+    (score,) = score_paths([logs.out], Resolver(**{"suite": logs.spec, **kw}))
     return score
 
 
@@ -102,7 +102,7 @@ def test_json_report_counts_episodes_with_replay_mismatches(logs, suite_dir):
     content["title"] = "Forged"
     logs.episode("ta", 0, item="c1", calls=[("get_item", {"item_id": "h1"}, content, False)])
     logs.episode("tb", 0, item="d1")
-    result = CliRunner().invoke(app, ["score", str(logs.out), "--json"])
+    result = CliRunner().invoke(app, ["score", str(logs.out), "--suite", logs.spec, "--json"])
     (group,) = orjson.loads(result.stdout)["groups"]
     assert group["replay_mismatch_episodes"] == 1
     assert "result differs" in result.stderr

@@ -17,7 +17,7 @@ def _score_json(*args: str) -> dict:
 
 def test_known_success_counts_reproduce_pass_1_2_and_4_exactly(logs):
     logs.run({"ta": 4, "tb": 2, "tc": 1}, trials=4)
-    (group,) = _score_json(str(logs.out))["groups"]
+    (group,) = _score_json(str(logs.out), "--suite", logs.spec)["groups"]
     assert group["n_tasks"] == 3 and group["n_episodes"] == 12 and group["trials"] == 4
     expected = {k: sum(comb(c, k) / comb(4, k) for c in (4, 2, 1)) / 3 for k in (1, 2, 3, 4)}
     assert group["pass_k"]["1"] == pytest.approx(expected[1]) == pytest.approx(7 / 12)
@@ -29,7 +29,7 @@ def test_known_success_counts_reproduce_pass_1_2_and_4_exactly(logs):
 
 def test_json_report_has_the_documented_keys(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 0}, trials=1)
-    (group,) = _score_json(str(logs.out))["groups"]
+    (group,) = _score_json(str(logs.out), "--suite", logs.spec)["groups"]
     for key in (
         "label",
         "n_tasks",
@@ -53,7 +53,7 @@ def test_json_report_has_the_documented_keys(logs):
 def test_each_agent_label_gets_its_own_group(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1, label="good")
     logs.run({"ta": 0, "tb": 0, "tc": 0}, trials=1, label="bad")
-    groups = {g["label"]: g for g in _score_json(str(logs.out))["groups"]}
+    groups = {g["label"]: g for g in _score_json(str(logs.out), "--suite", logs.spec)["groups"]}
     assert groups["good"]["pass_k"]["1"] == 1.0 and groups["bad"]["pass_k"]["1"] == 0.0
 
 
@@ -61,7 +61,7 @@ def test_a_truncated_log_is_an_infra_error_that_stays_in_n(logs):
     logs.run({"ta": 2, "tb": 2, "tc": 2}, trials=2)
     broken = logs.out / "agentA" / "ta-1.jsonl"
     broken.write_bytes(broken.read_bytes()[:-40])
-    result = runner.invoke(app, ["score", str(logs.out), "--json"])
+    result = runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec, "--json"])
     assert result.exit_code == 0
     (group,) = orjson.loads(result.stdout)["groups"]
     assert group["n_episodes"] == 6 and group["infra_errors"] == 1
@@ -72,17 +72,35 @@ def test_a_truncated_log_is_an_infra_error_that_stays_in_n(logs):
 def test_strict_exits_nonzero_when_a_log_has_a_problem(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
     (logs.out / "agentA" / "junk.jsonl").write_text("not json\n")
-    assert runner.invoke(app, ["score", str(logs.out)]).exit_code == 0
-    assert runner.invoke(app, ["score", str(logs.out), "--strict"]).exit_code == 1
+    assert runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec]).exit_code == 0
+    assert (
+        runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec, "--strict"]).exit_code
+        == 1
+    )
 
 
 def test_an_edited_task_is_reported_as_a_hash_mismatch(logs, suite_dir):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
     task_file = suite_dir / "tasks" / "ta.json"
     task_file.write_text(task_file.read_text().replace("You are a fan", "You love"))
-    result = runner.invoke(app, ["score", str(logs.out), "--json"])
+    result = runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec, "--json"])
     assert "sha256 mismatch" in result.stderr
     assert orjson.loads(result.stdout)["groups"][0]["infra_errors"] == 1
+
+
+def test_a_log_naming_a_suite_of_its_own_is_not_scored_against_it(logs):
+    logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
+    result = runner.invoke(app, ["score", str(logs.out), "--json"])
+    (group,) = orjson.loads(result.stdout)["groups"]
+    assert group["infra_errors"] == 3 and group["pass_k"]["1"] == 0.0
+    assert "neither the built-in suite nor the suite of a run plan" in result.stderr
+
+
+def test_every_group_names_the_suite_it_was_scored_against(logs):
+    logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
+    (group,) = _score_json(str(logs.out), "--suite", logs.spec)["groups"]
+    assert group["suite"]["id"] == "tiny" and len(group["suite"]["sha256"]) == 64
+    assert group["mode"] == "open"
 
 
 def test_an_empty_directory_says_so(tmp_path):
@@ -97,15 +115,17 @@ def test_a_missing_path_is_a_clear_error(tmp_path):
 
 def test_markdown_format_prints_a_table_row_per_label(logs):
     logs.run({"ta": 1, "tb": 0, "tc": 1}, trials=2)
-    result = runner.invoke(app, ["score", str(logs.out), "--format", "markdown"])
+    result = runner.invoke(
+        app, ["score", str(logs.out), "--suite", logs.spec, "--format", "markdown"]
+    )
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[0].startswith("| agent | episodes | pass^1 | pass^2 |")
-    assert "| agentA | 6 |" in result.stdout
+    assert result.stdout.splitlines()[0].startswith("| agent | run | episodes | pass^1 | pass^2 |")
+    assert "| agentA | open | 6 |" in result.stdout
 
 
 def test_explain_shows_constraint_and_policy_verdicts(logs):
     path = logs.episode("ta", 0, item="h1")
-    result = runner.invoke(app, ["explain", str(path)])
+    result = runner.invoke(app, ["explain", str(path), "--suite", logs.spec])
     assert result.exit_code == 0
     assert "genres contains 'Comedy'" in result.stdout and "FAIL" in result.stdout
     assert "recommend_tool" in result.stdout
@@ -114,14 +134,14 @@ def test_explain_shows_constraint_and_policy_verdicts(logs):
 def test_compare_says_whether_a_difference_is_distinguishable(logs):
     logs.run({"ta": 4, "tb": 4, "tc": 4}, trials=4, label="strong")
     logs.run({"ta": 0, "tb": 0, "tc": 0}, trials=4, label="weak")
-    result = runner.invoke(app, ["compare", "strong", "weak", str(logs.out)])
+    result = runner.invoke(app, ["compare", "strong", "weak", str(logs.out), "--suite", logs.spec])
     assert result.exit_code == 0 and "+100.0 points" in result.stdout
     assert "distinguishable from noise (the 95% CI excludes 0)" in result.stdout
 
 
 def test_compare_names_the_labels_that_exist_when_one_is_missing(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
-    result = runner.invoke(app, ["compare", "agentA", "ghost", str(logs.out)])
+    result = runner.invoke(app, ["compare", "agentA", "ghost", str(logs.out), "--suite", logs.spec])
     assert result.exit_code == 2 and "labels found: agentA" in result.stderr
 
 
@@ -130,8 +150,8 @@ def test_scoring_in_worker_processes_gives_the_same_scores(logs):
 
     logs.run({"ta": 3, "tb": 1, "tc": 2}, trials=4)
     files = find_logs([logs.out])
-    serial = score_files(files, Resolver(), workers=1)
-    parallel = score_files(files, Resolver(), workers=2)
+    serial = score_files(files, Resolver(suite=logs.spec), workers=1)
+    parallel = score_files(files, Resolver(suite=logs.spec), workers=2)
     assert [(s.path, s.reward, s.outcome) for s in serial] == [
         (s.path, s.reward, s.outcome) for s in parallel
     ]

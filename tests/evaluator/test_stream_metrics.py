@@ -115,3 +115,9 @@ def test_repeated_trials_of_a_task_do_not_narrow_the_cis() -> None:
     alone = stream_summary(once, clusters=tasks)
     assert repeated["slope_ci"] == pytest.approx(alone["slope_ci"])
     assert repeated["improvement_ci"] == pytest.approx(alone["improvement_ci"])
+
+
+def test_one_task_gives_no_interval_and_no_verdict() -> None:
+    report = stream_summary(falling(3), clusters=["t1"] * 3)
+    assert all(math.isnan(v) for v in report["slope_ci"])
+    assert report["learns"] is False

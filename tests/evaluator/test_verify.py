@@ -208,7 +208,7 @@ def test_a_copied_log_flags_every_copy(logs):
     problems = score_paths([*logs, copy], Resolver(verify_key=key()), workers=1)
     flagged = sorted(Path(s.path).name for s in problems if s.verification)
     assert flagged == sorted([logs[0].name, copy.name])
-    assert all("a copied log" in s.verification for s in problems if s.verification)
+    assert all("copied logs" in s.verification for s in problems if s.verification)
 
 
 def test_a_log_signed_with_another_key_names_both_key_ids(logs):
@@ -248,15 +248,15 @@ def test_cli_verify_excludes_failed_logs_loudly_and_exits_1(logs):
     doc = orjson.loads(result.stdout)
     assert doc["verification"]["verified"] == 2
     assert [f["path"] for f in doc["verification"]["failed"]] == [str(logs[0])]
-    assert doc["groups"][0]["n_episodes"] == 2  # excluded from the scores
-    assert "VERIFICATION FAILED for 1 of 3 logs" in result.stderr
-    assert "EXCLUDED" in result.stderr
+    assert doc["groups"][0]["n_episodes"] == 2  # open mode: excluded from the scores
+    assert [e["path"] for e in doc["excluded"]] == [str(logs[0])]
+    assert "1 log is NOT counted" in result.stderr
 
 
 def test_cli_verify_passes_intact_logs_with_exit_0(logs):
     result = CliRunner().invoke(app, ["score", str(logs[0].parents[2]), "--verify"])
     assert result.exit_code == 0, result.stderr
-    assert f"all 3 logs are intact and signed by key {key().key_id}" in result.stderr
+    assert f"every counted log is intact and signed by key {key().key_id}" in result.stderr
 
 
 def test_cli_verify_without_a_key_says_how_to_give_one(logs, tmp_path, monkeypatch):
@@ -311,8 +311,12 @@ def test_without_create_a_missing_key_is_an_error_naming_the_options(tmp_path):
 def test_two_logs_of_one_trial_are_reported_even_without_verify(logs):
     """A copied (or re-run and not set aside) log would count as an extra trial."""
     copy = logs[0].parent / "trial0-again.jsonl"
-    shutil.copy(logs[0], copy)
+    records = [orjson.loads(line) for line in lines(logs[0])]
+    records[0]["episode_id"] = "f" * 32  # another episode of the same trial
+    copy.write_bytes(rechain(records, sign_with=key()))
     scores = score_paths([*logs, copy], Resolver(), workers=1)
     repeated = [s for s in scores if any("each counts as a trial" in p for p in s.problems)]
-    assert sorted(Path(s.path).name for s in repeated) == sorted([logs[0].name, copy.name])
+    assert len(repeated) == 1  # reported once, naming both logs
+    (problem,) = repeated[0].problems
+    assert logs[0].name in problem and copy.name in problem and "2 logs of label" in problem
     assert all(not s.problems for s in scores if s not in repeated)

@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.server import MCPServer
 from support.results import error_text, ok
 
-from taurec.evaluator.logs import Resolver, score_log
+from taurec.evaluator.logs import Resolver, score_file, score_log
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
@@ -112,14 +112,15 @@ async def test_a_stream_log_verifies_and_replays_to_regret_0(tmp_path: Path) -> 
         await client.call_tool("ask_question", {"episode_id": stream, "question": "Long or short?"})
         await play_best(client, stream, task)
     (path,) = tmp_path.rglob("*.jsonl")
-    score = score_log(read_log(path), Resolver(verify_key=load_log_key(create=False)))
+    score = score_file(path, Resolver(suite=SUITE, verify_key=load_log_key(create=False)))
+    assert score.verification is None
     assert score.problems == []
     assert score.replay_mismatches == 0
     assert [score.metrics[f"regret@{k}"] for k in range(1, 11)] == [0.0] * 10
     assert score.metrics["questions@1"] == 1.0
 
 
-async def test_an_edited_feedback_fails_the_replay(tmp_path: Path) -> None:
+async def test_an_edited_feedback_fails_the_replay_and_the_verification(tmp_path: Path) -> None:
     task = first_task()
     async with Client(server(tmp_path)) as client:
         stream = (await start(client, task.id))["episode_id"]
@@ -128,8 +129,9 @@ async def test_an_edited_feedback_fails_the_replay(tmp_path: Path) -> None:
     text = path.read_text()
     edited = text.replace('"Chosen score: ', '"Chosen score: 1', 1)
     path.write_text(edited)
-    score = score_log(read_log(path), Resolver())
+    score = score_log(read_log(path), Resolver(suite=SUITE))
     assert score.replay_mismatches == 1
+    assert score_file(path, Resolver(suite=SUITE)).verification is not None
 
 
 async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_best(
@@ -141,7 +143,7 @@ async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_be
         await play_best(client, stream, task, upto=3)
         ok(await client.call_tool("abort_episode", {"episode_id": stream, "reason": "agent_error"}))
     (path,) = tmp_path.rglob("*.jsonl")
-    score = score_log(read_log(path), Resolver())
+    score = score_log(read_log(path), Resolver(suite=SUITE))
     assert score.end_reason == "agent_error"
     assert score.metrics["regret@3"] == 0.0
     assert score.metrics["regret@4"] == task.episodes[3].best

@@ -1,0 +1,69 @@
+"""`taurec plan new`: a sealed run's plan (label, suite and catalog hashes, the task x
+trial list, and a fresh bearer token) for `taurec serve --plan`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.run_plan import new_plan, write_plan
+from taurec.tasks.suite import load_suite, portable_suite_spec
+
+app = typer.Typer(help="Plans for sealed runs.", no_args_is_help=True, add_completion=False)
+
+
+@app.command("new")
+def new(
+    label: Annotated[str, typer.Option("--label", help="The contestant's agent label.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the plan (JSON).")],
+    suite: Annotated[
+        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
+    ] = "builtin",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per task.")] = 4,
+    tasks: Annotated[
+        str | None,
+        typer.Option("--tasks", help="Comma-separated task ids (default: every task)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a plan (mode 0600). Keep the file with the server: it holds the bearer token,
+    which is all the contestant gets."""
+    try:
+        loaded = load_suite(suite)
+        ids = [t.id for t in loaded.tasks]
+        if tasks is not None:
+            wanted = [t.strip() for t in tasks.split(",") if t.strip()]
+            unknown = [t for t in wanted if loaded.get(t) is None]
+            if unknown or not wanted:
+                raise DataError(
+                    f"--tasks: {', '.join(unknown) or 'no task id given'} not in suite "
+                    f"{loaded.id!r}; expected ids such as {', '.join(ids[:3])}"
+                )
+            ids = list(dict.fromkeys(wanted))
+        if out.exists() and not force:
+            raise DataError(f"{out} exists; give another --out, or --force to replace it")
+        if out.is_dir():
+            raise DataError(f"{out} is a folder; expected a file path such as plan.json")
+        plan = new_plan(
+            label=label,
+            suite_id=loaded.id,
+            suite_spec=portable_suite_spec(loaded.spec),
+            suite_sha256=loaded.sha256(),
+            catalog_sha256=loaded.catalog.sha256(),
+            task_ids=ids,
+            trials=trials,
+        )
+        write_plan(plan, out)
+    except (DataError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(
+        f"plan {plan.plan_id[:12]}: label {plan.label}, suite {plan.suite.id}, "
+        f"{len(ids)} tasks x {trials} trials = {len(plan.episodes)} episodes -> {out}\n"
+        f"serve it: taurec serve --plan {out} ...; the contestant's bearer token is the "
+        f'plan\'s "token" (keep the file itself private)',
+        err=True,
+    )

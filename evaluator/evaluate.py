@@ -1,0 +1,41 @@
+"""Scoring what is on disk: find the logs and run registers, score every log, then hold
+sealed runs to their plans (see sealed.py). The one path `evaluator score`, `compare`
+and the table at the end of `taurec run` share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from .episode import EpisodeScore
+from .files import find_run_files
+from .logs import Resolver, default_workers, score_files
+from .sealed import RunCheck, check_runs, plan_specs, read_registers
+
+
+def evaluate(
+    paths: Iterable[str | Path],
+    resolver: Resolver,
+    *,
+    workers: int | None = None,
+    known: Mapping[str, EpisodeScore] | None = None,
+) -> RunCheck:
+    """Every log and register under `paths`, scored and checked. `known`: scores already
+    computed with the same resolver, by path (they are not scored again). Raises
+    FileNotFoundError when a path does not exist."""
+    files = find_run_files(paths)
+    registers, register_problems = read_registers(files.registers, resolver.verify_key)
+    resolver = replace(resolver, allowed_specs=resolver.allowed_specs | plan_specs(registers))
+    known = known or {}
+    todo = [p for p in files.logs if str(p) not in known]
+    fresh = {
+        str(s.path): s
+        for s in score_files(
+            todo, resolver, workers=default_workers(len(todo)) if workers is None else workers
+        )
+    }
+    scores = [known.get(str(p)) or fresh[str(p)] for p in files.logs]
+    check = check_runs(scores, registers)
+    check.problems[:0] = files.problems + register_problems
+    return check

@@ -1,0 +1,219 @@
+"""Scoring a sealed run by its plan: every planned episode counts, whatever is on disk.
+
+For each run register found, every planned (task, trial) is scored from the log of its
+latest attempt, and counts as a failure (reward 0, listed by reason) when that log is
+missing, unreadable, fails its hash chain (or, with a key, its signature), is not the log
+the server recorded at the episode's end, or never ended. Logs that claim a plan whose
+register is not among the paths, or that the register does not record, are not counted
+and are reported: a run cannot be trimmed by deleting its failures, padded by adding
+logs, or scored without its register.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from taurec.tasks.run_register import RegisterState, read_register
+from taurec.tasks.trajectory_signing import LogKey
+
+from .episode import EpisodeScore
+from .text import plain
+
+
+@dataclass
+class Register:
+    path: Path
+    state: RegisterState
+
+    @property
+    def plan_id(self) -> str | None:
+        plan = self.state.plan or {}
+        value = plan.get("plan_id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def suite(self) -> dict[str, Any]:
+        suite = (self.state.plan or {}).get("suite")
+        return suite if isinstance(suite, dict) else {}
+
+
+def read_registers(paths: list[Path], key: LogKey | None) -> tuple[list[Register], list[str]]:
+    """Each register read and checked (its chain; its signatures too with `key`)."""
+    registers, problems = [], []
+    for path in paths:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            problems.append(f"{path}: cannot read the run register ({exc.strerror or exc})")
+            continue
+        state = read_register(raw, key)
+        if state.problem is not None:
+            problems.append(
+                f"{path}: run register damaged at {state.problem}; only the records before "
+                "it are used, and every planned episode they do not vouch for counts as failed"
+            )
+        if state.plan is not None:
+            registers.append(Register(path, state))
+    return registers, problems
+
+
+def plan_specs(registers: list[Register]) -> frozenset[str]:
+    """The suite specs the plans name (the evaluator may load these)."""
+    return frozenset(
+        str(r.suite["spec"]) for r in registers if isinstance(r.suite.get("spec"), str)
+    )
+
+
+@dataclass
+class RunCheck:
+    """What counts: `scores` (planned episodes, failed ones included, and open-mode logs);
+    `excluded`: logs not counted as themselves, with why; `problems`: run-level findings;
+    `runs`: one summary per sealed run."""
+
+    scores: list[EpisodeScore] = field(default_factory=list)
+    excluded: list[tuple[EpisodeScore, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    damaged: int = 0  # planned episodes failed because their evidence is missing or altered
+
+    @property
+    def clean(self) -> bool:
+        """Nothing excluded, damaged or wrong with the run's files."""
+        return not (self.excluded or self.problems or self.damaged)
+
+
+def _norm(path: str | Path) -> str:
+    return os.path.normpath(str(path))
+
+
+def check_runs(scores: list[EpisodeScore], registers: list[Register]) -> RunCheck:
+    check = RunCheck()
+    # a log the register names belongs to its plan even if its header is unreadable
+    referenced: dict[str, str] = {}
+    for r in registers:
+        if r.plan_id is not None:
+            for a in r.state.attempts:
+                referenced.setdefault(_norm(r.path.parent / a.log), r.plan_id)
+    by_plan: dict[str, list[EpisodeScore]] = defaultdict(list)
+    for s in scores:
+        plan_id = referenced.get(_norm(s.path))
+        if plan_id is None and s.mode == "sealed":
+            plan_id = s.plan_id
+        if plan_id is not None:
+            by_plan[plan_id].append(s)
+        elif s.verification is not None:
+            check.excluded.append((s, s.verification))
+        else:
+            check.scores.append(s)
+    seen: set[str] = set()
+    for register in registers:
+        plan_id = register.plan_id
+        if plan_id is None or plan_id in seen:
+            check.problems.append(
+                f"{register.path}: a second register of plan {plain(plan_id)} (a copy?); ignored"
+            )
+            continue
+        seen.add(plan_id)
+        _score_plan(register, by_plan.pop(plan_id, []), check)
+    for plan_id, orphans in by_plan.items():
+        check.problems.append(
+            f"{len(orphans):,} logs of sealed plan {plain(plan_id)} (e.g. {plain(orphans[0].path)}), "
+            "but its run register (run.register) is not among the paths given: they are not "
+            "counted; score the folder that holds the register"
+        )
+        check.excluded += [(s, "its run register is missing") for s in orphans]
+    return check
+
+
+def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -> None:
+    plan = register.state.plan or {}
+    folder = register.path.parent
+    by_path = {_norm(s.path): s for s in logs}
+    latest = register.state.latest()
+    reasons: Counter[str] = Counter()
+    counted = 0
+    for planned in plan.get("episodes", []):
+        slot = (str(planned.get("task_id")), int(planned.get("trial", -1)))
+        attempt = latest.get(slot)
+        score = None if attempt is None else by_path.pop(_norm(folder / attempt.log), None)
+        if attempt is None:
+            why = "never started" + (
+                "" if register.state.problem is None else " (or not in the damaged register)"
+            )
+        elif score is None:
+            why = f"its log {plain(folder / attempt.log)} is missing"
+        elif score.episode_id != attempt.episode_id:
+            why = "its log holds another episode"
+        elif score.verification is not None:
+            why = f"its log fails verification: {score.verification}"
+        elif score.unchained:
+            why = "its log carries no hash chain"
+        elif attempt.interrupted:
+            why = "interrupted (the server stopped while it was open) and not played again"
+        elif attempt.end_reason is None:
+            why = "it has no end in the register (still open, or the register was cut short)"
+        elif attempt.log_chain != score.log_chain:
+            why = "its log is not the one the server recorded at the episode's end"
+        elif score.suite_sha256 != register.suite.get("sha256"):
+            why = "it was scored against a suite other than the plan's (the suite changed)"
+        else:
+            check.scores.append(score)
+            counted += 1
+            continue
+        reasons[why.split(":")[0]] += 1
+        if attempt is not None and not attempt.interrupted:
+            check.damaged += 1
+        check.scores.append(_failure(register, slot, why, score))
+        if score is not None:
+            check.excluded.append((score, why))
+    earlier = {a.episode_id for a in register.state.attempts}
+    for s in by_path.values():
+        if s.episode_id in earlier:
+            continue  # an attempt the server cut off and that was played again: superseded
+        check.excluded.append((s, "not recorded in its plan's run register"))
+        reasons["logs not in the register"] += 1
+    check.runs.append(
+        {
+            "plan_id": register.plan_id,
+            "label": plan.get("label"),
+            "register": str(register.path),
+            "suite": register.suite,
+            "planned": len(plan.get("episodes", [])),
+            "counted": counted,
+            "failed": dict(sorted(reasons.items())),
+            "attempts": len(register.state.attempts),
+            "register_problem": register.state.problem,
+        }
+    )
+
+
+def _failure(
+    register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None
+) -> EpisodeScore:
+    """A planned episode that counts as failed (reward 0) for `why`."""
+    plan = register.state.plan or {}
+    suite = register.suite
+    return EpisodeScore(
+        path=log.path if log is not None else str(register.path),
+        label=str(plan.get("label")),
+        task_id=slot[0],
+        trial=slot[1],
+        end_reason="infra_error",
+        outcome="none",
+        item_id=None,
+        infra_error=True,
+        problems=[f"{plain(slot[0])} trial {slot[1]} counts as failed: {why}"],
+        episode_id=log.episode_id if log is not None else None,
+        mode="sealed",
+        plan_id=register.plan_id,
+        suite_id=suite.get("id"),
+        suite_spec=suite.get("spec"),
+        suite_sha256=suite.get("sha256"),
+        sealed_failure=why,
+        complexity=log.complexity if log is not None else None,
+        reveal=log.reveal if log is not None else None,
+    )

@@ -1,0 +1,256 @@
+"""Sealed runs on the server: which plan a caller plays, what it may still start, and the
+run register that records every start and end (format: taurec.tasks.run_register).
+
+A caller is known by its bearer token (the request's Authorization header over HTTP).
+In process and over stdio there are no headers: whoever launched the server is its one
+contestant, so a server with exactly one plan serves that plan to them. A planned
+(task, trial) can be started once. It can be started again only when the server itself
+cut its attempt off: ended it on shutdown, or found it open after a crash or kill. Both
+stay on record in the register, and the evaluator scores the latest attempt.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.run_plan import RunPlan, token_sha256
+from taurec.tasks.run_register import REGISTER_NAME, Attempt, read_register, register_line
+from taurec.tasks.trajectory_signing import GENESIS, LogKey
+
+from .errors import EpisodeError
+
+# A per-request slot (each request runs in its own context), not shared state.
+_TOKEN: ContextVar[str | None] = ContextVar("taurec_bearer_token", default=None)
+_HEADERS_SEEN: ContextVar[bool] = ContextVar("taurec_request_has_headers", default=False)
+
+
+def request_token() -> tuple[bool, str | None]:
+    """(whether the current request came with HTTP headers, its bearer token or None)."""
+    return _HEADERS_SEEN.get(), _TOKEN.get()
+
+
+class CallerMiddleware:
+    """Keeps each request's bearer token for the tools (see `request_token`)."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        if headers is None:
+            return await call_next(ctx)
+        value = headers.get("authorization") or ""
+        scheme, _, token = value.partition(" ")
+        t1 = _HEADERS_SEEN.set(True)
+        t2 = _TOKEN.set(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
+        try:
+            return await call_next(ctx)
+        finally:
+            _TOKEN.reset(t2)
+            _HEADERS_SEEN.reset(t1)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+class SealedRun:
+    """One plan being served: its register, and what its contestant may still start."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        log_dir: Path,
+        key: LogKey,
+        *,
+        retryable_detail: str,
+        server_version: str,
+    ) -> None:
+        self.plan = plan
+        self.folder = log_dir / plan.run_id
+        self.path = self.folder / REGISTER_NAME
+        self._key = key
+        self._retryable_detail = retryable_detail
+        self._planned = set(plan.slots())
+        self._latest: dict[tuple[str, int], Attempt] = {}
+        self._starting: set[tuple[str, int]] = set()
+        self._chain = GENESIS
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self.path.exists():
+            self._reopen(server_version)
+        else:
+            self._create(server_version)
+
+    # --- admission ------------------------------------------------------------------------
+
+    def startable(self, slot: tuple[str, int]) -> bool:
+        if slot not in self._planned or slot in self._starting:
+            return False
+        last = self._latest.get(slot)
+        return last is None or self._retryable(last)
+
+    def remaining(self) -> list[tuple[str, int]]:
+        """Planned episodes this contestant may still start, in plan order."""
+        return [s for s in self.plan.slots() if self.startable(s)]
+
+    def reserve(self, task_id: str, trial: int) -> int:
+        """Claim (task, trial) for a start about to happen; its attempt number. EpisodeError
+        when the plan does not hold it or it was played already."""
+        slot = (task_id, trial)
+        if slot not in self._planned:
+            left = self.remaining()
+            hint = f"e.g. {left[0][0]!r} trial {left[0][1]}" if left else "none is left"
+            raise EpisodeError(
+                f"task {task_id!r} trial {trial} is not in this run's plan; start a planned "
+                f"episode from list_tasks ({hint})"
+            )
+        if not self.startable(slot):
+            raise EpisodeError(
+                f"task {task_id!r} trial {trial} was already played in this sealed run; each "
+                "planned episode can be played once (list_tasks shows what is left)"
+            )
+        self._starting.add(slot)
+        last = self._latest.get(slot)
+        return 1 if last is None else last.attempt + 1
+
+    def release(self, task_id: str, trial: int) -> None:
+        """The start claimed by `reserve` failed before the episode existed."""
+        self._starting.discard((task_id, trial))
+
+    # --- the register ------------------------------------------------------------------------
+
+    def started(self, task_id: str, trial: int, attempt: int, episode_id: str, log: Path) -> None:
+        slot = (task_id, trial)
+        self._starting.discard(slot)
+        record = Attempt(task_id, trial, episode_id, attempt, str(log.relative_to(self.folder)))
+        self._latest[slot] = record
+        self._append(
+            {
+                "type": "start",
+                "at": _now(),
+                "task_id": task_id,
+                "trial": trial,
+                "attempt": attempt,
+                "episode_id": episode_id,
+                "log": record.log,
+            }
+        )
+
+    def ended(
+        self, task_id: str, trial: int, episode_id: str, reason: str, detail: str | None, chain: str
+    ) -> None:
+        last = self._latest.get((task_id, trial))
+        if last is not None and last.episode_id == episode_id:
+            last.end_reason, last.end_detail, last.log_chain = reason, detail, chain
+        record: dict[str, Any] = {
+            "type": "end",
+            "at": _now(),
+            "episode_id": episode_id,
+            "reason": reason,
+            "log_chain": chain,
+        }
+        if detail is not None:
+            record["detail"] = detail
+        self._append(record)
+
+    def _retryable(self, attempt: Attempt) -> bool:
+        return attempt.interrupted or (
+            attempt.end_reason == "infra_error" and attempt.end_detail == self._retryable_detail
+        )
+
+    def _create(self, server_version: str) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        os.close(fd)
+        self._chain = GENESIS
+        self._append(
+            {
+                "type": "plan",
+                "at": _now(),
+                "server_version": server_version,
+                "plan": self.plan.public(),
+            }
+        )
+
+    def _reopen(self, server_version: str) -> None:
+        state = read_register(self.path.read_bytes(), self._key)
+        if state.problem is not None:
+            raise DataError(
+                f"{self.path}: the run register is damaged ({state.problem}); a sealed run "
+                "cannot continue on it"
+            )
+        if state.plan != self.plan.public():
+            raise DataError(
+                f"{self.path}: this register belongs to another plan (plan_id "
+                f"{(state.plan or {}).get('plan_id')}); give its own plan, or another --log-dir"
+            )
+        self._chain = state.last_chain
+        self._latest = state.latest()
+        self._append({"type": "restart", "at": _now(), "server_version": server_version})
+        for attempt in state.attempts:
+            if not attempt.ended:
+                attempt.interrupted = True
+                self._append(
+                    {
+                        "type": "interrupted",
+                        "at": _now(),
+                        "episode_id": attempt.episode_id,
+                        "why": "open when the server started again (it was killed or crashed)",
+                    }
+                )
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line, chain = register_line(self._chain, record, self._key)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        self._chain = chain
+
+
+class Seals:
+    """The plans one server serves, found by their tokens."""
+
+    def __init__(self, runs: Sequence[SealedRun]) -> None:
+        self.runs = list(runs)
+        self._by_token: Mapping[str, SealedRun] = {token_sha256(r.plan.token): r for r in runs}
+        ids = [r.plan.plan_id for r in self.runs]
+        if len(set(ids)) != len(ids):
+            raise DataError("the same plan is given twice")
+        if len(self._by_token) != len(self.runs):
+            raise DataError("two plans share one token; make each with `taurec plan new`")
+
+    @property
+    def tokens(self) -> list[str]:
+        return [r.plan.token for r in self.runs]
+
+    def caller(self) -> SealedRun:
+        """The plan of the current request's caller. EpisodeError when there is none."""
+        has_headers, token = request_token()
+        if not has_headers:
+            if len(self.runs) == 1:
+                return self.runs[0]
+            raise EpisodeError(
+                "this server serves several sealed plans: connect over HTTP with your plan's "
+                "bearer token"
+            )
+        if token is not None:
+            digest = token_sha256(token)
+            for known, run in self._by_token.items():
+                if hmac.compare_digest(known, digest):
+                    return run
+        raise EpisodeError(
+            "this server serves sealed runs: send your plan's bearer token "
+            "('Authorization: Bearer <token>')"
+        )
