@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +192,19 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
     )
 
 
+@cache
+def suite_kind(spec: str | None) -> str:
+    """The task kind of the suite a plan names (its failed episodes are reported with
+    that kind's episodes); the default kind when the suite cannot be loaded."""
+    from taurec.tasks.kinds import DEFAULT_KIND
+    from taurec.tasks.suite import load_suite
+
+    try:
+        return load_suite(spec).kind if spec else DEFAULT_KIND
+    except Exception:
+        return DEFAULT_KIND
+
+
 def _failure(
     register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None
 ) -> EpisodeScore:
@@ -214,6 +228,7 @@ def _failure(
         suite_spec=suite.get("spec"),
         suite_sha256=suite.get("sha256"),
         sealed_failure=why,
+        kind=log.kind if log is not None else suite_kind(suite.get("spec")),
         complexity=log.complexity if log is not None else None,
         reveal=log.reveal if log is not None else None,
     )

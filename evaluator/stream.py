@@ -15,10 +15,13 @@ Per-episode numbers travel in `EpisodeScore.metrics` as `regret@k`, `questions@k
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from taurec.catalog.errors import DataError
 from taurec.server.stream_session import ACTIONS, StreamRuleError, StreamSession
 from taurec.tasks.stream import StreamTask
+from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory import Trajectory
 
 from .episode import EpisodeScore
@@ -115,8 +118,24 @@ def score_stream(
     return score
 
 
+@cache
+def _stream_task(spec: str | None, task_id: str) -> StreamTask | None:
+    try:
+        task = load_suite(spec).get(task_id) if spec else None
+    except DataError:
+        return None
+    return task if isinstance(task, StreamTask) else None
+
+
 def outcomes_of(score: EpisodeScore) -> list[EpisodeOutcome]:
-    """The per-episode outcomes a stream score carries."""
+    """The per-episode outcomes a stream score carries. A stream without them (a planned
+    stream that failed before it could be scored: missing, damaged) counts every episode
+    as choosing nothing (regret = best), read from its task."""
+    if not score.metrics:
+        task = _stream_task(score.suite_spec, score.task_id)
+        if task is None:
+            return []
+        return [score_choice(n + 1, e.utilities, None, 0) for n, e in enumerate(task.episodes)]
     out = []
     k = 1
     while f"regret@{k}" in score.metrics:
@@ -128,6 +147,9 @@ def outcomes_of(score: EpisodeScore) -> list[EpisodeOutcome]:
 
 
 def setting_of(score: EpisodeScore) -> str:
+    if not score.metrics:
+        task = _stream_task(score.suite_spec, score.task_id)
+        return task.setting.value if task is not None else "?"
     return next(
         (k.removeprefix(SETTING_PREFIX) for k in score.metrics if k.startswith(SETTING_PREFIX)), "?"
     )
