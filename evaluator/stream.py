@@ -3,7 +3,8 @@ and report learning curves per label (overall and per setting).
 
 Scoring replays the log: every accepted call (a tool result without an error) is run
 again, in order, on a fresh `StreamSession` of the task with the log's seed, and its
-result must equal the logged one (else a replay mismatch: the log was not produced by
+result must equal the logged one (but for an LLM customer's words, which are not
+replayable; with the rule-based customer they are) (else a replay mismatch: the log was not produced by
 these rules, or was edited). The replayed session then says what was recommended in
 each episode and how many questions were asked; utilities come from the task (hashed
 into the log header), so no LLM and no trust in the logged feedback is needed.
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 SETTING_PREFIX = "setting:"
 READ_ONLY = {"current_episode": lambda s, a: s.view()}
+#: Result fields holding the customer's words (not replayable when an LLM wrote them).
+_WORDS = {"ask_question": ("answer",), "recommend_item": ("feedback",)}
 
 
 def replay_stream(
@@ -42,6 +45,7 @@ def replay_stream(
     """The session as the log's accepted calls leave it, the mismatches, and the questions
     asked in each episode."""
     session = StreamSession(task, trajectory.header.seed)
+    rule_words = trajectory.header.simulator.kind == "rule"
     calls: dict[str, dict[str, Any]] = {}
     mismatches: list[str] = []
     questions = [0] * len(task.episodes)
@@ -66,7 +70,12 @@ def replay_stream(
                 f"seq {event['seq']}: {name} was accepted but the rules refuse it: {exc}"
             )
             continue
-        if result.model_dump(mode="json") != event.get("content"):
+        replayed, logged = result.model_dump(mode="json"), event.get("content")
+        if not rule_words and isinstance(logged, dict):  # an LLM's words cannot be replayed
+            for key in _WORDS.get(name, ()):
+                replayed.pop(key, None)
+                logged = {k: v for k, v in logged.items() if k != key}
+        if replayed != logged:
             mismatches.append(f"seq {event['seq']}: {name} result differs from the replayed one")
         if name == "ask_question":
             questions[index] += 1

@@ -20,6 +20,7 @@ from .errors import AgentFacingError
 from .kinds import SERVER_KINDS, KindService
 from .service import SERVER_NAME
 from .settings import ServerSettings
+from .stream_llm_customer import LLMCustomerSettings
 from .stream_service import StreamAborted, StreamService, StreamStarted
 from .stream_session import AnswerResult, EpisodeView, RecommendationResult
 from .tools import COMMITTING, CONVERSATION, READ_ONLY
@@ -200,8 +201,12 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
 def stream_server(
     settings: ServerSettings, suite: Suite, make_user: object | None
 ) -> tuple[MCPServer, KindService]:
-    """The BIEL surface (the rule-based customer; `make_user` does not apply)."""
-    service = StreamService.create(settings, suite)
+    """The BIEL surface: the rule-based customer, or with `simulator: llm` the LLM
+    customer (`make_user` does not apply)."""
+    customer = None
+    if settings.simulator == "llm" and settings.simulator_model:
+        customer = LLMCustomerSettings(model=settings.simulator_model)
+    service = StreamService.create(settings, suite, customer)
     mcp: MCPServer = MCPServer(
         SERVER_NAME,
         title="taurec: stream (in-context learning) benchmark",

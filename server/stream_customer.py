@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import PreferenceModel
+
+from .stream_feedback import persona_feedback
 
 _DIGIT = re.compile(r"\d")
 TOPIC_WORDS: Final = {
@@ -86,10 +88,40 @@ class CustomerContext:
     utilities: dict[str, float]
 
 
+class Customer(Protocol):
+    """What a stream's simulated customer does: answer questions, react to a choice."""
+
+    kind: str
+
+    def answer(self, ctx: CustomerContext, question: str) -> str: ...
+
+    def react(
+        self,
+        ctx: CustomerContext,
+        chosen: float,
+        best: float,
+        item: ChoiceItem,
+        prefs: PreferenceModel | None,
+        seed: int,
+    ) -> str: ...
+
+
 class RuleCustomer:
     """Deterministic answers from the persona's preference model (or its utilities)."""
 
     kind = "rule"
+
+    def react(
+        self,
+        ctx: CustomerContext,
+        chosen: float,
+        best: float,
+        item: ChoiceItem,
+        prefs: PreferenceModel | None,
+        seed: int,
+    ) -> str:
+        """Persona feedback in words (see stream_feedback.persona_feedback)."""
+        return persona_feedback(chosen, best, item, prefs, seed)
 
     def answer(self, ctx: CustomerContext, question: str) -> str:
         q = " " + question.lower() + " "

@@ -35,6 +35,8 @@ from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_t
 from .seal import SealedRun, Seals
 from .service import SHUTDOWN_DETAIL, check_plan_fits, default_run_label, server_version
 from .settings import ServerSettings
+from .stream_customer import Customer, RuleCustomer
+from .stream_llm_customer import LLMCustomer, LLMCustomerSettings
 from .stream_session import EpisodeView, StreamRuleError, StreamSession
 from .trajectory_writer import TrajectoryWriter, log_path, now_utc
 
@@ -115,8 +117,8 @@ class StreamEpisode:
             call_id = f"call_{self._calls}"
             self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
             t0 = time.perf_counter()
-            try:
-                result = compute()
+            try:  # in a worker thread: an LLM customer blocks on its provider
+                result = await anyio.to_thread.run_sync(compute)
             except StreamRuleError as exc:
                 text = agent_error_text(name, str(exc))
                 self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
@@ -172,8 +174,14 @@ class StreamEpisode:
         if self.end is not None:
             return
         self.end = end
+        stats = getattr(self.session.customer, "stats", None)  # an LLM customer's counters
         try:
-            await self._log.end(end.reason, item_id=end.item_id, detail=end.detail)
+            await self._log.end(
+                end.reason,
+                item_id=end.item_id,
+                detail=end.detail,
+                simulator=stats() if callable(stats) else None,
+            )
         finally:
             self._on_end(self)
 
@@ -190,6 +198,7 @@ class StreamService:
     suite: Suite
     facts: RunFacts
     seals: Seals | None = None  # sealed mode: the plans served (see seal.py)
+    make_customer: Callable[[], Customer] = RuleCustomer
 
     def __post_init__(self) -> None:
         self.version = self.facts.server_version
@@ -202,7 +211,10 @@ class StreamService:
         return [] if self.seals is None else self.seals.tokens
 
     @classmethod
-    def create(cls, settings: ServerSettings, suite: Suite) -> StreamService:
+    def create(
+        cls, settings: ServerSettings, suite: Suite, customer: LLMCustomerSettings | None = None
+    ) -> StreamService:
+        """`customer`: an LLM customer's settings (None: the rule-based customer)."""
         if settings.task is not None and suite.get(settings.task) is None:
             raise DataError(f"task {settings.task!r} is not in suite {suite.id!r}", field="task")
         facts = RunFacts(
@@ -211,7 +223,7 @@ class StreamService:
             catalog_sha256=suite.catalog.sha256(),
             server_version=server_version(),
             log_dir=settings.log_dir,
-            simulator_settings={"customer": "rule"},
+            simulator_settings=customer.record() if customer else {"customer": "rule"},
             log_key=load_log_key(create=True),
         )
         seals = None
@@ -232,7 +244,10 @@ class StreamService:
                     for p in plans
                 ]
             )
-        return cls(settings, suite, facts, seals)
+        if customer is None:
+            return cls(settings, suite, facts, seals)
+        llm = customer
+        return cls(settings, suite, facts, seals, lambda: LLMCustomer(llm))
 
     def _task(self, task_id: str | None) -> StreamTask:
         task_id = task_id or self.settings.task
@@ -294,6 +309,7 @@ class StreamService:
     ) -> StreamEpisode:
         episode_id = secrets.token_hex(16)
         facts = self.facts
+        customer = self.make_customer()
         run_id = facts.run_id if run is None else run.plan.run_id
         header = Header(
             run_id=run_id,
@@ -306,7 +322,7 @@ class StreamService:
             catalog_sha256=facts.catalog_sha256,
             trial=trial,
             seed=seed,
-            simulator=SimulatorInfo(kind="rule", settings=facts.simulator_settings),
+            simulator=SimulatorInfo(kind=customer.kind, settings=facts.simulator_settings),
             server_version=facts.server_version,
             started_at=now_utc(),
             mode="open" if run is None else "sealed",
@@ -330,7 +346,7 @@ class StreamService:
         path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         stream = StreamEpisode(
             episode_id,
-            StreamSession(task, seed),
+            StreamSession(task, seed, customer),
             TrajectoryWriter(path, header, facts.log_key),
             trial,
             retire,

@@ -17,9 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from taurec.catalog.choice_items import ChoiceItem
-from taurec.tasks.stream import StreamEpisodeSpec, StreamTask
+from taurec.tasks.stream import FeedbackKind, StreamEpisodeSpec, StreamTask
 
-from .stream_customer import CustomerContext, RuleCustomer
+from .stream_customer import Customer, CustomerContext, RuleCustomer
 from .stream_feedback import feedback_text
 
 
@@ -62,7 +62,7 @@ class StreamSession:
 
     task: StreamTask
     seed: int
-    customer: RuleCustomer = field(default_factory=RuleCustomer)
+    customer: Customer = field(default_factory=RuleCustomer)
     index: int = 0  # 0-based current episode
     questions: int = 0
     chosen: list[str] = field(default_factory=list)  # one per finished episode
@@ -107,16 +107,9 @@ class StreamSession:
                 f"({self.task.budget} of {self.task.budget}); recommend an item now"
             )
         self.questions += 1
-        spec = self.spec
-        ctx = CustomerContext(
-            persona=self.task.persona_index[spec.persona_id],
-            category=spec.category_name,
-            items=[self.task.item_index[i] for i in spec.item_ids],
-            utilities=spec.utilities,
-        )
         return AnswerResult(
             episode=self.index + 1,
-            answer=self.customer.answer(ctx, question),
+            answer=self.customer.answer(self._context(), question),
             questions_left=self.task.budget - self.questions,
         )
 
@@ -130,14 +123,16 @@ class StreamSession:
             )
         self.chosen.append(item_id)
         persona = self.task.persona_index[spec.persona_id]
-        text = feedback_text(
-            self.task.feedback,
-            spec.utilities[item_id],
-            spec.best,
-            self.task.item_index[item_id],
-            persona.preferences,
-            hash_seed(self.seed, self.index),
-        )
+        chosen, item = spec.utilities[item_id], self.task.item_index[item_id]
+        seed = hash_seed(self.seed, self.index)
+        if self.task.feedback is FeedbackKind.PERSONA:  # the customer's own words
+            text: str | None = self.customer.react(
+                self._context(), chosen, spec.best, item, persona.preferences, seed
+            )
+        else:
+            text = feedback_text(
+                self.task.feedback, chosen, spec.best, item, persona.preferences, seed
+            )
         return RecommendationResult(
             episode=self.index + 1,
             item_id=item_id,
@@ -145,6 +140,15 @@ class StreamSession:
             stream_complete=self.complete,
             episode_ended=self.complete,
             end_reason="recommended" if self.complete else None,
+        )
+
+    def _context(self) -> CustomerContext:
+        spec = self.spec
+        return CustomerContext(
+            persona=self.task.persona_index[spec.persona_id],
+            category=spec.category_name,
+            items=[self.task.item_index[i] for i in spec.item_ids],
+            utilities=spec.utilities,
         )
 
     def next_episode(self) -> EpisodeView:
