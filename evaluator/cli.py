@@ -189,6 +189,13 @@ def score(
     else:
         print_groups(groups, Console())
     report_check(check, problems, key, err)
+    for g in groups:
+        if g["mode"] == "open":
+            err.print(
+                f"[yellow]warning:[/yellow] {markup(g['label'])}: {g['n_episodes']} episodes from "
+                "an open server (no run plan): any client could start any episode under any "
+                "label, so these numbers are not comparable with sealed runs"
+            )
     if not check.clean or (strict and problems):
         raise typer.Exit(1)
 

@@ -126,7 +126,7 @@ def check_runs(scores: list[EpisodeScore], registers: list[Register]) -> RunChec
             "but its run register (run.register) is not among the paths given: they are not "
             "counted; score the folder that holds the register"
         )
-        check.excluded += [(s, "its run register is missing") for s in orphans]
+        check.excluded += [(s, s.verification or "its run register is missing") for s in orphans]
     return check
 
 
@@ -146,21 +146,21 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
                 "" if register.state.problem is None else " (or not in the damaged register)"
             )
         elif score is None:
-            why = f"its log {plain(folder / attempt.log)} is missing"
+            why = f"log missing: {plain(folder / attempt.log)}"
         elif score.episode_id != attempt.episode_id:
-            why = "its log holds another episode"
+            why = "log holds another episode"
         elif score.verification is not None:
-            why = f"its log fails verification: {score.verification}"
+            why = f"log fails verification: {score.verification}"
         elif score.unchained:
-            why = "its log carries no hash chain"
+            why = "log unchained: it carries no hash chain"
         elif attempt.interrupted:
-            why = "interrupted (the server stopped while it was open) and not played again"
+            why = "interrupted: the server stopped while it was open; not played again"
         elif attempt.end_reason is None:
-            why = "it has no end in the register (still open, or the register was cut short)"
+            why = "not ended: no end in the register (still open, or the register was cut)"
         elif attempt.log_chain != score.log_chain:
-            why = "its log is not the one the server recorded at the episode's end"
+            why = "log differs: not the log the server recorded at the episode's end"
         elif score.suite_sha256 != register.suite.get("sha256"):
-            why = "it was scored against a suite other than the plan's (the suite changed)"
+            why = "suite changed: scored against a suite other than the plan's"
         else:
             check.scores.append(score)
             counted += 1

@@ -22,11 +22,16 @@ from typing import Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.run_plan import RunPlan, token_sha256
+from taurec.catalog.store import Catalog
+from taurec.tasks.run_plan import RunPlan, read_plan, token_sha256
 from taurec.tasks.run_register import REGISTER_NAME, Attempt, read_register, register_line
+from taurec.tasks.suite import Suite
+from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory_signing import GENESIS, LogKey
 
-from .errors import EpisodeError
+from .episode import Episode
+from .episodes import EpisodeStore, Seal, derive_seed
+from .errors import ArgumentError, EpisodeError, short_repr
 
 # A per-request slot (each request runs in its own context), not shared state.
 _TOKEN: ContextVar[str | None] = ContextVar("taurec_bearer_token", default=None)
@@ -219,11 +224,56 @@ class SealedRun:
         self._chain = chain
 
 
+def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -> None:
+    """DataError unless `plan` was made for this suite and catalog, exactly."""
+    if plan.suite.sha256 != suite.sha256():
+        raise DataError(
+            f"{path}: the plan is for suite {plan.suite.id!r} (spec {plan.suite.spec}, sha256 "
+            f"{plan.suite.sha256[:12]}...), but this server serves {suite.id!r} (sha256 "
+            f"{suite.sha256()[:12]}...); serve it with --suite {plan.suite.spec}",
+            field="suite",
+        )
+    if plan.catalog_sha256 != catalog.sha256():
+        raise DataError(
+            f"{path}: the plan's catalog sha256 {plan.catalog_sha256[:12]}... differs from "
+            f"the served catalog's {catalog.sha256()[:12]}...",
+            field="catalog_sha256",
+        )
+    missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})
+    if missing:
+        raise DataError(f"{path}: planned tasks not in the suite: {', '.join(missing[:5])}")
+
+
+def load_seals(
+    paths: Sequence[Path],
+    suite: Suite,
+    catalog: Catalog,
+    log_dir: Path,
+    key: LogKey,
+    *,
+    retryable_detail: str,
+    server_version: str,
+) -> Seals:
+    """The plans at `paths`, checked against what is served, each with its register."""
+    plans = [read_plan(p) for p in paths]
+    for plan, path in zip(plans, paths, strict=True):
+        check_plan_fits(plan, path, suite, catalog)
+    return Seals(
+        [
+            SealedRun(
+                p, log_dir, key, retryable_detail=retryable_detail, server_version=server_version
+            )
+            for p in plans
+        ]
+    )
+
+
 class Seals:
-    """The plans one server serves, found by their tokens."""
+    """The plans one server serves, found by their tokens, and who owns which episode."""
 
     def __init__(self, runs: Sequence[SealedRun]) -> None:
         self.runs = list(runs)
+        self._owner: dict[str, SealedRun] = {}  # open sealed episode id -> its plan
         self._by_token: Mapping[str, SealedRun] = {token_sha256(r.plan.token): r for r in runs}
         ids = [r.plan.plan_id for r in self.runs]
         if len(set(ids)) != len(ids):
@@ -254,3 +304,62 @@ class Seals:
             "this server serves sealed runs: send your plan's bearer token "
             "('Authorization: Bearer <token>')"
         )
+
+    def check_owner(self, episode_id: str) -> None:
+        """EpisodeError unless the caller's plan started this episode: to anyone else its
+        id is unknown (as for any id it did not start)."""
+        owner = self._owner.get(episode_id)
+        try:
+            caller = self.caller()
+        except EpisodeError:
+            caller = None
+        if owner is None or caller is not owner:
+            raise EpisodeError(
+                f"unknown episode_id {short_repr(episode_id)}; expected the episode_id that "
+                "start_episode returned"
+            )
+
+    async def start(
+        self,
+        store: EpisodeStore,
+        task: RecommendationTask,
+        trial: int | None,
+        seed: int | None,
+        agent_label: str | None,
+    ) -> Episode:
+        """Start the caller's planned (task, trial), recorded in its register."""
+        run = self.caller()
+        plan = run.plan
+        if agent_label is not None and agent_label != plan.label:
+            raise ArgumentError(
+                "agent_label",
+                f"is {agent_label!r}, but this sealed run's plan says {plan.label!r}: the "
+                "label comes from your token (omit agent_label)",
+            )
+        if seed is not None:
+            raise ArgumentError(
+                "seed", "cannot be chosen in a sealed run (each episode's seed is fixed); omit it"
+            )
+        trial = trial or 0
+        attempt = run.reserve(task.id, trial)
+
+        def ended(episode: Episode) -> None:
+            self._owner.pop(episode.id, None)
+            end = episode.end
+            assert end is not None
+            run.ended(task.id, trial, episode.id, end.reason.value, end.detail, episode.log_chain)
+
+        try:
+            episode = await store.start(
+                task,
+                trial=trial,
+                seed=derive_seed(task.id, trial),
+                agent_label=plan.label,
+                seal=Seal(run_id=plan.run_id, plan_id=plan.plan_id, on_end=ended),
+            )
+        except BaseException:
+            run.release(task.id, trial)
+            raise
+        self._owner[episode.id] = run
+        run.started(task.id, trial, attempt, episode.id, episode.log_path)
+        return episode

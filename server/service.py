@@ -13,7 +13,6 @@ import logging
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,14 +20,14 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.tasks.run_plan import RunPlan, label_problem, read_plan
+from taurec.tasks.run_plan import label_problem
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
 
 from .episode import CALL_LIMIT, Episode, EpisodeEnd
-from .episodes import EpisodeStore, RunFacts, Seal, SimulatorFactory, derive_seed
+from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
 from .errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from .raw_calls import mark_reached, request_aside, request_usage
 from .results import (
@@ -39,7 +38,7 @@ from .results import (
     TaskSummary,
     UserReplyResult,
 )
-from .seal import SealedRun, Seals
+from .seal import Seals, load_seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from .simulator.nlu import MessageReader
@@ -104,26 +103,6 @@ def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None
     return None
 
 
-def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -> None:
-    """DataError unless `plan` was made for this suite and catalog, exactly."""
-    if plan.suite.sha256 != suite.sha256():
-        raise DataError(
-            f"{path}: the plan is for suite {plan.suite.id!r} (spec {plan.suite.spec}, sha256 "
-            f"{plan.suite.sha256[:12]}...), but this server serves {suite.id!r} (sha256 "
-            f"{suite.sha256()[:12]}...); serve it with --suite {plan.suite.spec}",
-            field="suite",
-        )
-    if plan.catalog_sha256 != catalog.sha256():
-        raise DataError(
-            f"{path}: the plan's catalog sha256 {plan.catalog_sha256[:12]}... differs from "
-            f"the served catalog's {catalog.sha256()[:12]}...",
-            field="catalog_sha256",
-        )
-    missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})
-    if missing:
-        raise DataError(f"{path}: planned tasks not in the suite: {', '.join(missing[:5])}")
-
-
 class Service:
     """Everything one server serves. Build it with `Service.create`."""
 
@@ -143,7 +122,6 @@ class Service:
         self.version = store.facts.server_version
         self._bound_lock = anyio.Lock()
         self._bound_id: str | None = None
-        self._sealed_owner: dict[str, SealedRun] = {}  # open sealed episode id -> its plan
 
     @property
     def plan_tokens(self) -> list[str]:
@@ -186,20 +164,14 @@ class Service:
         seals = None
         if settings.plans:
             assert facts.log_key is not None
-            plans = [read_plan(p) for p in settings.plans]
-            for plan, path in zip(plans, settings.plans, strict=True):
-                check_plan_fits(plan, path, suite, catalog)
-            seals = Seals(
-                [
-                    SealedRun(
-                        p,
-                        settings.log_dir,
-                        facts.log_key,
-                        retryable_detail=SHUTDOWN_DETAIL,
-                        server_version=facts.server_version,
-                    )
-                    for p in plans
-                ]
+            seals = load_seals(
+                settings.plans,
+                suite,
+                catalog,
+                settings.log_dir,
+                facts.log_key,
+                retryable_detail=SHUTDOWN_DETAIL,
+                server_version=facts.server_version,
             )
         return cls(settings, suite, catalog, store, seals)
 
@@ -258,7 +230,8 @@ class Service:
             if problem is not None:
                 raise ArgumentError("agent_label", problem.removeprefix("agent label "))
         if self.seals is not None:
-            episode = await self._start_sealed(task_id, trial, seed, agent_label)
+            task = self._task(task_id)
+            episode = await self.seals.start(self.store, task, trial, seed, agent_label)
         elif self.settings.bound:
             episode = await self._start_bound(task_id, trial, seed, agent_label)
         else:
@@ -279,7 +252,9 @@ class Service:
         """The episode a tool call addresses: by id, or the bound episode when it is omitted."""
         mark_reached()
         if episode_id is not None:
-            episode = self._owned(self.store.get(episode_id), episode_id)
+            episode = self.store.get(episode_id)
+            if self.seals is not None:
+                self.seals.check_owner(episode_id)
         elif not self.settings.bound:
             raise ArgumentError(
                 "episode_id",
@@ -353,7 +328,9 @@ class Service:
         if not isinstance(episode_id, str):
             return
         try:
-            episode = self._owned(self.store.get(episode_id), episode_id)
+            episode = self.store.get(episode_id)
+            if self.seals is not None:
+                self.seals.check_owner(episode_id)
         except EpisodeError:
             return
         async with episode.lock:
@@ -367,64 +344,6 @@ class Service:
                     await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
 
     # --- internals ----------------------------------------------------------------------------
-
-    def _owned(self, episode: Episode, episode_id: str) -> Episode:
-        """`episode`, if the caller may act on it: in sealed mode, only its plan's token may.
-        Another caller is told the id is unknown (as for any id it did not start)."""
-        if self.seals is None:
-            return episode
-        owner = self._sealed_owner.get(episode.id)
-        try:
-            caller = self.seals.caller()
-        except EpisodeError:
-            caller = None
-        if owner is None or caller is not owner:
-            raise EpisodeError(
-                f"unknown episode_id {short_repr(episode_id)}; expected the episode_id that "
-                "start_episode returned"
-            )
-        return episode
-
-    async def _start_sealed(
-        self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
-    ) -> Episode:
-        assert self.seals is not None
-        run = self.seals.caller()
-        plan = run.plan
-        if agent_label is not None and agent_label != plan.label:
-            raise ArgumentError(
-                "agent_label",
-                f"is {agent_label!r}, but this sealed run's plan says {plan.label!r}: the "
-                "label comes from your token (omit agent_label)",
-            )
-        if seed is not None:
-            raise ArgumentError(
-                "seed", "cannot be chosen in a sealed run (each episode's seed is fixed); omit it"
-            )
-        task = self._task(task_id)
-        trial = trial or 0
-        attempt = run.reserve(task.id, trial)
-
-        def ended(episode: Episode) -> None:
-            self._sealed_owner.pop(episode.id, None)
-            end = episode.end
-            assert end is not None
-            run.ended(task.id, trial, episode.id, end.reason.value, end.detail, episode.log_chain)
-
-        try:
-            episode = await self.store.start(
-                task,
-                trial=trial,
-                seed=derive_seed(task.id, trial),
-                agent_label=plan.label,
-                seal=Seal(run_id=plan.run_id, plan_id=plan.plan_id, on_end=ended),
-            )
-        except BaseException:
-            run.release(task.id, trial)
-            raise
-        self._sealed_owner[episode.id] = run
-        run.started(task.id, trial, attempt, episode.id, episode.log_path)
-        return episode
 
     async def _admit(self, episode: Episode, name: str, arguments: dict[str, Any]) -> None:
         """Refuse a call past the episode's tool-call limit (ending the episode) or with an

@@ -11,6 +11,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from taurec.tasks.run_plan import LABEL_PATTERN
+
 SimulatorKind = Literal["rule", "llm"]
 
 #: The environment variable `taurec serve` and `taurec run` read the bearer token from.
@@ -56,6 +58,7 @@ class ServerSettings(BaseModel):
         default="agent",
         min_length=1,
         max_length=200,
+        pattern=LABEL_PATTERN,
         description="The header's agent label when start_episode does not give one.",
     )
     task: str | None = Field(

@@ -23,7 +23,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.run_plan import label_problem, read_plan
+from taurec.tasks.run_plan import label_problem
 from taurec.tasks.stream import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
@@ -32,8 +32,8 @@ from taurec.tasks.trajectory_signing import load_log_key
 from .episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
 from .episodes import RunFacts, derive_seed
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
-from .seal import SealedRun, Seals
-from .service import SHUTDOWN_DETAIL, check_plan_fits, default_run_label, server_version
+from .seal import SealedRun, Seals, load_seals
+from .service import SHUTDOWN_DETAIL, default_run_label, server_version
 from .settings import ServerSettings
 from .stream_customer import Customer, RuleCustomer
 from .stream_llm_customer import LLMCustomer, LLMCustomerSettings
@@ -229,20 +229,14 @@ class StreamService:
         seals = None
         if settings.plans:
             assert facts.log_key is not None
-            plans = [read_plan(p) for p in settings.plans]
-            for plan, path in zip(plans, settings.plans, strict=True):
-                check_plan_fits(plan, path, suite, suite.catalog)
-            seals = Seals(
-                [
-                    SealedRun(
-                        p,
-                        settings.log_dir,
-                        facts.log_key,
-                        retryable_detail=SHUTDOWN_DETAIL,
-                        server_version=facts.server_version,
-                    )
-                    for p in plans
-                ]
+            seals = load_seals(
+                settings.plans,
+                suite,
+                suite.catalog,
+                settings.log_dir,
+                facts.log_key,
+                retryable_detail=SHUTDOWN_DETAIL,
+                server_version=facts.server_version,
             )
         if customer is None:
             return cls(settings, suite, facts, seals)

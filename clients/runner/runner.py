@@ -48,6 +48,7 @@ from taurec.tasks.suite import load_suite, portable_suite_spec
 
 from .connection import Connection, Transport, open_client
 from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
+from .sealing import local_plan
 
 log = logging.getLogger(__name__)
 
@@ -296,12 +297,18 @@ def run_agent(
     the scripting entry point (`taurec run` adds resume, progress and the final table).
     Score the logs with `evaluator score OUT`, or use each result's `score`."""
     out = Path(out)
+    loaded = load_suite(suite)
+    if tasks is None:
+        tasks = [t.id for t in loaded.tasks]
+    specs = plan(list(tasks), trials)
     run_label = default_run_label()
     settings = ServerSettings(
         suite=suite, log_dir=out, run_label=run_label, agent_label=agent.label
     )
-    if tasks is None:
-        tasks = [t.id for t in load_suite(suite).tasks]
+    if transport != "http":  # the server this run starts serves a sealed plan
+        sealed, plan_path = local_plan(out, agent.label, loaded, tasks, trials, specs, resume=False)
+        run_label = sealed.run_id
+        settings = settings.model_copy(update={"plans": (plan_path.resolve(),)})
     runner = Runner(
         agent,
         Connection(transport, settings, url),
@@ -311,4 +318,4 @@ def run_agent(
         seed=seed,
         handle_signals=False,
     )
-    return anyio.run(runner.run, plan(list(tasks), trials))
+    return anyio.run(runner.run, specs)

@@ -1,7 +1,9 @@
-"""Soak: 500 episodes over Streamable HTTP from 50 concurrent, independent MCP sessions.
+"""Soak: 500 episodes over Streamable HTTP from 50 concurrent, independent MCP sessions,
+in sealed mode.
 
-One `taurec serve --transport http` subprocess; 50 separate `mcp.Client(url)` connections,
-each playing 10 episodes one after another with the deterministic scripted agent. Every
+One `taurec serve --transport http` subprocess serving 50 run plans; 50 separate
+`mcp.Client(url)` connections, each with its own plan's token, each playing its plan's 10
+episodes one after another with the deterministic scripted agent. Every
 client records what it sent and received; each episode's log must hold exactly that
 conversation (no event lost, none from another episode), under the header the client
 asked for, complete, and scorable. The server's resident memory is read after a warm-up
@@ -23,8 +25,11 @@ from support.http_server import ServerProcess, http_server_process
 
 from taurec.clients.agents.base import Episode, ToolOutcome, outcome_of
 from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.runner.connection import Connection, open_client
+from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.server.episodes import derive_seed
+from taurec.tasks.run_plan import PlannedEpisode, RunPlan, new_plan, write_plan
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory_reader import ParsedLog, read_log
 
@@ -118,7 +123,32 @@ class Soak:
     rss_kib: dict[str, int] = field(default_factory=dict)
 
 
-async def _soak(server: ServerProcess, plan: list[list[tuple[str, int]]]) -> Soak:
+def _run_plans(plan: list[list[tuple[str, int]]], folder: Path) -> list[tuple[RunPlan, Path]]:
+    """One sealed plan per client, holding exactly that client's episodes."""
+    suite = load_suite("builtin")
+    made = []
+    for c, specs in enumerate(plan):
+        base = new_plan(
+            label=f"soak-{c:02d}",
+            suite_id=suite.id,
+            suite_spec="builtin",
+            suite_sha256=suite.sha256(),
+            catalog_sha256=suite.catalog.sha256(),
+            task_ids=[specs[0][0]],
+            trials=1,
+        )
+        sealed = base.model_copy(
+            update={"episodes": [PlannedEpisode(task_id=t, trial=k) for t, k in specs]}
+        )
+        path = folder / f"soak-{c:02d}.plan.json"
+        write_plan(sealed, path)
+        made.append((sealed, path))
+    return made
+
+
+async def _soak(
+    server: ServerProcess, plan: list[list[tuple[str, int]]], tokens: list[str]
+) -> Soak:
     """Every client plays its first episode (the warm-up round), waits for all the others,
     then plays the rest; the server's RSS is read after the warm-up round and after the
     last episode, with the same 50 sessions open both times."""
@@ -134,7 +164,8 @@ async def _soak(server: ServerProcess, plan: list[list[tuple[str, int]]]) -> Soa
                 event.set()
 
     async def session(c: int) -> None:
-        async with Client(server.url) as client:
+        connection = Connection("http", url=server.url, auth_token=tokens[c])
+        async with open_client(connection) as client:
             for i, (task_id, trial) in enumerate(plan[c]):
                 soak.seen.append(await _play(client, c, task_id, trial))
                 if i == 0:
@@ -196,9 +227,11 @@ def test_500_http_episodes_from_50_concurrent_sessions_are_each_logged_exactly(
     plan = _plan(tasks)
     assert len({spec for specs in plan for spec in specs}) == EPISODES  # all distinct
     log_dir = tmp_path / "logs"
+    plans = _run_plans(plan, tmp_path)
+    plan_args = [arg for _, path in plans for arg in ("--plan", str(path))]
     begun = time.monotonic()
-    with http_server_process(log_dir, "--run-label", "soak") as server:
-        soak = anyio.run(_soak, server, plan)
+    with http_server_process(log_dir, *plan_args) as server:
+        soak = anyio.run(_soak, server, plan, [p.token for p, _ in plans])
         assert server.proc.poll() is None, server.stderr()
         assert "Traceback" not in server.stderr(), server.stderr()  # nothing failed unseen
     played = time.monotonic() - begun
@@ -232,6 +265,12 @@ def test_500_http_episodes_from_50_concurrent_sessions_are_each_logged_exactly(
 
     scores = score_files(paths, Resolver())
     assert len(scores) == EPISODES
+    assert all(s.mode == "sealed" for s in scores)
+    check = evaluate([log_dir], Resolver())
+    assert check.clean, (check.problems, check.excluded[:3])
+    assert sorted((r["label"], r["planned"], r["counted"]) for r in check.runs) == [
+        (f"soak-{c:02d}", PER_CLIENT, PER_CLIENT) for c in range(CLIENTS)
+    ]
     assert not [s for s in scores if s.infra_error or s.problems]
     assert {(s.task_id, s.trial) for s in scores} == {(s.task_id, s.trial) for s in soak.seen}
 

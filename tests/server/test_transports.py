@@ -129,7 +129,7 @@ async def test_a_hundred_simultaneous_http_episodes_do_not_cross_talk(
             eid, item = await play(client, task_id, k, f"agent-{k}")
         played[eid] = (task_id, k, item)
 
-    with anyio.fail_after(20):
+    with anyio.fail_after(600):  # a hang guard only: a loaded 2-core machine takes minutes
         async with anyio.create_task_group() as tg:
             for k in range(100):
                 tg.start_soon(one, k)
