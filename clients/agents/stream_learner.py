@@ -12,8 +12,9 @@ keywords, era, length, rating, language, maker, price):
 - no feedback gives nothing (it then cannot learn, as it should not).
 
 It recommends the item with the highest posterior mean plus a small exploration bonus
-(a multiple of the posterior sd), ties broken by a seeded jitter, so its first episode
-is a random pick and any later gain is learning.
+(a multiple of the posterior sd), ties broken by a seeded jitter. Before any feedback
+every item has the same mean, so its first pick is the item it knows least about (no
+better than random on the built-in suite), and any later gain is learning.
 """
 
 from __future__ import annotations
