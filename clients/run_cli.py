@@ -46,6 +46,7 @@ class AgentName(StrEnum):  # every kind's registered names (a test keeps the two
     ORACLE = "oracle"
     RANDOM = "random"
     POPULARITY = "popularity"
+    CF = "cf"  # ranking tasks
     LLM = "llm"
     LEARNER = "learner"  # stream suites
 

@@ -20,7 +20,6 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.store import BUILTIN, Catalog
 from taurec.tasks.answers import answers, compliant_answers
 from taurec.tasks.generator import generate_tasks
-from taurec.tasks.kinds import DEFAULT_KIND
 from taurec.tasks.suite import (
     SUITE_FILE,
     TASKS_DIR,
@@ -74,11 +73,10 @@ def validate(
     "matches" counts the items each constraint alone matches, in task order.
     """
     loaded = _load(suite)
-    if loaded.kind != DEFAULT_KIND:  # the checks below are τ-Rec's; loading ran the kind's
-        _console().print(
-            f"{loaded.id}: {len(loaded.tasks)} {loaded.kind} tasks, each passed its kind's checks"
-        )
-        raise typer.Exit(0)
+    other_kind = {"ranking": _validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
+    if other_kind is not None:
+        other_kind(loaded, json_out)
+        return
     report = validate_suite(loaded)
     if json_out:
         typer.echo(report.model_dump_json(indent=2))
@@ -130,10 +128,32 @@ def generate(
         str | None, typer.Option("--suite-id", help="Suite id (default: the folder name).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
+    kind: Annotated[
+        str, typer.Option("--kind", help="Task kind: recommendation or ranking.")
+    ] = "recommendation",
+    interactions: Annotated[
+        str | None,
+        typer.Option(
+            "--interactions",
+            help="--kind ranking: the interaction data (synthetic[:users=N,...], "
+            "movielens:PATH|recbole, amazon:REVIEWS,META).",
+        ),
+    ] = None,
+    per_user: Annotated[
+        int, typer.Option("--per-user", min=1, help="--kind ranking: tasks per user at most.")
+    ] = 1,
 ) -> None:
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
+    generators = {"ranking": _generate_ranking}
+    if kind in generators:
+        generators[kind](out, catalog, n, seed, id_prefix, suite_id, interactions, per_user)
+        return
+    if kind != "recommendation":
+        _fail(f"--kind: unknown kind {kind!r}; expected recommendation or ranking")
+    if interactions is not None:
+        _fail("--interactions applies to --kind ranking only")
     try:
         cat = Catalog.load(catalog)
         tasks = generate_tasks(cat, n, seed, id_prefix=id_prefix)
@@ -161,6 +181,83 @@ def generate(
 
 
 app.command("generate-streams")(generate_streams_cmd)
+
+
+def _validate_loaded(loaded: Suite, json_out: bool) -> None:
+    """A suite whose kind's checks all ran when it loaded (streams): say so."""
+    if json_out:
+        typer.echo(orjson.dumps({"suite_id": loaded.id, "ok": True, "problems": {}}).decode())
+    else:
+        _console().print(
+            f"{loaded.id}: {len(loaded.tasks)} {loaded.kind} tasks, each passed its kind's checks"
+        )
+    raise typer.Exit(0)
+
+
+def _validate_ranking(loaded: Suite, json_out: bool) -> None:
+    from taurec.catalog.interaction_sources import load_interactions
+    from taurec.tasks.ranking_validate import validate_ranking_tasks
+
+    try:
+        data = load_interactions(loaded.data.get("interactions", "synthetic"), loaded.catalog)
+    except DataError as exc:
+        _fail(exc)
+    problems = validate_ranking_tasks(loaded.tasks, data)
+    if json_out:
+        typer.echo(
+            orjson.dumps({"suite_id": loaded.id, "ok": not problems, "problems": problems}).decode()
+        )
+    else:
+        console = _console()
+        console.print(
+            f"[bold]Suite {loaded.id}[/] ({loaded.spec}): {len(loaded.tasks)} ranking tasks over "
+            f"{len(data):,} interactions; {len(problems)} with problems"
+        )
+        for task_id, ps in problems.items():
+            console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
+    raise typer.Exit(1 if problems else 0)
+
+
+def _generate_ranking(
+    out: Path,
+    catalog: str,
+    n: int,
+    seed: int,
+    id_prefix: str,
+    suite_id: str | None,
+    interactions: str | None,
+    per_user: int,
+) -> None:
+    from taurec.catalog.interaction_sources import load_interactions
+    from taurec.tasks.ranking_generator import generate_ranking_tasks
+    from taurec.tasks.ranking_validate import validate_ranking_tasks
+
+    source = interactions or "synthetic"
+    try:
+        data = load_interactions(source, Catalog.load(catalog))
+        tasks = generate_ranking_tasks(
+            data, n, seed, prefix=id_prefix if id_prefix != "gen" else "rank", per_user=per_user
+        )
+        manifest = SuiteManifest(
+            format_version=1,
+            id=suite_id or out.resolve().name,
+            catalog=catalog,
+            kind="ranking",
+            data={"interactions": source},
+            description=f"{len(tasks)} ranking tasks generated with seed {seed} from {source}.",
+        )
+    except (DataError, ValueError) as exc:
+        _fail(exc)
+    write_suite_dir(out, manifest, tasks)
+    problems = validate_ranking_tasks(tasks, data)
+    console = _console()
+    console.print(
+        f"wrote {SUITE_FILE} and {len(tasks)} ranking task files to {out} "
+        f"({len(data)} interactions, {len(data.user_ids)} users, {len(data.items)} items)"
+    )
+    for task_id, ps in problems.items():
+        console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
+    raise typer.Exit(1 if problems else 0)
 
 
 # --- rendering ---------------------------------------------------------------------------

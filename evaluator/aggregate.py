@@ -98,6 +98,19 @@ def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:
     return {"id": sid, "spec": spec, "sha256": sha}
 
 
+def run_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
+    """What every kind's group says about its run: sealed or open, the plan, the suite."""
+    first = scores[0] if scores else None
+    sealed_failed = Counter(s.sealed_failure.split(":")[0] for s in scores if s.sealed_failure)
+    return {
+        "mode": first.mode if first else "open",
+        "plan_id": first.plan_id if first else None,
+        "suite": _suite(scores),
+        "sealed_failures": dict(sorted(sealed_failed.items())),
+        "unchained_logs": sum(s.unchained for s in scores),
+    }
+
+
 def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) -> dict[str, Any]:
     counts = task_counts(scores)
     first = scores[0] if scores else None
@@ -150,23 +163,20 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
 
 
 def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str, Any]]:
-    """One report per agent label, task kind and run: a sealed run (its plan) is a group of
-    its own, and so are a label's open-mode logs against one suite. Sorted by label. Each
-    report is made by its kind's aggregate (see kinds.py) and tagged with the kind and the
-    run it belongs to."""
+    """One report per agent label, run and task kind: a sealed run (its plan) is a group
+    of its own, and so are a label's open-mode logs against one suite. Each group is made
+    by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
+    by label."""
     from .kinds import EVALUATOR_KINDS
 
     with collector_paused():
         groups: dict[tuple[str, str, str, str, str], list[EpisodeScore]] = defaultdict(list)
         for s in scores:
-            key = (s.label, s.kind, s.mode, s.plan_id or "", s.suite_id or "")
+            key = (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
             groups[key].append(s)
         out = []
         for key in sorted(groups):
             members = groups[key]
-            group = EVALUATOR_KINDS.get(key[1]).aggregate_group(key[0], members, seed)
-            group.setdefault("mode", members[0].mode)
-            group.setdefault("plan_id", members[0].plan_id)
-            group.setdefault("suite", _suite(members))
-            out.append({"kind": key[1], **group})
+            group = EVALUATOR_KINDS.get(key[4]).aggregate_group(key[0], members, seed)
+            out.append({"kind": key[4], **run_fields(members), **group})
         return out

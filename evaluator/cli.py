@@ -257,6 +257,39 @@ def compare(
     )
 
 
+class ExportFormat(StrEnum):
+    GRPO = "grpo"
+    PPR = "ppr"
+
+
+@app.command()
+def export(
+    logdirs: Annotated[list[Path], typer.Argument(help="Ranking episode logs or folders.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="grpo or ppr.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="JSONL file to write (default: stdout).")
+    ] = None,
+    suite: SuiteOpt = None,
+    seed: SeedOpt = 0,
+) -> None:
+    """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL)."""
+    from .export_cli import export_lines
+    from .files import find_logs
+
+    try:
+        files = find_logs(logdirs)
+        lines = export_lines(files, fmt.value, Resolver(suite=suite), seed)
+    except (FileNotFoundError, DataError) as exc:
+        err.print(f"[red]error:[/red] {markup(str(exc))}")
+        raise typer.Exit(2) from None
+    blob = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    if out is None:
+        sys.stdout.buffer.write(blob)
+    else:
+        out.write_bytes(blob)
+        err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+
+
 @app.command("version")
 def show_version() -> None:
     """Print the installed taurec version."""

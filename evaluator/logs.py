@@ -63,22 +63,31 @@ class Resolver:
     allowed_specs: frozenset[str] = frozenset()
     max_log_bytes: int = MAX_LOG_BYTES
     _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
+    _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
+
+    def _key(self, named: str) -> str:
+        if self.suite is not None or named == "builtin":
+            return named
+        portable = portable_suite_spec(named)
+        if portable not in self.allowed_specs:
+            raise DataError(
+                f"the log names suite {plain(named)!r}, which is neither the built-in suite "
+                "nor the suite of a run plan being scored; give --suite to score against "
+                "it (the evaluator never loads a suite a log chooses)"
+            )
+        return portable
 
     def unloaded(self) -> Resolver:
         """The same settings with no suite loaded (cheap to send to a worker process)."""
-        return replace(self, _cache=OrderedDict())
+        return replace(self, _cache=OrderedDict(), _keys={})
 
     def context(self, spec: str | None) -> SuiteContext:
-        key = self.suite or spec or "builtin"
-        if self.suite is None and key != "builtin":
-            portable = portable_suite_spec(key)
-            if portable not in self.allowed_specs:
-                raise DataError(
-                    f"the log names suite {plain(key)!r}, which is neither the built-in suite "
-                    "nor the suite of a run plan being scored; give --suite to score against "
-                    "it (the evaluator never loads a suite a log chooses)"
-                )
-            key = portable
+        named = self.suite or spec or "builtin"
+        key = self._keys.get(named)
+        if key is None:  # once per spelling: resolving a path costs system calls
+            key = self._key(named)
+            if len(self._keys) < 10_000:
+                self._keys[named] = key
         hit = self._cache.get(key)
         if hit is None:
             try:

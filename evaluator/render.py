@@ -25,15 +25,22 @@ def _num(v: float | None, digits: int = 1) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
 
 
-def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+def run_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows every kind's table starts with: the run (sealed or open) and the suite."""
     suite = group.get("suite") or {}
     sha = suite.get("sha256")
-    rows: list[tuple[str, str]] = [
+    return [
         ("run", _run(group)),
         (
             "suite",
             f"{suite.get('id')} ({suite.get('spec')}" + (f", sha256 {sha[:12]}…)" if sha else ")"),
         ),
+    ]
+
+
+def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = [
+        *run_rows(group),
         (
             "episodes / tasks",
             f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
@@ -87,11 +94,6 @@ def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
     from .kinds import EVALUATOR_KINDS
 
     return EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group)
-
-
-def run_row(group: dict[str, Any]) -> str:
-    """How the group's episodes were run (every kind's table starts with it)."""
-    return _run(group)
 
 
 def _run(group: dict[str, Any]) -> str:
@@ -162,6 +164,8 @@ def markdown(groups: list[dict[str, Any]]) -> str:
     head.insert(1, "run")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
+        if "constraint_score" not in g:  # another kind's report has its own table
+            continue
         run = "sealed" if g.get("mode") == "sealed" else "open"
         cells = [md_cell(g["label"]), run, str(g["n_episodes"])]
         for k in ks:

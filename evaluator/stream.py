@@ -27,7 +27,7 @@ from taurec.tasks.trajectory import Trajectory
 
 from .episode import EpisodeScore
 from .kinds import EVALUATOR_KINDS, EvaluatorKind
-from .render import run_row
+from .render import run_rows
 from .stream_metrics import EpisodeOutcome, score_choice, stream_summary
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     g = group
     ilo, ihi = g["improvement_ci"]
     rows = [
-        ("run", run_row(g)),
+        *run_rows(g),
         ("streams / tasks", f"{g['n_episodes']} / {g['n_tasks']}"),
         ("incomplete streams", f"{g['incomplete']} (missing episodes: regret = best)"),
         ("infrastructure errors", str(g["infra_errors"])),

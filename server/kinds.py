@@ -17,9 +17,9 @@ from .settings import ServerSettings
 
 
 class KindService(Protocol):
-    """What shared server code needs of a kind's service: its version, the bearer tokens
-    of the sealed plans it serves (none in open mode), and a way to end every open
-    episode when the server stops."""
+    """What shared server code needs of a kind's service: its version, the tokens of the
+    sealed-run plans it serves (for the HTTP guard), and a way to end every open episode
+    when the server stops."""
 
     version: str
 
@@ -39,5 +39,5 @@ class SurfaceFactory(Protocol):
 
 
 SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry(
-    "MCP server", ("taurec.server.app", "taurec.server.stream_app")
+    "MCP server", ("taurec.server.app", "taurec.server.ranking_app", "taurec.server.stream_app")
 )

@@ -8,7 +8,9 @@ A suite is a folder:
       tasks/<task id>.json  one task per file; the file stem is the task id
 
 `catalog` is "builtin" (the shipped snapshot) or a catalog file path relative to the
-folder. `load_suite` also reads the suites shipped in this package ("builtin") and, as
+folder; `kind` (default "recommendation") names the task kind of every task, and `data`
+the kind's other data sources. `KIND:builtin` (e.g. `ranking:builtin`) is the suite of
+that kind shipped in this package. `load_suite` also reads the suites shipped in this package ("builtin") and, as
 `tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.taurec_release`).
 """
 
@@ -126,8 +128,11 @@ def load_suite(spec: str) -> Suite:
             warnings=release.warnings,
             format=SuiteFormat.TAU_REC,
         )
-    packaged = packaged_suites_dir() / _packaged_name(spec)
-    if _NAME.match(packaged.name) and (packaged / TASKS_DIR).is_dir():
+    kind, _, name = spec.partition(":")
+    if name == BUILTIN and kind in TASK_KINDS.names():  # e.g. ranking:builtin
+        return read_suite_dir(packaged_suites_dir() / kind, spec=spec)
+    packaged = packaged_suites_dir() / spec
+    if _NAME.match(spec) and (packaged / TASKS_DIR).is_dir():
         return read_suite_dir(packaged, spec=spec)
     path = Path(spec)
     if path.is_file() and path.name == SUITE_FILE:
@@ -139,13 +144,6 @@ def load_suite(spec: str) -> Suite:
             source=spec,
         )
     return read_suite_dir(path, spec=spec)
-
-
-def _packaged_name(spec: str) -> str:
-    """The folder of a shipped suite: "builtin" is itself, "KIND:NAME" (e.g.
-    "stream:builtin") is KIND-NAME."""
-    kind, sep, name = spec.partition(":")
-    return f"{kind}-{name}" if sep and _NAME.match(kind) and _NAME.match(name) else spec
 
 
 def read_json(path: Path) -> Any:

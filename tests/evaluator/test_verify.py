@@ -248,7 +248,8 @@ def test_cli_verify_excludes_failed_logs_loudly_and_exits_1(logs):
     doc = orjson.loads(result.stdout)
     assert doc["verification"]["verified"] == 2
     assert [f["path"] for f in doc["verification"]["failed"]] == [str(logs[0])]
-    assert doc["groups"][0]["n_episodes"] == 2  # open mode: excluded from the scores
+    (group,) = doc["groups"]  # a sealed run: the edited episode counts as a failure
+    assert group["n_episodes"] == 3 and group["sealed_failures"] == {"log fails verification": 1}
     assert [e["path"] for e in doc["excluded"]] == [str(logs[0])]
     assert "1 log is NOT counted" in result.stderr
 

@@ -137,12 +137,15 @@ def test_bad_constraint_value_names_the_constraint(
 def test_unknown_kind_lists_the_supported_kinds(
     write_suite: WriteSuite, make_task_doc: MakeDoc
 ) -> None:
-    err = _error(write_suite({"t1": make_task_doc(kind="ranking")}))
+    from taurec.tasks.kinds import TASK_KINDS
+
+    err = _error(write_suite({"t1": make_task_doc(kind="no-such-kind")}))
     assert (err.record, err.field) == ("task 't1'", "kind")
-    assert (
-        err.detail
-        == "unknown task kind 'ranking'; expected one of the supported kinds: recommendation"
+    assert err.detail == (
+        "unknown task kind 'no-such-kind'; expected one of the supported kinds: "
+        + ", ".join(TASK_KINDS.names())
     )
+    assert "ranking" in TASK_KINDS.names() and "recommendation" in TASK_KINDS.names()
 
 
 def test_id_must_match_the_file_stem(write_suite: WriteSuite, make_task_doc: MakeDoc) -> None:

@@ -42,11 +42,12 @@ def test_validate_exits_1_on_errors_and_names_the_problem(
 def test_bad_input_is_one_line_on_stderr_with_exit_2(
     write_suite: WriteSuite, make_task_doc: MakeDoc
 ) -> None:
-    folder = write_suite({"t1": make_task_doc(kind="ranking")})
+    folder = write_suite({"t1": make_task_doc(kind="no-such-kind")})
     result = runner.invoke(app, ["validate", str(folder)])
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
-    assert "unknown task kind 'ranking'" in result.stderr and "Traceback" not in result.output
+    assert "unknown task kind 'no-such-kind'" in result.stderr
+    assert "Traceback" not in result.output
 
 
 def test_validate_json_is_the_report(write_suite: WriteSuite, make_task_doc: MakeDoc) -> None:

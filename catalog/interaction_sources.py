@@ -1,0 +1,44 @@
+"""Naming an interaction data set in one string (a suite's `data.interactions`, the
+`--interactions` option):
+
+- `synthetic` or `synthetic:users=2000,interactions=20000,seed=0`: generated over the
+  catalog (see builders/synthetic_interactions.py), the offline default;
+- `movielens:PATH` (a folder in the u.data or ratings.csv layout) or `movielens:recbole`;
+- `amazon:REVIEWS.jsonl,META.jsonl`: Amazon Reviews 2023.
+"""
+
+from __future__ import annotations
+
+from .errors import DataError
+from .interactions import Interactions
+from .store import Catalog
+
+SOURCES = "synthetic[:users=N,interactions=N,seed=N], movielens:PATH|recbole, amazon:REVIEWS,META"
+
+
+def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions:
+    kind, _, arg = spec.partition(":")
+    if kind == "synthetic":
+        from .builders.synthetic_interactions import SyntheticSpec, generate_interactions
+
+        params: dict[str, int] = {}
+        for part in filter(None, arg.split(",")):
+            key, _, value = part.partition("=")
+            if key not in ("users", "interactions", "seed") or not value.lstrip("-").isdigit():
+                raise DataError(
+                    f"bad synthetic parameter {part!r}; expected users=N, interactions=N, seed=N",
+                    source=spec,
+                )
+            params[key] = int(value)
+        items = (catalog or Catalog.load("builtin")).items
+        return generate_interactions(items, SyntheticSpec(**params))
+    if kind == "movielens" and arg:
+        from .movielens import read_movielens
+
+        return read_movielens(arg)
+    if kind == "amazon" and arg.count(",") == 1:
+        from .amazon import read_amazon
+
+        reviews, meta = arg.split(",")
+        return read_amazon(reviews, meta)
+    raise DataError(f"unknown interaction source; expected one of {SOURCES}", source=spec)

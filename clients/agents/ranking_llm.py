@@ -1,0 +1,79 @@
+"""The LLM agent on ranking tasks: AgenticRec's prompt (App. A), the seven tools offered
+as function tools, and the answer either as a submit_ranking call or as
+`<answer>\\boxed{[...]}</answer>` with 1-based candidate indices, which is turned into the
+submit_ranking call (so every answer reaches the log the same way). A reply with neither
+gets one note saying what is expected; the step budget bounds the episode."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from .base import AgentSettings, Episode
+from .llm import LLMAgent, LLMAgentSettings, _assistant_message, _execute, _report_usage, _text
+from .llm import make_llm_agent as _make_settings
+from .ranking_prompt import AnswerError, parse_boxed, read_opening
+from .tool_schema import function_tools
+
+log = logging.getLogger(__name__)
+
+SYSTEM_PROMPT = (
+    "You are an helpful recommendation system assistant equipped with external tools. "
+    "Think step by step: reason about the user, call tools when they help (each call is "
+    "one of a budget of 10; an 11th makes your answer invalid), then rank.\n\n"
+    "You may call one or more functions to assist with the user query. You are provided "
+    "with function signatures within <tools></tools> XML tags:\n<tools>{tools_schema}</tools>\n\n"
+    "Finish with submit_ranking, or with <answer>\\boxed{{[i1, i2, ..., i10]}}</answer>: "
+    "exactly 10 unique 1-based candidate indices, most likely first."
+)
+
+
+class RankingLLMAgent(LLMAgent):
+    async def run(self, episode: Episode) -> None:
+        tools = episode.tools or (await episode.client.list_tools()).tools
+        offered = function_tools(tools)
+        names = frozenset(t["function"]["name"] for t in offered)
+        ids = [cid for cid, _ in read_opening(episode.opening).candidates]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM_PROMPT.format(tools_schema=json.dumps(offered))},
+            {"role": "user", "content": episode.opening},
+        ]
+        for _ in range(self.settings.max_steps):
+            if episode.ended:
+                return
+            response = await self._complete(messages, offered)
+            _report_usage(episode, response)
+            message = response.choices[0].message
+            messages.append(_assistant_message(message))
+            calls = list(getattr(message, "tool_calls", None) or [])
+            if calls:
+                for call in calls:
+                    messages.append(await _execute(episode, call, names))
+                    if episode.ended:
+                        return
+                continue
+            text = _text(message)
+            try:
+                ranking = parse_boxed(text, ids)
+            except AnswerError as exc:
+                messages.append({"role": "user", "content": f"[harness] {exc}"})
+                continue
+            await episode.call("submit_ranking", ranking=ranking)
+            return
+        log.info(
+            "episode %s: %s steps without an answer",
+            episode.episode_id[:8],
+            self.settings.max_steps,
+        )
+
+
+def make_ranking_llm_agent(
+    settings: LLMAgentSettings | AgentSettings | Mapping[str, Any],
+) -> RankingLLMAgent:
+    if isinstance(settings, AgentSettings) and not settings.model:
+        from .registry import AgentUnavailable
+
+        raise AgentUnavailable("--agent llm needs --model (a litellm model string)")
+    return RankingLLMAgent(_make_settings(settings).settings)

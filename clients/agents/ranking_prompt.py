@@ -1,0 +1,57 @@
+"""Reading a ranking episode's opening (the history and the numbered candidates) and the
+AgenticRec answer format `<answer>\\boxed{[3, 17, ...]}</answer>` (1-based indices)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CANDIDATE = re.compile(r"^(\d+)\. \[([^\]]+)\] (.*)$")
+_HISTORY = re.compile(r"^(\d+)\. (.*)$")
+_BOXED = re.compile(r"\\boxed\{\s*\[([^\]]*)\]\s*\}")
+
+
+@dataclass(frozen=True)
+class RankingView:
+    history: list[str]  # titles, oldest first
+    candidates: list[tuple[str, str]]  # (id, title), in the order shown
+
+
+def read_opening(text: str) -> RankingView:
+    history: list[str] = []
+    candidates: list[tuple[str, str]] = []
+    section = ""
+    for line in text.splitlines():
+        if line.startswith("User history"):
+            section = "history"
+        elif line.startswith("Candidates"):
+            section = "candidates"
+        elif section == "candidates" and (m := _CANDIDATE.match(line)):
+            candidates.append((m.group(2), m.group(3)))
+        elif section == "history" and (m := _HISTORY.match(line)):
+            history.append(m.group(2))
+    return RankingView(history, candidates)
+
+
+class AnswerError(ValueError):
+    """The reply holds no usable \\boxed{[...]} answer (the message says what is wrong)."""
+
+
+def parse_boxed(text: str, candidates: list[str], top_n: int = 10) -> list[str]:
+    """The candidate ids of the last \\boxed{[...]} in `text` (1-based indices). The list is
+    returned as written (its length and duplicates are the scorer's to judge); an index
+    outside 1..len(candidates) or a non-number raises AnswerError."""
+    found = _BOXED.findall(text)
+    if not found:
+        raise AnswerError(
+            f"no \\boxed{{[...]}} answer found; end with <answer>\\boxed{{[i1, ..., i{top_n}]}}"
+            "</answer> (1-based candidate indices)"
+        )
+    ids = []
+    for part in filter(None, (p.strip() for p in found[-1].split(","))):
+        if not part.isdigit() or not 1 <= int(part) <= len(candidates):
+            raise AnswerError(
+                f"{part!r} is not a candidate index; expected numbers 1..{len(candidates)}"
+            )
+        ids.append(candidates[int(part) - 1])
+    return ids

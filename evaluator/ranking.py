@@ -1,0 +1,153 @@
+"""The "ranking" kind (AgenticRec) in the evaluator: Hit@1/5/10, NDCG@5/10 and the
+list-wise reward per episode (taurec.tasks.ranking_metrics), their means with bootstrap
+CIs per agent label, and pass^k where a trial passes when the positive is in the task's
+top `pass_k`.
+
+The answer is the `ranking` argument of the episode's submit_ranking call; the tool
+count is every other tool call (abort_episode excluded), so a call past the budget makes
+the answer invalid however the episode ended.
+"""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking_metrics import score_ranking
+from taurec.tasks.trajectory import EndReason, Trajectory
+
+from .aggregate import task_counts
+from .episode import EpisodeScore
+from .kinds import EVALUATOR_KINDS, EvaluatorKind
+from .passk import bootstrap_ci, pass_k_with_ci
+from .render import run_rows
+
+if TYPE_CHECKING:
+    from .logs import Resolver, SuiteContext
+
+SUBMIT = "submit_ranking"
+NOT_TOOLS = frozenset({SUBMIT, "abort_episode"})
+METRICS = ("hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10")
+
+
+def ranking_answer(trajectory: Trajectory) -> tuple[list[str] | None, int]:
+    """(the submitted ranking or None, the number of tool calls)."""
+    ranking: list[str] | None = None
+    calls = 0
+    for ev in trajectory.events:
+        if ev["type"] != "tool_call":
+            continue
+        if ev["name"] == SUBMIT and ranking is None:
+            value = ev.get("arguments", {}).get("ranking")
+            ranking = [str(x) for x in value] if isinstance(value, list) else []
+        elif ev["name"] not in NOT_TOOLS:
+            calls += 1
+    return ranking, calls
+
+
+def score_ranking_episode(
+    task: RankingTask, trajectory: Trajectory, path: str = ""
+) -> EpisodeScore:
+    """Score one ranking episode. Pure."""
+    header = trajectory.header
+    end = trajectory.end
+    ranking, calls = ranking_answer(trajectory)
+    outcome = score_ranking(task, ranking, calls)
+    score = EpisodeScore(
+        path=path,
+        label=header.agent.label,
+        task_id=header.task_id,
+        trial=header.trial,
+        end_reason=end["reason"] if end else "missing",
+        outcome="ranking" if ranking is not None else "none",
+        item_id=ranking[0] if ranking else None,
+        kind="ranking",
+        reward=outcome.reward,
+        metrics={**outcome.metrics(), "reward": outcome.reward, "valid": float(outcome.valid)},
+        success=outcome.rank is not None and outcome.rank <= task.pass_k,
+        tool_calls=calls,
+    )
+    if outcome.problem:
+        score.problems.append(f"{path}: invalid answer: {outcome.problem}")
+    if end is not None and end["reason"] == EndReason.INFRA_ERROR:
+        score.infra_error = True
+        score.problems.append(f"infrastructure error: {end.get('detail') or 'no detail logged'}")
+    latencies = [e["latency_ms"] for e in trajectory.events if e.get("latency_ms") is not None]
+    score.median_latency_ms = float(np.median(latencies)) if latencies else None
+    return score
+
+
+def _score(
+    task: Any, trajectory: Trajectory, ctx: SuiteContext, resolver: Resolver, path: str
+) -> EpisodeScore:
+    score = score_ranking_episode(task, trajectory, path)
+    if trajectory.header.catalog_sha256 != ctx.catalog.sha256():
+        score.problems.append(
+            f"{path}: catalog sha256 differs from the one the episode ran against (drift)"
+        )
+    return score
+
+
+def aggregate_ranking(label: str, scores: list[EpisodeScore], seed: int = 0) -> dict[str, Any]:
+    counts = task_counts(scores)
+    curve = pass_k_with_ci(counts, seed=seed)
+    means: dict[str, float | None] = {}
+    cis: dict[str, list[float]] = {}
+    for name in (*METRICS, "reward", "valid"):
+        values = [s.metrics.get(name, -1.0 if name == "reward" else 0.0) for s in scores]
+        means[name] = fmean(values) if values else None
+        lo, hi = bootstrap_ci(values, seed=seed)
+        cis[name] = [lo, hi]
+    rewards = [s.reward for s in scores]
+    return {
+        "label": label,
+        "n_tasks": len(counts),
+        "n_episodes": len(scores),
+        "trials": max((n for _, n in counts.values()), default=0),
+        "metrics": means,
+        "metrics_ci": cis,
+        "pass_k": {str(k): v for k, (v, _) in curve.items()},
+        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
+        "passed": sum(s.passed for s in scores),
+        "invalid_rate": fmean(1.0 - s.metrics.get("valid", 0.0) for s in scores)
+        if scores
+        else None,
+        "mean_reward": fmean(rewards) if rewards else None,
+        "mean_tool_calls": fmean(s.tool_calls for s in scores) if scores else None,
+        "infra_errors": sum(s.infra_error for s in scores),
+        "episodes_with_problems": sum(bool(s.problems) for s in scores),
+    }
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.4f}"
+
+
+def ranking_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [
+        *run_rows(group),
+        (
+            "episodes / tasks",
+            f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
+        ),
+    ]
+    for name in (*METRICS, "reward"):
+        lo, hi = group["metrics_ci"][name]
+        rows.append((name, f"{_num(group['metrics'][name])}  [{_num(lo)}, {_num(hi)}]"))
+    for k, v in group["pass_k"].items():
+        lo, hi = group["pass_k_ci"][k]
+        rows.append((f"pass^{k} (positive in top-K)", f"{_num(v)}  [{_num(lo)}, {_num(hi)}]"))
+    rows += [
+        ("invalid answers", _num(group["invalid_rate"])),
+        ("tool calls (mean)", _num(group["mean_tool_calls"])),
+        ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
+    ]
+    return rows
+
+
+EVALUATOR_KINDS.register("ranking")(
+    EvaluatorKind(score=_score, aggregate_group=aggregate_ranking, summary_rows=ranking_rows)
+)

@@ -1,0 +1,241 @@
+"""The seven recommendation tools of a ranking episode, as pure functions to text.
+
+Names, arguments and output wording follow AgenticRec (App. B). Every function reads
+the interaction data only before the task's `target_time` (`Interactions.before`,
+`item_records_before`), and the collaborative model is trained before the suite's
+earliest target (`RankingData.cutoff`), so no output depends on the answer or on
+anything after it. Choices the paper leaves open, fixed here and logged in each episode
+header: a session ends after a gap of `SESSION_GAP` seconds; similar items and users list
+`TOP_ITEMS` / `TOP_USERS` entries; a similar user shows `USER_ITEMS` recent items.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from taurec.catalog.collaborative import ItemItemModel
+from taurec.catalog.interactions import Interactions, ItemInfo
+from taurec.tasks.ranking import RankingTask
+
+SESSION_GAP: Final = 3600
+TOP_ITEMS: Final = 5
+TOP_USERS: Final = 3
+USER_ITEMS: Final = 3
+TITLE_CHARS: Final = 30
+SETTINGS: Final = {
+    "session_gap_seconds": SESSION_GAP,
+    "similar_items": TOP_ITEMS,
+    "similar_users": TOP_USERS,
+    "items_per_similar_user": USER_ITEMS,
+    "collaborative_model": "item-item cosine over co-consumption (scipy), records before the earliest target",
+}
+
+
+class ToolInputError(ValueError):
+    """An argument the agent can fix (the message says how)."""
+
+
+@dataclass
+class RankingData:
+    """The interactions and the collaborative model trained before `cutoff`."""
+
+    data: Interactions
+    cutoff: int
+
+    def __post_init__(self) -> None:
+        self.model = ItemItemModel(self.data, self.cutoff)
+        self._titles = {it.title.casefold(): i for i, it in enumerate(self.data.items)}
+
+    def find_title(self, name: str, task: RankingTask) -> int | None:
+        """An exact (case-insensitive) title, else the closest title among the task's
+        candidates and history, else among all items (rapidfuzz WRatio >= 80)."""
+        exact = self._titles.get(name.strip().casefold())
+        if exact is not None:
+            return exact
+        local = [self.data.item_of(i) for i in [*task.candidates, *task.history]]
+        for pool in (local, None):
+            choices = {
+                i: self.data.items[i].title
+                for i in (pool if pool is not None else range(len(self.data.items)))
+            }
+            hit = process.extractOne(name, choices, scorer=fuzz.WRatio, score_cutoff=80)
+            if hit is not None:
+                return int(hit[2])
+        return None
+
+
+def _facts(item: ItemInfo) -> str:
+    parts = [f"Categories: {', '.join(item.categories) or 'none'}"]
+    parts += [f"{k}: {v}" for k, v in item.attributes.items()]
+    return " / ".join(parts)
+
+
+def _short(title: str) -> str:
+    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS] + "..."
+
+
+def _user_records(rd: RankingData, task: RankingTask) -> tuple[int, int]:
+    return rd.data.before(rd.data.user_of(task.user_id), task.target_time)
+
+
+def get_user_profile(rd: RankingData, task: RankingTask) -> str:
+    """A deterministic summary of everything the user did before the target time."""
+    d = rd.data
+    lo, hi = _user_records(rd, task)
+    if hi == lo:
+        return "No interactions of this user are known yet."
+    items = [d.items[i] for i in d.item[lo:hi]]
+    cats = Counter(c for it in items for c in it.categories).most_common(4)
+    ratings = d.rating[lo:hi]
+    rated = ratings[ratings > 0]
+    days = max(1, round((task.target_time - int(d.time[lo])) / 86_400))
+    lines = [
+        f"User profile, from {hi - lo} interactions over the last {days} days:",
+        "Favourite categories: " + ", ".join(f"{c} ({n})" for c, n in cats),
+        f"Average rating given: {rated.mean():.1f} / 5.0" if rated.size else "No ratings given.",
+        "Most recent items: " + "; ".join(it.title for it in items[-3:][::-1]),
+    ]
+    return "\n".join(lines)
+
+
+def item_info_search(rd: RankingData, task: RankingTask, item_name: str) -> str:
+    i = rd.find_title(item_name, task)
+    if i is None:
+        raise ToolInputError(
+            f'No item named "{item_name}" was found; expected a title from the history or '
+            "the candidates"
+        )
+    item = rd.data.items[i]
+    recs = rd.data.item_records_before(i, task.target_time)
+    ratings = rd.data.rating[recs]
+    ratings = ratings[ratings > 0]
+    overall = f"{ratings.mean():.1f}" if ratings.size else "n/a"
+    return (
+        f'Found 1 item named "{item.title}" ({_facts(item)})\n'
+        f"Overall Rating: {overall} / 5.0\nPopularity: {len(recs)} reviews"
+    )
+
+
+def candidates_analyze(rd: RankingData, task: RankingTask) -> str:
+    groups: dict[str, list[str]] = {}
+    for n, cid in enumerate(task.candidates, 1):
+        item = rd.data.items[rd.data.item_of(cid)]
+        path = " > ".join(item.categories[:2]) or "Uncategorised"
+        groups.setdefault(path, []).append(f"  – Item {n}: [{_short(item.title)}]")
+    lines = ["Candidate Analysis by Category:"]
+    for path in sorted(groups):
+        lines += [f"- {path}:", *groups[path]]
+    return "\n".join(lines)
+
+
+def get_session_behavior(rd: RankingData, task: RankingTask) -> str:
+    d = rd.data
+    lo, hi = _user_records(rd, task)
+    if hi == lo:
+        return "No sessions of this user are known yet."
+    times = d.time[lo:hi]
+    breaks = np.flatnonzero(np.diff(times) > SESSION_GAP) + 1
+    bounds = list(zip([0, *breaks.tolist()], [*breaks.tolist(), hi - lo], strict=True))[-2:]
+    lines = [
+        f"Below are the extracted interests for the user's most recent {len(bounds)} sessions, "
+        "listed chronologically from oldest to newest:"
+    ]
+    for a, b in bounds:
+        cats = Counter(c for i in d.item[lo + a : lo + b] for c in d.items[i].categories)
+        interests = [c for c, _ in cats.most_common(3)] or [
+            d.items[i].title for i in d.item[lo + a : lo + b]
+        ]
+        ago = (task.target_time - int(times[b - 1])) / 3600
+        lines.append(f"{ago:.1f}h ago, the user was interested in {', '.join(interests)}.")
+    return "\n".join(lines)
+
+
+def get_rating_behavior(rd: RankingData, task: RankingTask) -> str:
+    d = rd.data
+    lo, hi = _user_records(rd, task)
+    groups: dict[str, list[str]] = {"five": [], "neutral": [], "low": []}
+    for r in range(hi - 1, lo - 1, -1):  # most recent first
+        rating = float(d.rating[r])
+        key = "five" if rating >= 5 else "neutral" if rating >= 3 else "low" if rating > 0 else ""
+        if key and len(groups[key]) < 5:
+            groups[key].append(d.items[d.item[r]].title)
+
+    def show(xs: list[str]) -> str:
+        return "; ".join(xs) if xs else "none"
+
+    return (
+        "User's historical rating records are as follows:\n"
+        f"Five-star items (=5): {show(groups['five'])}\n"
+        f"Neutral items (>=3): {show(groups['neutral'])}\n"
+        f"Low-rated items (<3): {show(groups['low'])}"
+    )
+
+
+def get_similar_items(rd: RankingData, task: RankingTask, item_title: str) -> str:
+    i = rd.find_title(item_title, task)
+    if i is None:
+        raise ToolInputError(
+            f'No item named "{item_title}" was found; expected a title from the history or '
+            "the candidates"
+        )
+    similar = rd.model.similar_items(i, TOP_ITEMS, exclude=[i])
+    title = rd.data.items[i].title
+    if not similar:
+        return f"Collaborative filtering knows no items that users of [{title}] also took."
+    lines = [
+        "Based on collaborative filtering, users who enjoy the following items are more "
+        f"likely to purchase [{title}]:"
+    ]
+    for n, j in enumerate(similar, 1):
+        item = rd.data.items[j]
+        lines.append(f"[{n}] {item.title} (Categories: {', '.join(item.categories) or 'none'})")
+    return "\n".join(lines)
+
+
+def get_similar_users(rd: RankingData, task: RankingTask) -> str:
+    d = rd.data
+    u = d.user_of(task.user_id)
+    lo, hi = d.before(u, task.target_time)
+    neighbours = rd.model.similar_users(sorted(set(d.item[lo:hi].tolist())), TOP_USERS, u)
+    if not neighbours:
+        return "No users with similar preferences are known yet."
+    lines = [
+        "The following users have similar preferences to the current user. Their recent "
+        "purchases include:"
+    ]
+    for n, v in enumerate(neighbours, 1):
+        a, b = d.before(v, task.target_time)
+        recent = [f"[{d.items[i].title}]" for i in d.item[max(a, b - USER_ITEMS) : b][::-1]]
+        lines.append(f"User [{n}]: {', '.join(recent) or '(nothing yet)'}")
+    return "\n".join(lines)
+
+
+#: name -> (function, its argument name or None). The order is the paper's.
+TOOLS: Final[dict[str, tuple[Any, str | None]]] = {
+    "get_user_profile": (get_user_profile, None),
+    "item_info_search": (item_info_search, "item_name"),
+    "candidates_analyze": (candidates_analyze, None),
+    "get_session_behavior": (get_session_behavior, None),
+    "get_rating_behavior": (get_rating_behavior, None),
+    "get_similar_items": (get_similar_items, "item_title"),
+    "get_similar_users": (get_similar_users, None),
+}
+
+
+def run_tool(rd: RankingData, task: RankingTask, name: str, arguments: dict[str, Any]) -> str:
+    """Call tool `name`; ToolInputError for an unknown tool or a missing argument."""
+    entry = TOOLS.get(name)
+    if entry is None:
+        raise ToolInputError(f"unknown tool {name!r}; expected one of {', '.join(TOOLS)}")
+    fn, arg = entry
+    if arg is None:
+        return str(fn(rd, task))
+    value = arguments.get(arg)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolInputError(f"{name} needs {arg} (a title, as text)")
+    return str(fn(rd, task, value))

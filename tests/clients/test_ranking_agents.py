@@ -1,0 +1,188 @@
+"""Ranking agents end to end: `taurec run` over a ranking suite (MCP in process), the
+table, resume, logs; the LLM agent with a mocked model and a \\boxed answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from mcp import Client
+from support.ranking import write_ranking_suite
+from typer.testing import CliRunner
+
+from taurec.clients.agents.base import Episode, outcome_of
+from taurec.clients.agents.llm import LLMAgentSettings
+from taurec.clients.agents.ranking_llm import RankingLLMAgent
+from taurec.clients.agents.ranking_prompt import AnswerError, parse_boxed
+from taurec.clients.cli import app
+from taurec.server.app import build_server
+from taurec.server.settings import ServerSettings
+from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory_reader import read_log
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(write_ranking_suite(tmp_path_factory.mktemp("rank") / "suite", n=4))
+
+
+def _run(suite: str, out: Path, *args: str):
+    return runner.invoke(app, ["run", "--suite", suite, "--out", str(out), "--trials", "1", *args])
+
+
+def test_a_ranking_run_prints_hit_ndcg_and_reward(suite: str, tmp_path: Path):
+    result = _run(suite, tmp_path / "logs", "--agent", "cf")
+    assert result.exit_code == 0, result.output
+    for column in ("hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10", "reward"):
+        assert column in result.stdout
+    logs = list((tmp_path / "logs").rglob("*.jsonl"))
+    assert len(logs) == 4
+    header = read_log(logs[0]).header
+    assert header is not None and header.kind == "ranking"
+
+
+def test_a_ranking_run_resumes_with_nothing_left_to_play(suite: str, tmp_path: Path):
+    assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
+    again = _run(suite, tmp_path / "logs", "--agent", "random", "--resume")
+    assert again.exit_code == 0 and "nothing to play" in again.stderr
+
+
+def test_the_oracle_reaches_the_top_reward(suite: str, tmp_path: Path):
+    result = _run(suite, tmp_path / "logs", "--agent", "oracle")
+    assert result.exit_code == 0, result.output
+    assert "reward                     │ 1.1000" in result.stdout
+
+
+def test_the_scripted_agent_uses_tools_within_the_budget(suite: str, tmp_path: Path):
+    result = _run(suite, tmp_path / "logs", "--agent", "scripted")
+    assert result.exit_code == 0, result.output
+    assert "invalid answers            │ 0.0000" in result.stdout
+    for log in (tmp_path / "logs").rglob("*.jsonl"):
+        names = [e["name"] for e in read_log(log).events if e["type"] == "tool_call"]
+        assert 1 < len(names) <= 11 and names[-1] == "submit_ranking"
+
+
+def test_an_agent_the_kind_lacks_is_refused(suite: str, tmp_path: Path):
+    result = _run(suite, tmp_path / "logs", "--agent", "cf", "--dry-run")
+    assert result.exit_code == 0
+    bad = runner.invoke(app, ["run", "--agent", "cf", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "unknown agent 'cf' for 'recommendation' tasks" in bad.stderr
+
+
+def test_boxed_indices_are_one_based_candidate_positions():
+    assert parse_boxed("<answer>\\boxed{[2, 1]}</answer>", ["a", "b", "c"]) == ["b", "a"]
+    with pytest.raises(AnswerError, match="'4' is not a candidate index"):
+        parse_boxed("\\boxed{[4]}", ["a", "b", "c"])
+
+
+class _Script:
+    """litellm's own mock path, one scripted step per call: text, or a list of tool calls."""
+
+    def __init__(self, *steps: Any) -> None:
+        self.steps = list(steps)
+        self.requests: list[dict[str, Any]] = []
+
+    async def __call__(self, **kwargs: Any) -> Any:
+        import litellm
+
+        self.requests.append(kwargs)
+        step = self.steps.pop(0)
+        if isinstance(step, str):
+            return await litellm.acompletion(**kwargs, mock_response=step)
+        return await litellm.acompletion(**kwargs, mock_response="", mock_tool_calls=step)
+
+
+async def _play_llm(suite: str, tmp_path: Path, script: _Script) -> Path:
+    settings = ServerSettings(suite=suite, log_dir=tmp_path, run_label="llm-rank")
+    task = load_suite(suite).tasks[0]
+    async with Client(build_server(settings)) as client:
+        tools = (await client.list_tools()).tools
+        started = outcome_of(
+            await client.call_tool("start_episode", {"task_id": task.id, "agent_label": "llm"})
+        )
+        episode = Episode(
+            client=client,
+            episode_id=str(started.data["episode_id"]),
+            task_id=task.id,
+            opening=str(started.data["opening"]),
+            tools=tools,
+        )
+        agent = RankingLLMAgent(LLMAgentSettings(model="gpt-4o-mini", completion=script))
+        await agent.run(episode)
+    (log,) = tmp_path.rglob("*.jsonl")
+    return log
+
+
+async def test_the_llm_agent_turns_a_boxed_answer_into_submit_ranking(
+    suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    profile = [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_user_profile", "arguments": "{}"},
+        }
+    ]
+    script = _Script(
+        profile, "Thinking... <answer>\\boxed{[3, 1, 2, 4, 5, 6, 7, 8, 9, 10]}</answer>"
+    )
+    log = await _play_llm(suite, tmp_path, script)
+    calls = [e for e in read_log(log).events if e["type"] == "tool_call"]
+    task = load_suite(suite).tasks[0]
+    c = task.candidates
+    assert [e["name"] for e in calls] == ["get_user_profile", "submit_ranking"]
+    assert calls[-1]["arguments"]["ranking"] == [c[2], c[0], c[1], *c[3:10]]
+    system = script.requests[0]["messages"][0]["content"]
+    assert system.startswith(
+        "You are an helpful recommendation system assistant equipped with external tools"
+    )
+    assert "<tools>" in system and "submit_ranking" in system
+
+
+async def test_a_reply_without_an_answer_gets_a_note_and_another_turn(
+    suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    script = _Script("I am not sure yet.", "\\boxed{[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}")
+    log = await _play_llm(suite, tmp_path, script)
+    assert "no \\boxed{[...]} answer found" in script.requests[1]["messages"][-1]["content"]
+    assert read_log(log).events[-1]["type"] == "end"
+
+
+def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
+    suite: str, tmp_path: Path
+):
+    from taurec.evaluator.cli import app as evaluator_app
+
+    assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
+    grpo = runner.invoke(
+        evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo", "--suite", suite]
+    )
+    assert grpo.exit_code == 0, grpo.output
+    groups = [orjson.loads(line) for line in grpo.stdout.splitlines()]
+    assert len(groups) == 4 and all(g["group_size"] == 1 for g in groups)
+    ppr = runner.invoke(
+        evaluator_app, ["export", str(tmp_path / "logs"), "--format", "ppr", "--suite", suite]
+    )
+    assert ppr.exit_code == 0 and all('"answer":"A"' in line for line in ppr.stdout.splitlines())
+
+
+def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: Path):
+    from taurec.evaluator.cli import app as evaluator_app
+
+    assert (
+        runner.invoke(
+            app, ["run", "--tasks", "t001", "--trials", "1", "--out", str(tmp_path / "r")]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(evaluator_app, ["export", str(tmp_path / "r"), "--format", "grpo"])
+    assert (
+        result.exit_code == 2
+        and "is a 'recommendation' episode; expected ranking logs" in result.stderr
+    )

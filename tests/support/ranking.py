@@ -1,0 +1,33 @@
+"""Small ranking data for tests: synthetic interactions over the built-in catalog, tasks
+generated from them, and a ranking suite folder that names them."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from taurec.catalog.builders.synthetic_interactions import SyntheticSpec, generate_interactions
+from taurec.catalog.interactions import Interactions
+from taurec.catalog.store import Catalog
+from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking_generator import generate_ranking_tasks
+from taurec.tasks.suite import SuiteManifest, write_suite_dir
+
+SMALL = "synthetic:users=300,interactions=3000,seed=1"
+
+
+@cache
+def small_data() -> Interactions:
+    return generate_interactions(Catalog.load("builtin").items, SyntheticSpec(300, 3000, 1))
+
+
+@cache
+def small_tasks() -> tuple[RankingTask, ...]:
+    return tuple(generate_ranking_tasks(small_data(), 12, seed=0))
+
+
+def write_ranking_suite(folder: Path, n: int = 6) -> Path:
+    manifest = SuiteManifest(
+        format_version=1, id="rank-small", kind="ranking", data={"interactions": SMALL}
+    )
+    return write_suite_dir(folder, manifest, list(small_tasks()[:n]))

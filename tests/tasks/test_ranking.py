@@ -1,0 +1,101 @@
+"""Ranking tasks: the schema's checks, the generator, the validator, the shipped suite."""
+
+from pathlib import Path
+
+import orjson
+import pytest
+from support.ranking import small_data, small_tasks, write_ranking_suite
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking_generator import generate_ranking_tasks
+from taurec.tasks.ranking_validate import validate_ranking_tasks
+from taurec.tasks.suite import load_suite
+
+
+def test_generated_tasks_have_twenty_distinct_candidates_holding_the_positive():
+    for task in small_tasks():
+        assert len(task.candidates) == len(set(task.candidates)) == 20
+        assert task.positive in task.candidates
+
+
+def test_history_is_at_most_ten_items_all_before_the_target():
+    data = small_data()
+    for task in small_tasks():
+        u = data.user_of(task.user_id)
+        lo, hi = data.before(u, task.target_time)
+        assert 1 <= len(task.history) <= 10
+        assert task.history == [data.items[i].id for i in data.item[max(lo, hi - 10) : hi]]
+
+
+def test_negatives_are_never_items_the_user_had_by_the_target():
+    assert validate_ranking_tasks(list(small_tasks()), small_data()) == {}
+
+
+def test_generation_is_seeded():
+    again = generate_ranking_tasks(small_data(), 12, seed=0)
+    assert [t.sha256() for t in again] == [t.sha256() for t in small_tasks()]
+    other = generate_ranking_tasks(small_data(), 12, seed=1)
+    assert [t.sha256() for t in other] != [t.sha256() for t in small_tasks()]
+
+
+def test_validator_reports_a_negative_from_the_users_past():
+    task = small_tasks()[0]
+    negative = next(c for c in task.candidates if c != task.positive)
+    bad = task.model_copy(
+        update={
+            "candidates": [task.history[-1] if c == negative else c for c in task.candidates],
+            "history": task.history,
+        }
+    )
+    problems = validate_ranking_tasks([bad], small_data())
+    assert "is an item the user had by the target time" in problems[task.id][-1]
+
+
+def test_a_positive_outside_the_candidates_is_a_load_error_naming_the_field(tmp_path: Path):
+    folder = write_ranking_suite(tmp_path / "s", n=2)
+    path = next((folder / "tasks").glob("*.json"))
+    doc = orjson.loads(path.read_bytes())
+    doc["positive"] = "syn_999999"
+    path.write_bytes(orjson.dumps(doc))
+    with pytest.raises(
+        DataError, match=r"field 'positive': 'syn_999999' is not among the candidates"
+    ):
+        load_suite(str(folder))
+
+
+def test_a_recommendation_task_in_a_ranking_suite_is_refused(tmp_path: Path):
+    folder = write_ranking_suite(tmp_path / "s", n=2)
+    (folder / "tasks" / "x.json").write_bytes(
+        orjson.dumps(
+            {
+                "id": "x",
+                "persona": "p",
+                "constraints": [{"field": "genres", "op": "contains", "value": "Comedy"}],
+            }
+        )
+    )
+    with pytest.raises(DataError, match="is a 'recommendation' task in a 'ranking' suite"):
+        load_suite(str(folder))
+
+
+def test_the_shipped_ranking_suite_loads_as_ranking_builtin():
+    suite = load_suite("ranking:builtin")
+    assert suite.kind == "ranking" and len(suite.tasks) == 200
+    assert all(isinstance(t, RankingTask) for t in suite.tasks)
+    assert suite.data == {"interactions": "synthetic"}
+
+
+def test_tasks_validate_checks_a_ranking_suite_against_its_data(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from taurec.clients.cli import app
+
+    folder = write_ranking_suite(tmp_path / "s", n=3)
+    assert CliRunner().invoke(app, ["tasks", "validate", str(folder)]).exit_code == 0
+    path = next((folder / "tasks").glob("*.json"))
+    doc = orjson.loads(path.read_bytes())
+    doc["user_id"] = "nobody"
+    path.write_bytes(orjson.dumps(doc))
+    result = CliRunner().invoke(app, ["tasks", "validate", str(folder)])
+    assert result.exit_code == 1 and "unknown user 'nobody'" in result.stdout
