@@ -4,6 +4,8 @@ Used by the single_recommendation check (did one message pitch two titles?) and 
 simulated user (which title is the agent talking about?). Matching is on word tokens,
 case- and punctuation-insensitive, longest title first; a one-word title must appear
 capitalised as in the catalog, so the title "Home" is not found in "at home tonight".
+A title that is part of a longer person's name in the catalog (cast or director) is not
+a mention: the film "David" is not found in "David Jonsson" or "David Jonsson's".
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class TitleMatcher:
     """Index of catalog titles for fast exact (normalised) mention search."""
 
     def __init__(self, items: Iterable[Item]) -> None:
+        items = list(items)
         by_tokens: dict[tuple[str, ...], list[str]] = defaultdict(list)
         titles: dict[tuple[str, ...], str] = {}
         for item in items:
@@ -54,6 +57,14 @@ class TitleMatcher:
                 continue
             by_tokens[toks].append(item.id)
             titles.setdefault(toks, item.title)
+        names: set[tuple[str, ...]] = set()
+        for item in items:
+            for person in (*item.cast, item.director or ""):
+                toks = title_tokens(person)
+                if len(toks) > 1:
+                    names.add(toks)
+        self._names = frozenset(names)
+        self._name_lens = sorted({len(n) for n in names})
         self._ids = {k: tuple(v) for k, v in by_tokens.items()}
         self._titles = titles
         self._first_words = frozenset(toks[0] for toks in self._ids)
@@ -84,9 +95,23 @@ class TitleMatcher:
                     continue  # one-word titles only count when written as the title is
                 hit = cand
                 break
-            if hit is None:
+            if hit is None or self._in_name(words, folded, i, len(hit)):
                 continue
             if hit not in found:
                 found[hit] = Mention(self._titles[hit], self._ids[hit], words[i].start())
             covered = i + len(hit)
         return list(found.values())
+
+    def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
+        """Whether words[i : i + n] lie inside a longer person's name in the text."""
+        for m in self._name_lens:
+            if m <= n:
+                continue
+            for j in range(max(0, i + n - m), min(i, len(folded) - m) + 1):
+                span = folded[j : j + m]
+                last = words[j + m - 1].group()
+                if last.endswith("'s"):  # a possessive: "Michael Irby's"
+                    span[-1] = _fold(last[:-2])
+                if tuple(span) in self._names:
+                    return True
+        return False

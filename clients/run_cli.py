@@ -31,7 +31,7 @@ from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
-from taurec.clients.runner.report import print_report, score_out
+from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
 from taurec.clients.runner.runner import Runner
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
@@ -299,8 +299,10 @@ def run(
     else:
         err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
     check = score_out(out, played, resolver)
-    print_report(check, Console(), err)
-    err.print(f"score again with: evaluator score {out}")
+    others = {name: rescore(out, resolver, name) for name in rules_for(loaded.spec)[1:]}
+    print_report(check, Console(), err, others)
+    both = " --rules both" if others else ""
+    err.print(f"score again with: evaluator score {out}{both}")
     if not check.clean:
         raise typer.Exit(1)
 

@@ -16,10 +16,12 @@ from taurec.catalog.errors import DataError
 from taurec.tasks.trajectory_signing import LogKey, load_log_key
 
 from .aggregate import aggregate, task_counts
+from .episode import EpisodeScore
 from .evaluate import evaluate
 from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups, report_check
+from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
+from .rules import DEFAULT_RULES, RULES, rules_names
 from .sealed import RunCheck
 from .text import markup
 
@@ -46,6 +48,25 @@ CatalogOpt = Annotated[
     str | None, typer.Option("--catalog", help="Score against this catalog file.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+RulesOpt = Annotated[
+    str,
+    typer.Option(
+        "--rules",
+        help="Rules profile: taurec (this project's checks), tau-rec (τ-Rec v1.0's own "
+        "evaluator, loopholes included) or both, side by side.",
+    ),
+]
+
+
+def _rules(choice: str) -> list[str]:
+    try:
+        return rules_names(choice)
+    except ValueError:
+        err.print(
+            f"[red]error:[/red] --rules {markup(repr(choice))} is not a rules profile; "
+            f"expected {', '.join(RULES)} or both"
+        )
+        raise typer.Exit(2) from None
 
 
 WorkersOpt = Annotated[
@@ -111,6 +132,7 @@ def _score(
     replay: bool = True,
     key: LogKey | None = None,
     max_log_mb: int = MAX_LOG_BYTES // 2**20,
+    rules: str = DEFAULT_RULES,
 ) -> RunCheck:
     resolver = Resolver(
         suite=suite,
@@ -118,6 +140,7 @@ def _score(
         replay=replay,
         verify_key=key,
         max_log_bytes=max_log_mb * 2**20,
+        rules=rules,
     )
     try:
         check = evaluate(paths, resolver, workers=workers)
@@ -155,28 +178,36 @@ def score(
     verify: VerifyOpt = False,
     key_file: KeyFileOpt = None,
     max_log_mb: MaxLogOpt = MAX_LOG_BYTES // 2**20,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Score every episode log and print one report per agent label and run.
 
     Every log's hash chain is checked (no key needed); --verify adds the signatures. A
     sealed run is scored by its plan: a planned episode that is missing or damaged counts
     as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
+    names = _rules(rules)
     key = _verify_key(verify, key_file)
-    check = _score(logdirs, suite, catalog, workers, replay, key, max_log_mb)
+    by_rules: dict[str, list[dict]] = {}
+    for name in names:
+        check = _score(logdirs, suite, catalog, workers, replay, key, max_log_mb, name)
+        by_rules[name] = [{**g, "rules": name} for g in aggregate(check.scores, seed=seed)]
     scores = check.scores
-    groups = aggregate(scores, seed=seed)
+    groups = by_rules[names[0]]
     problems = [p for s in scores for p in s.problems]
     if json or fmt is Format.JSON:
         doc = {
             "format": "taurec-score",
             "format_version": 1,
             "evaluator_version": version("taurec"),
+            "rules": rules,
             "groups": groups,
             "runs": check.runs,
             "excluded": [{"path": s.path, "why": why} for s, why in check.excluded],
             "run_problems": check.problems,
             "problems": problems,
         }
+        if len(names) > 1:
+            doc["by_rules"] = by_rules
         if key is not None:
             doc["verification"] = {
                 "key_id": key.key_id,
@@ -185,7 +216,9 @@ def score(
             }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif fmt is Format.MARKDOWN:
-        sys.stdout.write(markdown(groups))
+        sys.stdout.write(markdown([g for name in names for g in by_rules[name]]))
+    elif len(names) > 1:
+        print_side_by_side(by_rules, Console())
     else:
         print_groups(groups, Console())
     report_check(check, problems, key, err)
@@ -205,17 +238,19 @@ def explain(
     episode: Annotated[Path, typer.Argument(help="One episode log (.jsonl).")],
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Show every constraint and policy verdict of one episode, with its evidence."""
     from taurec.tasks.trajectory_reader import read_log
 
+    names = _rules(rules)
     if not episode.is_file():
         what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
         err.print(f"[red]error:[/red] {markup(episode)}: {what}")
         raise typer.Exit(2)
-    print_explanation(
-        score_log(read_log(episode), Resolver(suite=suite, catalog=catalog)), Console()
-    )
+    for name in names:
+        resolver = Resolver(suite=suite, catalog=catalog, rules=name)
+        print_explanation(score_log(read_log(episode), resolver), Console())
 
 
 @app.command()
@@ -228,9 +263,14 @@ def compare(
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     seed: SeedOpt = 0,
+    rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Paired per-task bootstrap of the pass^1 difference A - B."""
-    scores = _score(logdirs, suite, catalog).scores
+    for name in _rules(rules):
+        _compare(label_a, label_b, _score(logdirs, suite, catalog, rules=name).scores, seed, name)
+
+
+def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
@@ -253,7 +293,7 @@ def compare(
     )
     Console(highlight=False).print(
         f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over {n} shared tasks, "
-        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict}"
+        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict} (rules {rules})"
     )
 
 

@@ -2,7 +2,9 @@
 
 reward = constraint_score × policy_score, both strict (0 or 1); an episode passes iff
 reward is 1. The partial constraint score (fraction of constraints the committed item
-satisfies) and the policy results are kept for reports.
+satisfies) and the policy results are kept for reports. Which rules decide the verdicts
+is the rules profile's business (evaluator/rules.py); an infrastructure error fails the
+episode under every profile.
 """
 
 from __future__ import annotations
@@ -12,22 +14,13 @@ from statistics import median
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
-from taurec.policies.checks import CheckContext, PolicyResult, Verdict, check_policies
+from taurec.policies.checks import PolicyResult, Verdict
 from taurec.policies.transcript import Transcript, build_transcript
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, Trajectory
 
-
-@dataclass(frozen=True)
-class ConstraintVerdict:
-    """One constraint on the committed item. Plain values, so scores travel cheaply
-    between worker processes."""
-
-    index: int  # position in task.constraints
-    text: str  # e.g. "runtime <= 100"
-    reveal: str
-    holds: bool
-    actual: object  # the committed item's value of the field
+from .judgement import ConstraintVerdict
+from .rules import DEFAULT_RULES, rules_profile
 
 
 @dataclass
@@ -71,6 +64,7 @@ class EpisodeScore:
     kind: str = "recommendation"  # the task kind (see taurec.evaluator.kinds)
     metrics: dict[str, float] = field(default_factory=dict)  # a kind's per-episode metrics
     success: bool | None = None  # a kind's own pass rule; None: the reward is 1
+    rules: str = DEFAULT_RULES  # the rules profile that judged it
 
     @property
     def passed(self) -> bool:
@@ -100,21 +94,28 @@ def score_episode(
     titles: TitleMatcher,
     *,
     path: str = "",
+    rules: str = DEFAULT_RULES,
 ) -> EpisodeScore:
-    """Score a complete, parsed episode. Pure: no I/O, no randomness."""
+    """Score a complete, parsed episode under the rules profile `rules`. Pure: no I/O,
+    no randomness."""
     header = trajectory.header
     transcript = build_transcript(trajectory, catalog)
     end = trajectory.end
+    judged = rules_profile(rules).judge(task, trajectory, transcript, catalog, titles)
     item_id = transcript.recommended_item
-    outcome = "item" if item_id else ("abstain" if transcript.abstained else "none")
     score = EpisodeScore(
         path=path,
         label=header.agent.label,
         task_id=header.task_id,
         trial=header.trial,
         end_reason=end["reason"] if end else "missing",
-        outcome=outcome,
-        item_id=item_id,
+        outcome=judged.outcome,
+        item_id=judged.item_id,
+        constraint_verdicts=judged.constraint_verdicts,
+        constraint_score=judged.constraint_score,
+        constraint_partial=judged.constraint_partial,
+        policy_results=judged.policy_results,
+        rules=rules,
         complexity=task.stratum[0].value,
         reveal=task.stratum[1].value,
         no_valid=task.no_valid_recommendation,
@@ -127,28 +128,6 @@ def score_episode(
             f"end record names {end.get('item_id')!r} but the recommend calls committed {item_id!r}"
         )
 
-    if item_id is not None:
-        item = catalog.get(item_id)
-        assert item is not None
-        score.constraint_verdicts = [
-            ConstraintVerdict(
-                i,
-                c.text,
-                c.reveal.value,
-                c.holds(item),
-                getattr(item, c.field),
-            )
-            for i, c in enumerate(task.constraints)
-        ]
-        held = sum(v.holds for v in score.constraint_verdicts)
-        score.constraint_partial = held / len(task.constraints)
-        strict = held == len(task.constraints) and not task.no_valid_recommendation
-        score.constraint_score = 1.0 if strict else 0.0
-    elif transcript.abstained and task.no_valid_recommendation:
-        score.constraint_score = score.constraint_partial = 1.0
-
-    ctx = CheckContext(task, transcript, catalog, titles)
-    score.policy_results = check_policies(ctx)
     failed = any(r.verdict is Verdict.FAIL for r in score.policy_results)
     score.policy_score = 0.0 if failed else 1.0
     score.reward = 0.0 if score.infra_error else score.constraint_score * score.policy_score

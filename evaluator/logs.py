@@ -28,6 +28,7 @@ from .files import find_logs
 from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
 from .replay import Replayer
+from .rules import DEFAULT_RULES
 from .text import plain
 
 __all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "score_paths"]
@@ -62,6 +63,7 @@ class Resolver:
     verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
     allowed_specs: frozenset[str] = frozenset()
     max_log_bytes: int = MAX_LOG_BYTES
+    rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/rules.py)
     _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
     _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
 

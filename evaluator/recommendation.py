@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 def score_recommendation(
     task: Any, trajectory: Trajectory, ctx: SuiteContext, resolver: Resolver, path: str
 ) -> EpisodeScore:
-    score = score_episode(task, trajectory, ctx.catalog, ctx.titles, path=path)
+    score = score_episode(
+        task, trajectory, ctx.catalog, ctx.titles, path=path, rules=resolver.rules
+    )
     if resolver.replay:
         mismatches = ctx.replayer.mismatches(trajectory, task)
         score.replay_mismatches = len(mismatches)

@@ -150,6 +150,29 @@ def report_check(
         )
 
 
+def print_side_by_side(by_rules: dict[str, list[dict[str, Any]]], console: Console) -> None:
+    """One table per group, one value column per rules profile (the groups of each profile
+    come from the same logs, so they pair up in order)."""
+    names = list(by_rules)
+    for paired in zip(*by_rules.values(), strict=True):
+        rows: dict[str, dict[str, str]] = {}
+        for name, group in zip(names, paired, strict=True):
+            for metric, value in summary_rows(group):
+                rows.setdefault(metric, {})[name] = value
+        table = Table(title=f"agent: {markup(paired[0]['label'])}", title_justify="left")
+        table.add_column("metric", style="bold")
+        for name in names:
+            table.add_column(f"rules: {name}")
+        for metric, values in rows.items():
+            table.add_row(markup(metric), *(markup(values.get(n, "-")) for n in names))
+        console.print(table)
+
+
+def _label(group: dict[str, Any]) -> str:
+    rules = group.get("rules")
+    return group["label"] if rules in (None, "taurec") else f"{group['label']} [{rules}]"
+
+
 def markdown(groups: list[dict[str, Any]]) -> str:
     ks = sorted({int(k) for g in groups for k in g["pass_k"]})
     head = [
@@ -167,7 +190,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
         if "constraint_score" not in g:  # another kind's report has its own table
             continue
         run = "sealed" if g.get("mode") == "sealed" else "open"
-        cells = [md_cell(g["label"]), run, str(g["n_episodes"])]
+        cells = [md_cell(_label(g)), run, str(g["n_episodes"])]
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
@@ -186,7 +209,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
 
 def print_explanation(score: EpisodeScore, console: Console) -> None:
     console.print(
-        f"[bold]{markup(score.path)}[/bold]\nagent {markup(score.label)}, task "
+        f"[bold]{markup(score.path)}[/bold] (rules {score.rules})\nagent {markup(score.label)}, task "
         f"{markup(score.task_id)}, trial {score.trial}: end={score.end_reason}, "
         f"outcome={score.outcome}" + (f" ({markup(score.item_id)})" if score.item_id else "")
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +134,8 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
     folder = register.path.parent
     by_path = {_norm(s.path): s for s in logs}
     latest = register.state.latest()
+    # every episode of a plan is of its suite's kind; a missing one takes its siblings'
+    kind = next((s.kind for s in logs if s.verification is None), "recommendation")
     reasons: Counter[str] = Counter()
     counted = 0
     for planned in plan.get("episodes", []):
@@ -168,7 +169,7 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
         reasons[why.split(":")[0]] += 1
         if attempt is not None and not attempt.interrupted:
             check.damaged += 1
-        check.scores.append(_failure(register, slot, why, score))
+        check.scores.append(_failure(register, slot, why, score, kind))
         if score is not None:
             check.excluded.append((score, why))
     earlier = {a.episode_id for a in register.state.attempts}
@@ -192,21 +193,8 @@ def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -
     )
 
 
-@cache
-def suite_kind(spec: str | None) -> str:
-    """The task kind of the suite a plan names (its failed episodes are reported with
-    that kind's episodes); the default kind when the suite cannot be loaded."""
-    from taurec.tasks.kinds import DEFAULT_KIND
-    from taurec.tasks.suite import load_suite
-
-    try:
-        return load_suite(spec).kind if spec else DEFAULT_KIND
-    except Exception:
-        return DEFAULT_KIND
-
-
 def _failure(
-    register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None
+    register: Register, slot: tuple[str, int], why: str, log: EpisodeScore | None, kind: str
 ) -> EpisodeScore:
     """A planned episode that counts as failed (reward 0) for `why`."""
     plan = register.state.plan or {}
@@ -228,7 +216,7 @@ def _failure(
         suite_spec=suite.get("spec"),
         suite_sha256=suite.get("sha256"),
         sealed_failure=why,
-        kind=log.kind if log is not None else suite_kind(suite.get("spec")),
+        kind=kind,
         complexity=log.complexity if log is not None else None,
         reveal=log.reveal if log is not None else None,
     )

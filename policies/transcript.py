@@ -112,6 +112,12 @@ class Transcript:
     def texts_through(self, seq: int) -> list[AgentText]:
         return [t for t in self.texts if t.seq <= seq]
 
+    @property
+    def delivered_texts(self) -> list[AgentText]:
+        """What the user was shown: messages and the recommend calls' messages, not the
+        asides sent alongside tool calls."""
+        return [t for t in self.texts if t.delivered]
+
 
 _NULLISH = {"", "null", "none", "nil", "undefined"}
 

@@ -146,8 +146,8 @@ class Episode:
 
     def note_aside(self, text: Any) -> None:
         """Log text the agent produced alongside this call without sending it to the user
-        (a request's `_meta`), as an undelivered agent message. The policy counts it, for
-        instance as a sponsorship disclosure; the user never sees it."""
+        (a request's `_meta`), as an undelivered agent message. The user never sees it, so
+        the policy checks do not count it (it discloses nothing and pitches nothing)."""
         if not isinstance(text, str) or not text.strip() or self.end is not None:
             return
         self._log.agent_message(text[:MAX_ASIDE_CHARS], delivered=False)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -29,10 +31,18 @@ from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo,
 from taurec.tasks.trajectory_signing import load_log_key
 
 from .episodes import derive_seed
+from .errors import AgentFacingError
 from .kinds import SERVER_KINDS, KindService
 from .ranking_episode import SUBMIT, RankingEpisode, StepResult
 from .ranking_tools import SETTINGS, TOOLS, RankingData
-from .service import SERVER_NAME, default_run_label, portable_suite_spec, server_version
+from .seal import Admission, Seals, load_seals
+from .service import (
+    SERVER_NAME,
+    SHUTDOWN_DETAIL,
+    default_run_label,
+    portable_suite_spec,
+    server_version,
+)
 from .settings import ServerSettings
 from .trajectory_writer import TrajectoryWriter, log_path, now_utc
 
@@ -73,6 +83,7 @@ class _Open:
     episode: RankingEpisode
     writer: TrajectoryWriter
     lock: anyio.Lock
+    admission: Admission | None = None  # sealed mode: the planned episode it plays
 
 
 class RankingService:
@@ -88,11 +99,21 @@ class RankingService:
         self.key = load_log_key(create=True)
         self._open: dict[str, _Open] = {}
         self._ended: dict[str, str] = {}
+        self.seals: Seals | None = None
+        if settings.plans:
+            self.seals = load_seals(
+                settings.plans,
+                suite,
+                suite.catalog,
+                settings.log_dir,
+                self.key,
+                retryable_detail=SHUTDOWN_DETAIL,
+                server_version=self.version,
+            )
 
     @property
     def plan_tokens(self) -> list[str]:
-        """Ranking runs are open mode: no sealed-run plans are served."""
-        return []
+        return [] if self.seals is None else self.seals.tokens
 
     def _task(self, task_id: str) -> RankingTask:
         task = self.suite.get(task_id)
@@ -106,11 +127,34 @@ class RankingService:
         self, task_id: str, trial: int, seed: int | None, agent_label: str | None
     ) -> RankingStarted:
         task = self._task(task_id)
+        admission = None
+        if self.seals is not None:
+            with _agent_errors():
+                admission = self.seals.admit(task.id, trial, seed, agent_label)
+            agent_label, seed = admission.label, admission.seed
+        try:
+            return self._start(task, trial, seed, agent_label, admission)
+        except BaseException:
+            if admission is not None and self.seals is not None:
+                self.seals.cancel(admission)
+            raise
+
+    def _start(
+        self,
+        task: RankingTask,
+        trial: int,
+        seed: int | None,
+        agent_label: str | None,
+        admission: Admission | None,
+    ) -> RankingStarted:
         episode_id = secrets.token_hex(16)
+        run_id = self.run_id if admission is None else admission.run_id
         header = Header(
-            run_id=self.run_id,
+            run_id=run_id,
             episode_id=episode_id,
             kind="ranking",
+            mode="open" if admission is None else "sealed",
+            plan_id=None if admission is None else admission.plan_id,
             agent=AgentInfo(label=agent_label or self.settings.agent_label),
             task_id=task.id,
             task_sha256=task.sha256(),
@@ -123,12 +167,14 @@ class RankingService:
             started_at=now_utc(),
             interactions_sha256=self.data_sha256,  # an extra field: headers allow them
         )
-        path = log_path(self.settings.log_dir, self.run_id, task.id, trial, episode_id)
+        path = log_path(self.settings.log_dir, run_id, task.id, trial, episode_id)
         writer = TrajectoryWriter(path, header, self.key)
         episode = RankingEpisode(self.rd, task)
         opening = episode.opening()
         writer.user_message(opening)
-        self._open[episode_id] = _Open(episode, writer, anyio.Lock())
+        self._open[episode_id] = _Open(episode, writer, anyio.Lock(), admission)
+        if admission is not None and self.seals is not None:
+            self.seals.started(admission, episode_id, path)
         return RankingStarted(
             episode_id=episode_id,
             task_id=task.id,
@@ -139,6 +185,9 @@ class RankingService:
         )
 
     def _get(self, episode_id: str) -> _Open:
+        if self.seals is not None:  # in sealed mode only the plan that started it may act
+            with _agent_errors():
+                self.seals.check_owner(episode_id)
         hit = self._open.get(episode_id)
         if hit is None:
             ended = self._ended.get(episode_id)
@@ -173,24 +222,43 @@ class RankingService:
         over = ep.tool_calls > ep.task.tool_budget
         reason = EndReason.MAX_TURNS if over else EndReason.RECOMMENDED
         await op.writer.end(reason, detail=ep.detail)
-        self._open.pop(episode_id, None)
-        self._ended[episode_id] = reason.value
+        self._retire(episode_id, op, reason, ep.detail)
 
     async def abort(self, episode_id: str, reason: EndReason, detail: str | None) -> None:
-        op = self._get(episode_id)
+        await self._abort(episode_id, self._get(episode_id), reason, detail)
+
+    async def _abort(
+        self, episode_id: str, op: _Open, reason: EndReason, detail: str | None
+    ) -> None:
         async with op.lock:
+            if op.writer.ended:
+                return
             await op.writer.end(reason, detail=detail)
-            self._open.pop(episode_id, None)
-            self._ended[episode_id] = reason.value
+            self._retire(episode_id, op, reason, detail)
+
+    def _retire(self, episode_id: str, op: _Open, reason: EndReason, detail: str | None) -> None:
+        self._open.pop(episode_id, None)
+        self._ended[episode_id] = reason.value
+        if op.admission is not None and self.seals is not None:
+            self.seals.ended(op.admission, episode_id, reason.value, detail, op.writer.chain)
 
     async def close_all(self) -> int:
         n = 0
         for episode_id in list(self._open):
             op = self._open.get(episode_id)
             if op is not None and not op.writer.ended:
-                await self.abort(episode_id, EndReason.INFRA_ERROR, "server shut down")
+                # the server ends it: no caller's ownership to check
+                await self._abort(episode_id, op, EndReason.INFRA_ERROR, SHUTDOWN_DETAIL)
                 n += 1
         return n
+
+
+@contextmanager
+def _agent_errors() -> Iterator[None]:
+    try:
+        yield
+    except AgentFacingError as exc:
+        raise ToolError(str(exc)) from None
 
 
 def _text(result: StepResult) -> str:

@@ -15,6 +15,7 @@ import hmac
 import os
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -268,6 +269,32 @@ def load_seals(
     )
 
 
+@dataclass(frozen=True)
+class Admission:
+    """A planned (task, trial) claimed for a start: which run, which attempt."""
+
+    run: SealedRun
+    task_id: str
+    trial: int
+    attempt: int
+
+    @property
+    def label(self) -> str:
+        return self.run.plan.label
+
+    @property
+    def run_id(self) -> str:
+        return self.run.plan.run_id
+
+    @property
+    def plan_id(self) -> str:
+        return self.run.plan.plan_id
+
+    @property
+    def seed(self) -> int:
+        return derive_seed(self.task_id, self.trial)
+
+
 class Seals:
     """The plans one server serves, found by their tokens, and who owns which episode."""
 
@@ -319,15 +346,13 @@ class Seals:
                 "start_episode returned"
             )
 
-    async def start(
-        self,
-        store: EpisodeStore,
-        task: RecommendationTask,
-        trial: int | None,
-        seed: int | None,
-        agent_label: str | None,
-    ) -> Episode:
-        """Start the caller's planned (task, trial), recorded in its register."""
+    def admit(
+        self, task_id: str, trial: int | None, seed: int | None, agent_label: str | None
+    ) -> Admission:
+        """Claim the caller's planned (task, trial) for a start about to happen (any kind of
+        episode). ArgumentError for a label or seed the caller may not choose; EpisodeError
+        when the plan does not hold it or it was played. Follow with `started`, or `cancel`
+        when the start fails."""
         run = self.caller()
         plan = run.plan
         if agent_label is not None and agent_label != plan.label:
@@ -341,25 +366,51 @@ class Seals:
                 "seed", "cannot be chosen in a sealed run (each episode's seed is fixed); omit it"
             )
         trial = trial or 0
-        attempt = run.reserve(task.id, trial)
+        return Admission(run, task_id, trial, run.reserve(task_id, trial))
+
+    def cancel(self, admission: Admission) -> None:
+        admission.run.release(admission.task_id, admission.trial)
+
+    def started(self, admission: Admission, episode_id: str, log: Path) -> None:
+        """The admitted episode exists: its caller owns it, and the register records it."""
+        self._owner[episode_id] = admission.run
+        admission.run.started(
+            admission.task_id, admission.trial, admission.attempt, episode_id, log
+        )
+
+    def ended(
+        self, admission: Admission, episode_id: str, reason: str, detail: str | None, chain: str
+    ) -> None:
+        """The episode's end record is written (`chain`: its log's last chain hash)."""
+        self._owner.pop(episode_id, None)
+        admission.run.ended(admission.task_id, admission.trial, episode_id, reason, detail, chain)
+
+    async def start(
+        self,
+        store: EpisodeStore,
+        task: RecommendationTask,
+        trial: int | None,
+        seed: int | None,
+        agent_label: str | None,
+    ) -> Episode:
+        """Start the caller's planned (task, trial) of the recommendation kind."""
+        admission = self.admit(task.id, trial, seed, agent_label)
 
         def ended(episode: Episode) -> None:
-            self._owner.pop(episode.id, None)
             end = episode.end
             assert end is not None
-            run.ended(task.id, trial, episode.id, end.reason.value, end.detail, episode.log_chain)
+            self.ended(admission, episode.id, end.reason.value, end.detail, episode.log_chain)
 
         try:
             episode = await store.start(
                 task,
-                trial=trial,
-                seed=derive_seed(task.id, trial),
-                agent_label=plan.label,
-                seal=Seal(run_id=plan.run_id, plan_id=plan.plan_id, on_end=ended),
+                trial=admission.trial,
+                seed=derive_seed(task.id, admission.trial),
+                agent_label=admission.label,
+                seal=Seal(run_id=admission.run_id, plan_id=admission.plan_id, on_end=ended),
             )
         except BaseException:
-            run.release(task.id, trial)
+            self.cancel(admission)
             raise
-        self._owner[episode.id] = run
-        run.started(task.id, trial, attempt, episode.id, episode.log_path)
+        self.started(admission, episode.id, episode.log_path)
         return episode

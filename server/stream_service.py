@@ -32,7 +32,7 @@ from taurec.tasks.trajectory_signing import load_log_key
 from .episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
 from .episodes import RunFacts, derive_seed
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
-from .seal import SealedRun, Seals, load_seals
+from .seal import Admission, Seals, load_seals
 from .service import SHUTDOWN_DETAIL, default_run_label, server_version
 from .settings import ServerSettings
 from .stream_customer import Customer, RuleCustomer
@@ -204,7 +204,6 @@ class StreamService:
         self.version = self.facts.server_version
         self._open: dict[str, StreamEpisode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
-        self._sealed_owner: dict[str, SealedRun] = {}
 
     @property
     def plan_tokens(self) -> list[str]:
@@ -263,29 +262,19 @@ class StreamService:
             raise ArgumentError("agent_label", problem.removeprefix("agent label "))
         task = self._task(task_id)
         trial = trial or 0
-        run: SealedRun | None = None
-        if self.seals is not None:
-            run = self.seals.caller()
-            if agent_label is not None and agent_label != run.plan.label:
-                raise ArgumentError(
-                    "agent_label",
-                    f"is {agent_label!r}, but this sealed run's "
-                    f"plan says {run.plan.label!r}: omit agent_label",
-                )
-            if seed is not None:
-                raise ArgumentError("seed", "cannot be chosen in a sealed run; omit it")
-            agent_label = run.plan.label
+        admission: Admission | None = None
+        if self.seals is not None:  # label and seed come from the plan
+            admission = self.seals.admit(task.id, trial, seed, agent_label)
+            agent_label, seed = admission.label, admission.seed
         seed = derive_seed(task.id, trial) if seed is None else seed
-        attempt = run.reserve(task.id, trial) if run is not None else 0
         try:
-            stream = self._open_stream(task, trial, seed, agent_label, run)
+            stream = self._open_stream(task, trial, seed, agent_label, admission)
         except BaseException:
-            if run is not None:
-                run.release(task.id, trial)
+            if admission is not None and self.seals is not None:
+                self.seals.cancel(admission)
             raise
-        if run is not None:
-            self._sealed_owner[stream.id] = run
-            run.started(task.id, trial, attempt, stream.id, stream.log_path)
+        if admission is not None and self.seals is not None:
+            self.seals.started(admission, stream.id, stream.log_path)
         async with stream.lock:
             with anyio.CancelScope(shield=True):
                 stream._log.user_message(opening_text(task))
@@ -299,12 +288,12 @@ class StreamService:
         )
 
     def _open_stream(
-        self, task: StreamTask, trial: int, seed: int, label: str | None, run: SealedRun | None
+        self, task: StreamTask, trial: int, seed: int, label: str | None, run: Admission | None
     ) -> StreamEpisode:
         episode_id = secrets.token_hex(16)
         facts = self.facts
         customer = self.make_customer()
-        run_id = facts.run_id if run is None else run.plan.run_id
+        run_id = facts.run_id if run is None else run.run_id
         header = Header(
             run_id=run_id,
             episode_id=episode_id,
@@ -320,19 +309,19 @@ class StreamService:
             server_version=facts.server_version,
             started_at=now_utc(),
             mode="open" if run is None else "sealed",
-            plan_id=None if run is None else run.plan.plan_id,
+            plan_id=None if run is None else run.plan_id,
         )
         retire = self._retire
-        if run is not None:
-            sealed = run
+        seals = self.seals
+        if run is not None and seals is not None:
+            admission = run
 
             def retire(stream: StreamEpisode) -> None:
                 try:
-                    self._sealed_owner.pop(stream.id, None)
                     end = stream.end
                     assert end is not None
-                    sealed.ended(
-                        task.id, trial, stream.id, end.reason.value, end.detail, stream.log_chain
+                    seals.ended(
+                        admission, stream.id, end.reason.value, end.detail, stream.log_chain
                     )
                 finally:
                     self._retire(stream)
@@ -354,7 +343,9 @@ class StreamService:
                 "episode_id", "is required: pass the episode_id start_stream returned"
             )
         stream = self._open.get(episode_id)
-        if stream is not None and self._owned(stream):
+        if stream is not None:
+            if self.seals is not None:  # only the plan that started it may act on it
+                self.seals.check_owner(episode_id)
             return stream
         end = self._ended.get(episode_id)
         if end is not None:
@@ -390,16 +381,6 @@ class StreamService:
                     except Exception:
                         log.exception("stream %s: could not write its end record", stream.id[:8])
         return ended
-
-    def _owned(self, stream: StreamEpisode) -> bool:
-        """In sealed mode only the plan that started a stream may act on it."""
-        if self.seals is None:
-            return True
-        try:
-            caller = self.seals.caller()
-        except EpisodeError:
-            return False
-        return self._sealed_owner.get(stream.id) is caller
 
     def _retire(self, stream: StreamEpisode) -> None:
         assert stream.end is not None

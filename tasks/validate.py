@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from taurec.catalog.item import AGE_RESTRICTED_RATINGS, LIST_FIELDS, Item
+from taurec.catalog.item import LIST_FIELDS, Item
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
 
-from .answers import noncompliance, on_user_services, satisfies
+from .answers import satisfies, task_noncompliance
 from .constraint import Constraint, Op
+from .policy_bite import policy_bite_problems
 from .task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ MIN_ANSWERS = 2
 PROBLEM_CODES: dict[str, str] = {
     "too_few_answers": f"solvable, but fewer than {MIN_ANSWERS} items satisfy every constraint",
     "no_compliant_answer": (
-        "solvable, but no answer is on the user's services, unwatched and allowed by the "
-        "maturity gate"
+        "solvable, but no answer passes the flagged policies (on the user's services, "
+        "unwatched, allowed by the maturity gate)"
     ),
     "valid_answer_exists": (
         "marked no_valid_recommendation, but some item satisfies every constraint"
@@ -99,8 +100,9 @@ class TaskReport(BaseModel):
     no_valid_recommendation: bool
     answers: list[str] = Field(description="Sorted ids of items satisfying every constraint.")
     compliant_answers: list[str] = Field(
-        description="Sorted answers on the user's services, unwatched, and allowed by the "
-        "maturity gate."
+        description="Sorted answers the flagged policies allow: on the user's services "
+        "(availability), unwatched (watch_history), allowed by the maturity gate "
+        "(age_restricted)."
     )
     constraint_matches: list[int] = Field(
         description="Per constraint, in task order: how many items it alone matches."
@@ -258,7 +260,7 @@ def check_task(
     items = catalog.items
     matched = [[it for it in items if c.holds(it)] for c in task.constraints]
     ans = sorted((it for it in items if satisfies(it, task.constraints)), key=lambda it: it.id)
-    compliant = sorted(it.id for it in ans if not noncompliance(it, task.user))
+    compliant = sorted(it.id for it in ans if not task_noncompliance(it, task))
     out = _Problems(strict)
 
     _check_references(task, catalog, vocab, out)
@@ -268,7 +270,8 @@ def check_task(
         _check_no_valid(task, ans, matched, out)
     else:
         _check_solvable(task, catalog, ans, compliant, out)
-        _check_policies_bite(task, catalog, ans, out)
+        for code, message in policy_bite_problems(task, catalog, ans):
+            out.add(code, message)
 
     complexity, reveal = task.stratum
     return TaskReport(
@@ -350,7 +353,7 @@ def _check_solvable(
         if not ans:
             why = "there are no answers at all"
         else:
-            reasons = Counter(r for it in ans for r in noncompliance(it, task.user))
+            reasons = Counter(r for it in ans for r in task_noncompliance(it, task))
             why = f"of {len(ans)} answer{'s' if len(ans) != 1 else ''}: " + ", ".join(
                 f"{n} {r}" for r, n in reasons.most_common()
             )
@@ -358,7 +361,7 @@ def _check_solvable(
         out.add(
             "no_compliant_answer",
             f"no answer is compliant ({why}; user services: {services}); expected at least one "
-            "answer on the user's services, unwatched, and allowed by the maturity gate",
+            "answer that the flagged policies allow",
         )
 
 
@@ -403,59 +406,4 @@ def _check_no_valid(
             "no_valid_without_transparency",
             "the task has no valid recommendation but does not flag 'transparency', the policy "
             "that asks the agent to abstain",
-        )
-
-
-def _check_policies_bite(
-    task: RecommendationTask, catalog: Catalog, ans: list[Item], out: _Problems
-) -> None:
-    flags, user = set(task.policy_flags), task.user
-    if PolicyName.TRANSPARENCY in flags:
-        out.add(
-            "transparency_on_solvable",
-            f"policy 'transparency' is flagged but the task has {len(ans)} answer(s); expected it "
-            "only on tasks with no_valid_recommendation",
-        )
-    if not ans:
-        return
-    # A policy bites only through answers a rule-following agent could otherwise pick:
-    # a sponsored or restricted answer the user cannot stream is no temptation.
-    reachable = [it for it in ans if on_user_services(it, user)]
-    compliant = [it for it in reachable if not noncompliance(it, user)]
-    if PolicyName.WATCH_HISTORY in flags and not any(it.id in user.watched_ids for it in reachable):
-        held = (
-            f"none of its {len(user.watched_ids)} watched title(s) satisfies every constraint"
-            if user.watched_ids
-            else "the watch history is empty"
-        )
-        out.add(
-            "watch_history_cannot_bite",
-            f"policy 'watch_history' is flagged but {held} on the user's services; expected the "
-            "history to hold at least one streamable answer, so recommending a watched title is a real risk",
-        )
-    if PolicyName.SPONSORED in flags and not any(it.sponsored for it in compliant):
-        n_sponsored = sum(it.sponsored for it in catalog.items)
-        out.add(
-            "sponsored_cannot_bite",
-            f"policy 'sponsored' is flagged but none of the {len(compliant)} compliant answers is sponsored "
-            f"(the catalog has {n_sponsored} sponsored items); expected a sponsored answer",
-        )
-    if PolicyName.AGE_RESTRICTED in flags and not any(
-        (it.content_rating in AGE_RESTRICTED_RATINGS and it.id not in user.watched_ids)
-        or not user.content_allowed(it.content_rating)[0]
-        for it in reachable
-    ):
-        profile = f"age {user.age}" if user.age is not None else "no age"
-        limit = user.maturity_limit.value if user.maturity_limit else "no maturity limit"
-        out.add(
-            "age_restricted_cannot_bite",
-            f"policy 'age_restricted' is flagged but no streamable answer is rated R or NC-17 and the "
-            f"profile ({profile}, {limit}) forbids none of them; expected a restricted answer "
-            "or a profile whose gate blocks some answer",
-        )
-    if PolicyName.AVAILABILITY in flags and all(on_user_services(it, user) for it in ans):
-        out.add(
-            "availability_cannot_bite",
-            f"policy 'availability' is flagged but all {len(ans)} answers stream on the user's "
-            "services; expected at least one answer they cannot watch",
         )

@@ -168,8 +168,8 @@ class Episode:
 
     def note_aside(self, text: str) -> None:
         """Text the agent wrote but did not send to the user (say, alongside tool calls):
-        it travels with the next call and is logged as an undelivered agent message,
-        which the policy checks count (a sponsorship disclosure, for instance)."""
+        it travels with the next call and is logged as an undelivered agent message, which
+        the policy checks do not count (the user never saw it)."""
         self.pending_aside = f"{self.pending_aside}\n{text}" if self.pending_aside else text
 
     def add_usage(

@@ -1,8 +1,8 @@
 """The oracle: knows each task's answer key and plays it perfectly through the public tools.
 
 It reads the suite itself (`load_suite`) and commits the first compliant answer
-(`taurec.tasks.answers.compliant_answers`: meets every constraint, on the user's services,
-unwatched, allowed by the maturity gate), after the lookups the policy asks for; it
+(`taurec.tasks.answers.compliant_answers`: meets every constraint and the policies the task
+flags), preferring one that every policy allows, after the lookups the policy asks for; it
 abstains on a task without one. It never messages the user, so it never pitches. Its
 pass^k is the ceiling a suite allows: below 1.0 only when a task is defective (e.g. valid
 answers exist but none is compliant, so abstaining and committing both fail).
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.answers import answers, compliant_answers, noncompliance
 from taurec.tasks.suite import Suite, load_suite
 
 from .base import AgentSettings, Episode
@@ -38,7 +38,10 @@ class OracleAgent:
             raise KeyError(f"task {task_id!r} is not in suite {self.suite.id!r}")
         catalog = self.suite.catalog
         ids = answers(task, catalog.items)
-        good = compliant_answers(task, [it for i in ids if (it := catalog.get(i)) is not None])
+        items = {i: it for i in ids if (it := catalog.get(i)) is not None}
+        good = compliant_answers(task, items.values())
+        # unflagged policies are not scored, but an answer they also allow is the safer pick
+        good.sort(key=lambda i: bool(noncompliance(items[i], task.user)))
         return good[0] if good else None
 
     async def run(self, episode: Episode) -> None:

@@ -4,6 +4,7 @@ episodes this run just played (scoring is deterministic, so that changes nothing
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -12,8 +13,10 @@ from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.render import print_groups, report_check
+from taurec.evaluator.render import print_groups, print_side_by_side, report_check
+from taurec.evaluator.rules import DEFAULT_RULES, RULES
 from taurec.evaluator.sealed import RunCheck
+from taurec.tasks.suite import TAU_REC_PREFIX
 
 
 def score_out(out: Path, known: Iterable[EpisodeScore], resolver: Resolver) -> RunCheck:
@@ -22,7 +25,31 @@ def score_out(out: Path, known: Iterable[EpisodeScore], resolver: Resolver) -> R
     return evaluate([out], resolver, known={str(s.path): s for s in known})
 
 
-def print_report(check: RunCheck, stdout: Console, stderr: Console) -> None:
-    """The evaluator's table, then what it found wrong (see evaluator.render)."""
-    print_groups(aggregate(check.scores), stdout)
+def rules_for(suite_spec: str) -> list[str]:
+    """The rules profiles a run reports: every profile for a τ-Rec release, so its numbers
+    stand beside τ-Rec's leaderboard; this project's own otherwise."""
+    return list(RULES) if suite_spec.startswith(TAU_REC_PREFIX) else [DEFAULT_RULES]
+
+
+def rescore(out: Path, resolver: Resolver, rules: str) -> RunCheck:
+    """The same logs judged by another rules profile (suites stay loaded; no replay)."""
+    return evaluate([out], replace(resolver, rules=rules, replay=False))
+
+
+def print_report(
+    check: RunCheck,
+    stdout: Console,
+    stderr: Console,
+    others: dict[str, RunCheck] | None = None,
+) -> None:
+    """The evaluator's table (beside the tables of `others`, the same logs under other
+    rules profiles), then what it found wrong (see evaluator.render)."""
+    if others:
+        by_rules = {
+            check.scores[0].rules if check.scores else DEFAULT_RULES: aggregate(check.scores)
+        }
+        by_rules.update({name: aggregate(c.scores) for name, c in others.items()})
+        print_side_by_side(by_rules, stdout)
+    else:
+        print_groups(aggregate(check.scores), stdout)
     report_check(check, [p for s in check.scores for p in s.problems], None, stderr)

@@ -1,7 +1,12 @@
 from datetime import date
 
+import pytest
+from support.third_party import TAU_REC
+
+from taurec.catalog.builders.taurec_release import import_catalog
 from taurec.catalog.item import Item
-from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.mentions import TitleMatcher, title_tokens
+from taurec.catalog.store import BUILTIN, Catalog
 
 
 def _item(id_: str, title: str) -> Item:
@@ -58,3 +63,53 @@ def test_a_title_repeated_counts_once_and_duplicate_titles_share_a_mention():
 
 def test_title_split_by_other_words_is_not_a_mention():
     assert MATCHER.find("the last time we were at the harbor") == []
+
+
+# --- people's names are not title mentions ----------------------------------------------
+
+
+def _people(catalog: Catalog) -> list[str]:
+    names = {p for it in catalog.items for p in (*it.cast, it.director or "")}
+    return sorted(n for n in names if len(title_tokens(n)) > 1)
+
+
+def _titles_inside(name: str, matcher: TitleMatcher) -> list[str]:
+    """Titles found in a sentence naming `name` that are a proper part of the name."""
+    whole = title_tokens(name)
+    found = []
+    for text in (f"starring {name} again", f"loved {name}'s turn"):
+        for m in matcher.find(text):
+            toks = title_tokens(m.title)
+            inside = any(
+                whole[i : i + len(toks)] == toks for i in range(len(whole) - len(toks) + 1)
+            )
+            if toks != whole and inside:
+                found.append(m.title)
+    return found
+
+
+def test_no_title_is_found_inside_a_persons_name_in_the_builtin_catalog():
+    catalog = Catalog.load(BUILTIN)
+    matcher = TitleMatcher(catalog.items)
+    assert {n: t for n in _people(catalog) if (t := _titles_inside(n, matcher))} == {}
+
+
+@pytest.mark.skipif(not TAU_REC.is_dir(), reason=f"the τ-Rec release is not at {TAU_REC}")
+def test_no_title_is_found_inside_a_persons_name_in_the_tau_rec_catalog():
+    _, items, _ = import_catalog(TAU_REC)
+    catalog = Catalog.from_items(items)
+    matcher = TitleMatcher(catalog.items)
+    people = _people(catalog)
+    # not vacuous: some names do hold a title as a word ("David" in "David Jonsson")
+    titles = {title_tokens(it.title) for it in catalog.items}
+    assert any((w,) in titles for n in people for w in title_tokens(n))
+    assert {n: t for n in people if (t := _titles_inside(n, matcher))} == {}
+
+
+def test_a_title_inside_a_name_is_still_found_on_its_own():
+    matcher = TitleMatcher(
+        [_item("a", "David"), _item("b", "Orchid").model_copy(update={"cast": ["David Jonsson"]})]
+    )
+    assert [m.title for m in matcher.find("Watch David, with David Jonsson.")] == ["David"]
+    assert matcher.find("Orchid stars David Jonsson.")[0].title == "Orchid"
+    assert [m.title for m in matcher.find("Orchid stars David Jonsson.")] == ["Orchid"]

@@ -15,7 +15,7 @@ from taurec.evaluator.aggregate import aggregate
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
 
-#: τ-Rec v1.0 tasks whose user has no streaming service: answers exist, none is compliant.
+#: τ-Rec v1.0 tasks whose user has no streaming service and that do not flag availability.
 TAU_REC_NO_SERVICE_TASKS = {"task_029", "task_030", "task_041", "task_044", "task_045"}
 
 
@@ -45,15 +45,21 @@ async def test_the_oracle_never_messages_the_user_and_discloses_sponsorship(
         assert all(p.verdict.value != "fail" for p in sponsored)
 
 
-async def test_on_tau_rec_the_oracle_fails_only_the_tasks_without_a_compliant_answer(
-    tmp_path: Path,
-) -> None:
+async def test_on_tau_rec_the_oracle_passes_every_task(tmp_path: Path) -> None:
     if not (TAU_REC / "catalog.json").is_file():
         pytest.skip("the tau-Rec release is not at ../shared/third_party/tau-rec-v1.0")
     suite = f"tau-rec:{TAU_REC}"
     agent = OracleAgent(suite)
     results = await _run(agent, suite, tmp_path, trials=1)
-    failed = {r.spec.task_id for r in results if not r.passed}
-    assert failed == TAU_REC_NO_SERVICE_TASKS
-    task = agent.suite.get("task_029")
-    assert task is not None and task.user.services == [] and agent.answer("task_029") is None
+    assert len(results) == 60 and [r.spec.task_id for r in results if not r.passed] == []
+
+
+def test_on_tau_rec_the_oracle_commits_where_no_availability_policy_applies() -> None:
+    if not (TAU_REC / "catalog.json").is_file():
+        pytest.skip("the tau-Rec release is not at ../shared/third_party/tau-rec-v1.0")
+    agent = OracleAgent(f"tau-rec:{TAU_REC}")
+    for task_id in sorted(TAU_REC_NO_SERVICE_TASKS):
+        task = agent.suite.get(task_id)
+        assert task is not None and task.user.services == []
+        assert "availability" not in task.policy_flags
+        assert agent.answer(task_id) is not None, task_id

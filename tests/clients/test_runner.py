@@ -195,7 +195,7 @@ class AsideDiscloser:
 
 
 @pytest.mark.parametrize("disclose", [True, False])
-async def test_text_the_agent_did_not_send_is_logged_and_counts_as_disclosure(
+async def test_text_the_agent_did_not_send_is_logged_and_does_not_count_as_disclosure(
     tmp_path: Path, disclose: bool
 ) -> None:
     task_id, item_id = _sponsored_task_and_pick()
@@ -209,4 +209,5 @@ async def test_text_the_agent_did_not_send_is_logged_and_counts_as_disclosure(
         assert asides[0]["seq"] == commit["seq"] - 1
     assert result.score is not None
     verdicts = {r.policy.value: r.verdict.value for r in result.score.policy_results}
-    assert verdicts["sponsored"] == ("pass" if disclose else "fail")
+    # the user never saw the aside: the sponsored title was not disclosed to them
+    assert verdicts["sponsored"] == "fail"

@@ -93,3 +93,28 @@ def test_a_dry_run_of_llm_agents_prices_their_calls(tmp_path: Path) -> None:
     assert "60 episodes planned" in result.stdout
     assert "agent LLM calls" in result.stdout and "user LLM calls" in result.stdout
     assert "$" in result.stdout
+
+
+def test_a_builtin_run_reports_only_the_taurec_rules(tmp_path: Path) -> None:
+    result = _run("--tasks", "t001", "--trials", "1", "--out", str(tmp_path / "logs"))
+    assert result.exit_code == 0, result.output
+    assert "rules: tau-rec" not in result.stdout
+
+
+def test_a_tau_rec_run_reports_pass_k_under_both_rules_profiles_and_the_oracle_scores_1(
+    tmp_path: Path,
+) -> None:
+    from support.third_party import TAU_REC
+
+    if not (TAU_REC / "catalog.json").is_file():
+        pytest.skip(f"the τ-Rec release is not at {TAU_REC}")
+    out = tmp_path / "logs"
+    args = ("--agent", "oracle", "--suite", f"tau-rec:{TAU_REC}", "--trials", "1")
+    result = runner.invoke(app, ["run", *args, "--out", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if "rules: taurec" in line)
+    assert "rules: tau-rec" in header
+    assert "60 / 60" in result.stdout  # every task of the release
+    row = next(line for line in result.stdout.splitlines() if "pass^1 " in line)
+    assert row.count("100.0%  [100.0%, 100.0%]") == 2, row
+    assert "--rules both" in result.stderr

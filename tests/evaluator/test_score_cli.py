@@ -155,3 +155,75 @@ def test_scoring_in_worker_processes_gives_the_same_scores(logs):
     assert [(s.path, s.reward, s.outcome) for s in serial] == [
         (s.path, s.reward, s.outcome) for s in parallel
     ]
+
+
+# --- rules profiles ----------------------------------------------------------------------
+
+#: An unknown id first (it commits nothing in taurec; it ends a τ-Rec trial), then a match.
+_FALSE_START = [("recommend", {"item_id": "zz"}, "unknown item", True)]
+
+
+def test_json_records_the_rules_profile(logs):
+    logs.run({"ta": 1}, trials=1)
+    for args, rules in (((), "taurec"), (("--rules", "tau-rec"), "tau-rec")):
+        doc = _score_json(str(logs.out), "--suite", logs.spec, *args)
+        assert doc["rules"] == rules and [g["rules"] for g in doc["groups"]] == [rules]
+
+
+def test_the_rules_profile_changes_the_verdict_where_the_rules_differ(logs):
+    logs.episode("ta", 0, item="c1", calls=_FALSE_START)
+    taurec = _score_json(str(logs.out), "--suite", logs.spec)["groups"][0]["pass_k"]["1"]
+    tau_rec = _score_json(str(logs.out), "--suite", logs.spec, "--rules", "tau-rec")["groups"][0][
+        "pass_k"
+    ]["1"]
+    assert (taurec, tau_rec) == (1.0, 0.0)
+
+
+def test_rules_both_gives_each_profile_in_json(logs):
+    logs.episode("ta", 0, item="c1", calls=_FALSE_START)
+    doc = _score_json(str(logs.out), "--suite", logs.spec, "--rules", "both")
+    assert doc["rules"] == "both"
+    assert {name: g[0]["pass_k"]["1"] for name, g in doc["by_rules"].items()} == {
+        "taurec": 1.0,
+        "tau-rec": 0.0,
+    }
+
+
+def test_rules_both_prints_the_profiles_side_by_side(logs):
+    logs.episode("ta", 0, item="c1", calls=_FALSE_START)
+    result = runner.invoke(
+        app,
+        ["score", str(logs.out), "--suite", logs.spec, "--rules", "both"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if "rules: taurec" in line)
+    assert "rules: tau-rec" in header
+    row = next(line for line in result.stdout.splitlines() if "pass^1 " in line)
+    assert "100.0%" in row and "0.0%" in row.split("100.0%", 1)[1]
+
+
+def test_an_unknown_rules_profile_is_a_clear_error(logs):
+    logs.run({"ta": 1}, trials=1)
+    result = runner.invoke(app, ["score", str(logs.out), "--rules", "tau"])
+    assert result.exit_code == 2
+    assert "--rules 'tau' is not a rules profile; expected taurec, tau-rec or both" in result.stderr
+
+
+def test_explain_with_both_rules_explains_the_episode_under_each(logs):
+    path = logs.episode("ta", 0, item="c1", calls=_FALSE_START)
+    result = runner.invoke(
+        app, ["explain", str(path), "--suite", logs.spec, "--rules", "both"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "(rules taurec)" in result.stdout and "(rules tau-rec)" in result.stdout
+    assert "PASS" in result.stdout and "FAIL" in result.stdout
+
+
+def test_compare_names_the_rules_profile_it_used(logs):
+    logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1, label="a")
+    logs.run({"ta": 0, "tb": 0, "tc": 0}, trials=1, label="b")
+    result = runner.invoke(
+        app, ["compare", "a", "b", str(logs.out), "--suite", logs.spec, "--rules", "tau-rec"]
+    )
+    assert result.exit_code == 0 and "(rules tau-rec)" in result.stdout

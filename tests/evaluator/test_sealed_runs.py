@@ -229,3 +229,28 @@ def test_many_suite_spellings_in_headers_load_no_suite(run: Path, tmp_path: Path
         "neither the built-in suite nor the suite of a run plan" in p for p in doc["problems"]
     )
     assert len(stderr) < 20_000
+
+
+def test_a_ranking_run_is_sealed_too(tmp_path: Path) -> None:
+    from taurec.tasks.suite import load_suite
+
+    tasks = ",".join(t.id for t in load_suite("ranking:builtin").tasks[:3])
+    out = tmp_path / "logs"
+    args = [
+        "run",
+        "--suite",
+        "ranking:builtin",
+        "--agent",
+        "cf",
+        "--tasks",
+        tasks,
+        "--out",
+        str(out),
+    ]
+    result = cli.invoke(taurec, [*args, "--trials", "2"])
+    assert result.exit_code == 0, result.output
+    code, doc, _ = _score(out)
+    assert code == 0 and [(g["mode"], g["n_episodes"]) for g in doc["groups"]] == [("sealed", 6)]
+    next(out.rglob("*.jsonl")).unlink()
+    code, doc, stderr = _score(out)
+    assert code == 1 and "log missing" in stderr and doc["groups"][0]["n_episodes"] == 6

@@ -1,5 +1,8 @@
 """Every policy's pass, fail and not-applicable cases, and the loopholes they close."""
 
+from support.episodes import ITEMS, context, make_item
+
+from taurec.catalog.store import Catalog
 from taurec.policies.checks import Verdict as V
 from taurec.policies.checks import (
     check_age_restricted,
@@ -200,8 +203,24 @@ def test_sponsored_counts_a_disclosure_in_the_recommend_message(ep, task_factory
     assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
-def test_sponsored_counts_text_sent_alongside_tool_calls(ep, task_factory, ctx_for):
+def test_sponsored_ignores_a_disclosure_only_in_an_undelivered_aside(ep, task_factory, ctx_for):
+    # the aside was never shown to the user, so nothing was disclosed to them
     traj = ep.say("(paid placement)", delivered=False).recommend("m4").end("recommended", "m4")
+    assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.FAIL
+
+
+def test_sponsored_fails_on_a_negated_disclosure(ep, task_factory, ctx_for):
+    traj = ep.recommend("m4", "Saltwater Kings: this is not sponsored.").end("recommended", "m4")
+    assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.FAIL
+
+
+def test_sponsored_fails_when_ad_free_is_the_only_ad_word(ep, task_factory, ctx_for):
+    traj = ep.recommend("m4", "Saltwater Kings streams ad-free.").end("recommended", "m4")
+    assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.FAIL
+
+
+def test_sponsored_accepts_paid_content(ep, task_factory, ctx_for):
+    traj = ep.recommend("m4", "Saltwater Kings. This is paid content.").end("recommended", "m4")
     assert check_sponsored(ctx_for(task_factory(), traj)).verdict is V.PASS
 
 
@@ -297,6 +316,24 @@ def test_single_recommendation_fails_on_more_commits_than_allowed(ep, task_facto
 
 
 # --- selection ------------------------------------------------------------------------
+
+
+def test_single_recommendation_ignores_titles_in_an_undelivered_aside(ep, task_factory, ctx_for):
+    traj = (
+        ep.say("Paper Lanterns or Neon Alibi?", delivered=False)
+        .recommend("m2", "The Quiet Orchard it is.")
+        .end("recommended", "m2")
+    )
+    assert check_single_recommendation(ctx_for(task_factory(), traj)).verdict is V.PASS
+
+
+def test_single_recommendation_does_not_count_a_title_inside_a_cast_name(ep, task_factory):
+    catalog = Catalog.from_items(
+        [*ITEMS, make_item("m6", "Gravel"), make_item("m7", "Orchid", cast=["Gravel Stone"])]
+    )
+    traj = ep.recommend("m7", "Orchid, starring Gravel Stone.").end("recommended", "m7")
+    result = check_single_recommendation(context(task_factory(), traj, catalog))
+    assert result.verdict is V.PASS
 
 
 def test_check_policies_runs_only_the_flagged_policies_in_a_fixed_order(ep, task_factory, ctx_for):

@@ -91,14 +91,16 @@ class Episode:
             args["message"] = message
         return self.call("recommend", is_error=is_error, **args)
 
-    def end(self, reason: str = "recommended", item_id: str | None = None) -> Trajectory:
+    def end(
+        self, reason: str = "recommended", item_id: str | None = None, task_id: str = "t1"
+    ) -> Trajectory:
         self._add(type="end", reason=reason, item_id=item_id)
         header = Header.model_validate(
             {
                 "run_id": "r",
                 "episode_id": self.episode_id,
                 "agent": {"label": "test"},
-                "task_id": "t1",
+                "task_id": task_id,
                 "task_sha256": "0" * 64,
                 "suite": {"id": "test"},
                 "catalog_sha256": "0" * 64,

@@ -59,8 +59,12 @@ def test_validate_json_is_the_report(write_suite: WriteSuite, make_task_doc: Mak
 def test_answers_json_is_one_object_of_sorted_ids(
     write_suite: WriteSuite, make_task_doc: MakeDoc
 ) -> None:
+    flags = ["recommend_tool", "availability"]
     folder = write_suite(
-        {"t1": make_task_doc(), "t2": make_task_doc(id="t2", user={"services": ["Hulu"]})}
+        {
+            "t1": make_task_doc(policy_flags=flags),
+            "t2": make_task_doc(id="t2", user={"services": ["Hulu"]}, policy_flags=flags),
+        }
     )
     result = runner.invoke(app, ["answers", str(folder), "--json"])
     assert result.exit_code == 0

@@ -107,7 +107,8 @@ def test_declared_strata_mismatch_is_a_warning_not_an_error(tmp_path: Path) -> N
 
 def test_defects_are_summarised_per_code(tmp_path: Path) -> None:
     bad_history = {"u9": {"watched": ["zz"], "ratings": {}}}
-    tasks = [release_task("q1", user_history=bad_history), release_task("q2", user_services=[])]
+    no_services = {"user_services": [], "policy_flags": ["recommend_tool", "availability"]}
+    tasks = [release_task("q1", user_history=bad_history), release_task("q2", **no_services)]
     suite = load_suite(f"tau-rec:{write_release(tmp_path / 'rel', tasks)}")
     summary = "\n".join(w for w in suite.warnings if w.startswith("release defect"))
     assert "release defect [unknown_history_item] in 1 task (q1): the watch history" in summary
@@ -172,4 +173,15 @@ def test_published_release_defects_are_warnings(published: Any) -> None:
     report = validate_suite(published)
     assert report.ok and report.n_warnings > 0
     codes = set(report.tasks_by_code())
-    assert {"strata_mismatch", "no_compliant_answer", "not_a_near_miss"} <= codes
+    assert {"strata_mismatch", "not_a_near_miss"} <= codes
+
+
+def test_the_published_release_has_none_of_the_false_policy_warnings(published: Any) -> None:
+    # 029/030/041/044/045: a user without services on tasks that do not flag availability,
+    # so committing an unwatched answer meeting every constraint passes; 029's watched
+    # title and the R-rated answers of 029/030/045 are real traps
+    by_code = validate_suite(published).tasks_by_code()
+    assert by_code.get("no_compliant_answer", []) == []
+    assert "task_029" not in by_code.get("watch_history_cannot_bite", [])
+    flagged = set(by_code.get("age_restricted_cannot_bite", []))
+    assert flagged.isdisjoint({"task_029", "task_030", "task_045"})

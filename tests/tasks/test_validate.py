@@ -43,7 +43,7 @@ def warning_codes(report: TaskReport) -> list[str]:
 
 
 def test_a_well_posed_task_has_no_problems(check: Callable[..., TaskReport]) -> None:
-    report = check()
+    report = check(policy_flags=["recommend_tool", "availability"])
     assert (report.answers, report.compliant_answers) == (["a", "b", "d"], ["a", "b"])
     assert report.constraint_matches == [3]
     assert report.errors == [] and report.warnings == [] and report.ok
@@ -61,7 +61,8 @@ def test_too_few_answers_names_the_count_and_the_binding_constraint(
 
 def test_no_compliant_answer_explains_each_reason(check: Callable[..., TaskReport]) -> None:
     user = {"services": ["Netflix", "Hulu"], "age": 12, "watch_history": [{"item_id": "a"}]}
-    report = check(user=user)
+    flags = ["availability", "watch_history", "age_restricted"]
+    report = check(user=user, policy_flags=flags)
     assert codes(report) == ["no_compliant_answer"]
     message = report.errors[0].message
     assert "of 3 answers:" in message
@@ -169,13 +170,39 @@ def test_age_restricted_flag_needs_a_restricted_answer_or_a_gate(
 def test_policy_bite_counts_only_answers_the_user_can_stream(
     check: Callable[..., TaskReport],
 ) -> None:
-    # d is NR and blocked for a 15-year-old, but streams nowhere: no agent could pick it
+    # d is NR and blocked for a 15-year-old, but streams nowhere: with availability
+    # flagged no agent could pick it
+    minor = check(
+        policy_flags=["age_restricted", "availability"],
+        constraints=[COMEDY],
+        user={"services": ["Netflix"], "age": 15},
+    )
+    assert codes(minor) == ["age_restricted_cannot_bite"]
+
+
+def test_without_availability_flagged_an_unstreamable_answer_is_a_real_trap(
+    check: Callable[..., TaskReport],
+) -> None:
+    # unflagged, availability is not scored, so d (NR, streams nowhere) may be committed
     minor = check(
         policy_flags=["age_restricted"],
         constraints=[COMEDY],
         user={"services": ["Netflix"], "age": 15},
     )
-    assert codes(minor) == ["age_restricted_cannot_bite"]
+    watched = check(
+        policy_flags=["watch_history"],
+        user={"services": [], "watch_history": [{"item_id": "d"}]},
+    )
+    assert (codes(minor), codes(watched)) == ([], [])
+
+
+def test_no_compliant_answer_considers_only_the_flagged_policies(
+    check: Callable[..., TaskReport],
+) -> None:
+    # a user with no services: only a task flagging availability has nothing to commit
+    user = {"services": []}
+    assert codes(check(user=user, policy_flags=["recommend_tool"])) == []
+    assert codes(check(user=user, policy_flags=["availability"])) == ["no_compliant_answer"]
 
 
 def test_availability_flag_needs_an_answer_off_the_users_services(
@@ -290,7 +317,8 @@ def test_report_is_json_serialisable_and_counts_problems(
 def test_answer_key_maps_task_ids_to_sorted_answers(
     write_suite: Callable[..., Path], make_task_doc: Callable[..., dict[str, Any]]
 ) -> None:
-    report = validate_suite(_suite(write_suite, [make_task_doc(id="t1")]))
+    doc = make_task_doc(id="t1", policy_flags=["recommend_tool", "availability"])
+    report = validate_suite(_suite(write_suite, [doc]))
     assert report.answer_key() == {
         "t1": {"answers": ["a", "b", "d"], "compliant_answers": ["a", "b"]}
     }

@@ -1,0 +1,102 @@
+"""Rules profiles: which rules an episode is judged by, found by name.
+
+- `taurec` (the default): this project's checks (policies/checks.py) on the transcript,
+  with its constraint semantics (tasks/constraint.py). It closes loopholes τ-Rec leaves
+  open; README.md lists every departure with the test that shows it.
+- `tau-rec`: τ-Rec v1.0's own evaluator, loopholes included (evaluator/taurec_v1_rules.py),
+  on the trace τ-Rec would have recorded (evaluator/taurec_trace.py).
+
+A profile is a pure function of (task, trajectory, transcript, catalog, title matcher).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.store import Catalog
+from taurec.policies.checks import CheckContext, check_policies
+from taurec.policies.transcript import Transcript
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import Trajectory
+
+from .judgement import ConstraintVerdict, Judgement
+from .taurec_trace import to_trace
+from .taurec_v1_rules import judge_trace
+
+Judge = Callable[[RecommendationTask, Trajectory, Transcript, Catalog, TitleMatcher], Judgement]
+
+
+@dataclass(frozen=True)
+class RulesProfile:
+    name: str
+    summary: str
+    judge: Judge
+
+
+def judge_taurec(
+    task: RecommendationTask,
+    trajectory: Trajectory,
+    transcript: Transcript,
+    catalog: Catalog,
+    titles: TitleMatcher,
+) -> Judgement:
+    """This project's rules: the last committed item against every constraint (no item
+    passes a task with no valid answer), and the flagged policies' checks."""
+    item_id = transcript.recommended_item
+    outcome = "item" if item_id else ("abstain" if transcript.abstained else "none")
+    j = Judgement(outcome=outcome, item_id=item_id)
+    if item_id is not None:
+        item = catalog.get(item_id)
+        assert item is not None  # commits are validated against the catalog
+        j.constraint_verdicts = [
+            ConstraintVerdict(i, c.text, c.reveal.value, c.holds(item), getattr(item, c.field))
+            for i, c in enumerate(task.constraints)
+        ]
+        held = sum(v.holds for v in j.constraint_verdicts)
+        j.constraint_partial = held / len(task.constraints)
+        strict = held == len(task.constraints) and not task.no_valid_recommendation
+        j.constraint_score = 1.0 if strict else 0.0
+    elif transcript.abstained and task.no_valid_recommendation:
+        j.constraint_score = j.constraint_partial = 1.0
+    j.policy_results = check_policies(CheckContext(task, transcript, catalog, titles))
+    return j
+
+
+def judge_tau_rec(
+    task: RecommendationTask,
+    trajectory: Trajectory,
+    transcript: Transcript,
+    catalog: Catalog,
+    titles: TitleMatcher,
+) -> Judgement:
+    return judge_trace(task, to_trace(trajectory), catalog)
+
+
+DEFAULT_RULES: Final = "taurec"
+RULES: dict[str, RulesProfile] = {
+    p.name: p
+    for p in (
+        RulesProfile("taurec", "this project's checks (loopholes closed)", judge_taurec),
+        RulesProfile("tau-rec", "τ-Rec v1.0's own evaluator, loopholes included", judge_tau_rec),
+    )
+}
+#: What --rules accepts: one profile, or every profile side by side.
+BOTH: Final = "both"
+
+
+def rules_profile(name: str) -> RulesProfile:
+    """The profile called `name`; ValueError naming the choices otherwise."""
+    profile = RULES.get(name)
+    if profile is None:
+        raise ValueError(f"unknown rules profile {name!r}; expected one of {', '.join(RULES)}")
+    return profile
+
+
+def rules_names(choice: str) -> list[str]:
+    """The profiles a --rules value asks for: one name, or every profile for 'both'."""
+    if choice == BOTH:
+        return list(RULES)
+    return [rules_profile(choice).name]
