@@ -152,9 +152,12 @@ class HttpServer:
 def _assemble(
     settings: ServerSettings, make_user: SimulatorFactory | None
 ) -> tuple[MCPServer, KindService]:
-    """The server of the suite's kind (see kinds.py)."""
+    """The server of the suite's kind (see kinds.py). Every kind's server knows each
+    request's bearer token (sealed runs find the caller's plan by it)."""
     suite = load_suite(settings.suite)
-    return SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
+    mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
+    mcp.middleware.insert(0, CallerMiddleware())
+    return mcp, service
 
 
 @SERVER_KINDS.register("recommendation")
@@ -173,7 +176,6 @@ def recommendation_server(
     )
     arguments = register_tools(mcp, service)
     register_resources(mcp, service)
-    mcp.middleware.append(CallerMiddleware())
     mcp.middleware.append(RawCallMiddleware(arguments, service.log_rejected))
     return mcp, service
 

@@ -238,3 +238,49 @@ async def test_an_open_server_refuses_a_label_that_is_not_plain_text(tmp_path: P
             await service.start_episode("t001", 0, None, label)
     started = await service.start_episode("t001", 0, None, "openai/gpt-4o-mini@t0")
     assert started.episode_id
+
+
+async def test_a_ranking_server_tells_two_tokens_apart(tmp_path: Path) -> None:
+    """Every kind's server finds the caller's plan by its token (here: ranking)."""
+    ranking = load_suite("ranking:builtin")
+    paths = []
+    for label in ("victim", "attacker"):
+        plan = new_plan(
+            label=label,
+            suite_id=ranking.id,
+            suite_spec="ranking:builtin",
+            suite_sha256=ranking.sha256(),
+            catalog_sha256=ranking.catalog.sha256(),
+            task_ids=[t.id for t in ranking.tasks[:2]],
+            trials=1,
+        )
+        paths.append(tmp_path / f"{label}.json")
+        write_plan(plan, paths[-1])
+    port = free_port()
+    settings = ServerSettings(
+        suite="ranking:builtin", log_dir=tmp_path / "logs", plans=tuple(paths)
+    )
+    server = HttpServer(settings, HttpSettings(port=port))
+    url = f"http://127.0.0.1:{port}/mcp"
+    task_id = ranking.tasks[0].id
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve)
+        while not server.started:
+            await anyio.sleep(0.01)
+        try:
+            async with _client(url, paths[0]) as client:
+                started = await _call(client, "start_episode", task_id=task_id)
+            async with _client(url, paths[1]) as client:
+                own = await _call(client, "start_episode", task_id=task_id)
+                hijack = await _call(
+                    client, "get_user_profile", episode_id=started.data["episode_id"]
+                )
+        finally:
+            server.stop()
+    assert not started.is_error and not own.is_error, (started.text, own.text)
+    assert hijack.is_error and "unknown episode_id" in hijack.text
+    labels = sorted(
+        orjson.loads(p.read_bytes().split(b"\n", 1)[0])["agent"]["label"]
+        for p in (tmp_path / "logs").rglob("*.jsonl")
+    )
+    assert labels == ["attacker", "victim"]
