@@ -43,13 +43,14 @@ from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 
 
-class AgentName(StrEnum):  # the registry's names (a test keeps the two in step)
+class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
     SCRIPTED = "scripted"
     ORACLE = "oracle"
     RANDOM = "random"
     POPULARITY = "popularity"
     CF = "cf"  # ranking tasks
     LLM = "llm"
+    LEARNER = "learner"  # stream suites
 
 
 class TransportName(StrEnum):

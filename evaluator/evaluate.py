@@ -8,10 +8,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from taurec.catalog.errors import DataError
+
 from .episode import EpisodeScore
 from .files import find_run_files
 from .logs import Resolver, default_workers, score_files
-from .sealed import RunCheck, check_runs, plan_specs, read_registers
+from .sealed import Register, RunCheck, check_runs, plan_specs, read_registers
 
 
 def evaluate(
@@ -36,6 +38,20 @@ def evaluate(
         )
     }
     scores = [known.get(str(p)) or fresh[str(p)] for p in files.logs]
-    check = check_runs(scores, registers)
+    check = check_runs(scores, registers, _plan_kinds(registers, resolver))
     check.problems[:0] = files.problems + register_problems
     return check
+
+
+def _plan_kinds(registers: list[Register], resolver: Resolver) -> dict[str, str]:
+    """Plan id -> the task kind of the plan's suite, where that suite loads."""
+    kinds = {}
+    for r in registers:
+        spec = r.suite.get("spec")
+        if r.plan_id is None or not isinstance(spec, str):
+            continue
+        try:
+            kinds[r.plan_id] = resolver.context(spec).suite.kind
+        except DataError:
+            continue  # its episodes fail for that reason anyway
+    return kinds

@@ -37,5 +37,6 @@ class EvaluatorKind:
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
-    "evaluator", ("taurec.evaluator.recommendation", "taurec.evaluator.ranking")
+    "evaluator",
+    ("taurec.evaluator.recommendation", "taurec.evaluator.ranking", "taurec.evaluator.stream"),
 )

@@ -90,7 +90,13 @@ def _norm(path: str | Path) -> str:
     return os.path.normpath(str(path))
 
 
-def check_runs(scores: list[EpisodeScore], registers: list[Register]) -> RunCheck:
+def check_runs(
+    scores: list[EpisodeScore],
+    registers: list[Register],
+    kinds: dict[str, str] | None = None,
+) -> RunCheck:
+    """Hold each register's plan to the scored logs. `kinds`: plan id -> the task kind of
+    its suite (for episodes with no log to say it)."""
     check = RunCheck()
     # a log the register names belongs to its plan even if its header is unreadable
     referenced: dict[str, str] = {}
@@ -118,7 +124,7 @@ def check_runs(scores: list[EpisodeScore], registers: list[Register]) -> RunChec
             )
             continue
         seen.add(plan_id)
-        _score_plan(register, by_plan.pop(plan_id, []), check)
+        _score_plan(register, by_plan.pop(plan_id, []), check, (kinds or {}).get(plan_id))
     for plan_id, orphans in by_plan.items():
         check.problems.append(
             f"{len(orphans):,} logs of sealed plan {plain(plan_id)} (e.g. {plain(orphans[0].path)}), "
@@ -129,13 +135,16 @@ def check_runs(scores: list[EpisodeScore], registers: list[Register]) -> RunChec
     return check
 
 
-def _score_plan(register: Register, logs: list[EpisodeScore], check: RunCheck) -> None:
+def _score_plan(
+    register: Register, logs: list[EpisodeScore], check: RunCheck, kind: str | None
+) -> None:
     plan = register.state.plan or {}
     folder = register.path.parent
     by_path = {_norm(s.path): s for s in logs}
     latest = register.state.latest()
-    # every episode of a plan is of its suite's kind; a missing one takes its siblings'
-    kind = next((s.kind for s in logs if s.verification is None), "recommendation")
+    # every episode of a plan is of its suite's kind; a missing one takes it from the
+    # suite, or else from its siblings
+    kind = kind or next((s.kind for s in logs if s.verification is None), "recommendation")
     reasons: Counter[str] = Counter()
     counted = 0
     for planned in plan.get("episodes", []):

@@ -112,8 +112,8 @@ def packaged_suites_dir() -> Path:
 
 
 def load_suite(spec: str) -> Suite:
-    """Load "builtin" (or another suite shipped in the package), a suite folder, or
-    `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
+    """Load "builtin" (or another suite shipped in the package, e.g. "stream:builtin"), a
+    suite folder, or `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
     """
     if spec.startswith(TAU_REC_PREFIX):
         from .taurec_release import read_release  # it builds on this module: import on use

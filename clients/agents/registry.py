@@ -103,7 +103,12 @@ class AgentEntry:
 
 
 AGENT_KINDS: KindRegistry[dict[str, AgentEntry]] = KindRegistry(
-    "agents", ("taurec.clients.agents.registry", "taurec.clients.agents.ranking")
+    "agents",
+    (
+        "taurec.clients.agents.registry",
+        "taurec.clients.agents.ranking",
+        "taurec.clients.agents.stream_agents",
+    ),
 )
 AGENT_KINDS.register(DEFAULT_KIND)(
     {name: AgentEntry(PROFILES[name], factory) for name, factory in _FACTORIES.items()}

@@ -254,3 +254,7 @@ def test_a_ranking_run_is_sealed_too(tmp_path: Path) -> None:
     next(out.rglob("*.jsonl")).unlink()
     code, doc, stderr = _score(out)
     assert code == 1 and "log missing" in stderr and doc["groups"][0]["n_episodes"] == 6
+    for path in out.rglob("*.jsonl"):
+        path.unlink()
+    _, doc, _ = _score(out)  # with no log left, the kind comes from the plan's suite
+    assert [(g["kind"], g["n_episodes"]) for g in doc["groups"]] == [("ranking", 6)]

@@ -1,0 +1,119 @@
+"""`taurec tasks generate-streams`: write a stream (BIEL) suite.
+
+Items come from a movie catalog (`--catalog`) or from Amazon Reviews 2023 product
+metadata (`--products meta_*.jsonl[.gz]`); personas are drawn from the items'
+vocabulary; utilities come from the personas' hidden preference models, or, with
+`--llm-utilities MODEL[,MODEL]`, from language models (cached under `--cache`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from taurec.catalog.builders.amazon_products import load_products
+from taurec.catalog.choice_items import from_movie
+from taurec.catalog.choice_sets import movie_categories, product_categories
+from taurec.catalog.errors import DataError
+from taurec.catalog.llm_utilities import LLMUtilityScorer, LLMUtilitySettings
+from taurec.catalog.personas import persona_pool
+from taurec.catalog.store import BUILTIN, Catalog
+from taurec.tasks.stream import FeedbackKind, StreamSetting
+from taurec.tasks.stream_generator import (
+    GenerationError,
+    StreamPlan,
+    generate_streams,
+    llm_utilities,
+    model_utilities,
+)
+from taurec.tasks.suite import TASKS_DIR, SuiteManifest, load_suite, write_suite_dir
+
+
+def _names(text: str, allowed: type[FeedbackKind] | type[StreamSetting], option: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    known = {m.value for m in allowed}
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise typer.BadParameter(
+            f"{bad[0] if bad else text!r}; expected one or more of {', '.join(sorted(known))}",
+            param_hint=option,
+        )
+    return names
+
+
+def generate_streams_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Suite folder to write.")],
+    catalog: Annotated[
+        str, typer.Option("--catalog", help="'builtin' or a catalog file (movies).")
+    ] = BUILTIN,
+    products: Annotated[
+        Path | None,
+        typer.Option("--products", help="Amazon Reviews 2023 meta_*.jsonl[.gz] instead of movies."),
+    ] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="Streams per setting.")] = 12,
+    episodes: Annotated[
+        int, typer.Option("--episodes", min=1, max=100, help="Episodes per stream.")
+    ] = 10,
+    personas: Annotated[int, typer.Option("--personas", min=1, help="Persona pool size.")] = 40,
+    settings: Annotated[
+        str, typer.Option("--settings", help="Comma-separated stream settings.")
+    ] = "variable_category,variable_persona,variable_settings",
+    feedback: Annotated[
+        str, typer.Option("--feedback", help="Feedback kinds, cycled over the streams.")
+    ] = "regret,stars,persona",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm-utilities", help="Score utilities with these litellm models (comma-separated)."
+        ),
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="--llm-utilities: reply cache folder.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
+) -> None:
+    """Write a stream suite (kind "stream") to OUT; it loads with --suite OUT."""
+    if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
+        raise typer.BadParameter(
+            f"{out / TASKS_DIR} already holds task files; pass --force", param_hint="--out"
+        )
+    plan = StreamPlan(
+        settings=tuple(StreamSetting(s) for s in _names(settings, StreamSetting, "--settings")),
+        n=n,
+        episodes=episodes,
+        seed=seed,
+        feedback=tuple(FeedbackKind(f) for f in _names(feedback, FeedbackKind, "--feedback")),
+    )
+    try:
+        if products is not None:
+            items = load_products(products).items
+            categories = product_categories(items)
+            source = f"products from {products.name}"
+        else:
+            items = [from_movie(i) for i in Catalog.load(catalog).items]
+            categories = movie_categories(items)
+            source = f"movies of catalog {catalog!r}"
+        pool = persona_pool(items, personas, seed)
+        score = model_utilities
+        if llm:
+            models = tuple(m.strip() for m in llm.split(",") if m.strip())
+            score = llm_utilities(
+                LLMUtilityScorer(LLMUtilitySettings(models=models, cache_dir=cache))
+            )
+        tasks = generate_streams(items, pool, categories, plan, score)
+    except (DataError, GenerationError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    manifest = SuiteManifest(
+        format_version=1,
+        id=out.resolve().name,
+        catalog=BUILTIN if products is not None else catalog,
+        kind="stream",
+        description=f"{len(tasks)} streams of {episodes} episodes over {source}, seed {seed}.",
+    )
+    write_suite_dir(out, manifest, tasks)
+    load_suite(str(out))  # it loads: every stream passes its checks
+    typer.echo(f"wrote {len(tasks)} streams to {out}")

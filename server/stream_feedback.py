@@ -1,0 +1,154 @@
+"""What the customer tells the agent after each recommendation of a stream.
+
+Four kinds, as BIEL defines them: `regret` ("Chosen score: x, Best possible: y,
+Regret: r"), `stars` (max(1, min(5, round(5·chosen/best))) with Python's round, which
+rounds halves to even), `persona` (the customer's own words, whose tone follows the
+regret band and which never holds a digit), and `none`. Pure functions of the episode
+and the choice; the persona's words are deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Final
+
+from taurec.catalog.choice_items import ChoiceItem
+from taurec.catalog.preferences import PreferenceModel
+from taurec.tasks.stream import FeedbackKind
+
+#: BIEL's fixed reply to a recommendation with regret 0.
+PERFECT: Final = "Perfect! This is exactly what I was looking for. Great recommendation!"
+#: Regret bands of the persona's tone: (upper bound inclusive, tone).
+TONE_BANDS: Final = ((10.0, "positive"), (30.0, "moderate"), (float("inf"), "dissatisfied"))
+_DIGIT = re.compile(r"\d")
+
+OPENERS: Final = {
+    "positive": (
+        "I really like this one.",
+        "This is a great pick for me.",
+        "Oh, this is very close to what I wanted.",
+    ),
+    "moderate": (
+        "It's okay, but not quite what I had in mind.",
+        "Hmm, this is fine, though I think there were better options for me.",
+        "I can see why you picked it, but it doesn't fully click for me.",
+    ),
+    "dissatisfied": (
+        "Honestly, this isn't for me.",
+        "I'm disappointed; this misses what I was after.",
+        "No, this really doesn't suit me.",
+    ),
+}
+
+
+def regret_of(chosen: float, best: float) -> float:
+    """BIEL's regret: how far the choice falls below the best (never negative)."""
+    return max(0.0, best - chosen)
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def regret_feedback(chosen: float, best: float) -> str:
+    return (
+        f"Chosen score: {_number(chosen)}, Best possible: {_number(best)}, "
+        f"Regret: {_number(regret_of(chosen, best))}"
+    )
+
+
+def stars(chosen: float, best: float) -> int:
+    """1-5 stars: 5·chosen/best rounded as Python rounds (halves to even), kept in 1-5."""
+    if best <= 0:
+        return 5 if chosen >= best else 1
+    return max(1, min(5, round(5 * chosen / best)))
+
+
+def stars_feedback(chosen: float, best: float) -> str:
+    n = stars(chosen, best)
+    return f"{n} star{'s' if n != 1 else ''} out of 5"
+
+
+def tone(regret: float) -> str:
+    """The persona's tone for this regret: positive (≤10), moderate (≤30), dissatisfied."""
+    return next(name for bound, name in TONE_BANDS if regret <= bound)
+
+
+def _reason(item: ChoiceItem, prefs: PreferenceModel | None, liked: bool) -> str:
+    """One sentence on why, from the customer's tastes as they apply to this item."""
+    if prefs is None:
+        return ""
+    parts = prefs.components(item)
+    if not parts:
+        return ""
+    name, value = (max if liked else min)(parts.items(), key=lambda kv: kv[1])
+    if (liked and value <= 0) or (not liked and value >= 0):
+        return ""
+    phrases = {
+        ("categories", True): "It is the kind of {cat} I enjoy.",
+        ("categories", False): "I'm not really into {cat}.",
+        ("keywords", True): "I love a story like this.",
+        ("keywords", False): "The subject matter puts me off.",
+        ("era", True): "It's from the kind of era I like.",
+        ("era", False): "It feels like the wrong era for me.",
+        ("runtime", True): "The length suits me.",
+        ("runtime", False): "The length doesn't suit me.",
+        ("rating", True): "People seem to love it, which matters to me.",
+        ("rating", False): "It doesn't seem very well regarded.",
+        ("language", True): "The language works for me.",
+        ("language", False): "I'd rather not read subtitles.",
+        ("maker", True): "I like who made it.",
+        ("maker", False): "I'm not a fan of who made it.",
+        ("price", True): "The price is fair.",
+        ("price", False): "It's more than I want to spend.",
+    }
+    weights = prefs.categories
+    cats = [c for c in item.categories if (weights.get(c, 0) > 0) == liked and c in weights]
+    cat = (cats[0] if cats else "thing").lower()
+    return phrases[(name, liked)].format(cat=cat)
+
+
+def persona_feedback(
+    chosen: float,
+    best: float,
+    item: ChoiceItem,
+    prefs: PreferenceModel | None,
+    seed: int,
+) -> str:
+    """The customer's reaction in words: a tone from the regret band and a reason from
+    their tastes. Regret 0 gives BIEL's fixed reply. Never contains a digit."""
+    regret = regret_of(chosen, best)
+    if regret == 0:
+        return PERFECT
+    mood = tone(regret)
+    rng = random.Random(f"persona-feedback:{seed}")
+    text = rng.choice(OPENERS[mood])
+    reason = _reason(item, prefs, liked=mood == "positive")
+    if reason and not _DIGIT.search(reason):
+        text += " " + reason
+    return text
+
+
+FeedbackText = Callable[[float, float, ChoiceItem, PreferenceModel | None, int], str | None]
+
+
+def feedback_text(
+    kind: FeedbackKind,
+    chosen: float,
+    best: float,
+    item: ChoiceItem,
+    prefs: PreferenceModel | None,
+    seed: int,
+) -> str | None:
+    """The feedback of `kind` on choosing `item` (None for `none`)."""
+    return FEEDBACK[kind](chosen, best, item, prefs, seed)
+
+
+FEEDBACK: Final[dict[FeedbackKind, FeedbackText]] = {
+    FeedbackKind.REGRET: lambda c, b, i, p, s: regret_feedback(c, b),
+    FeedbackKind.STARS: lambda c, b, i, p, s: stars_feedback(c, b),
+    FeedbackKind.PERSONA: persona_feedback,
+    FeedbackKind.NONE: lambda c, b, i, p, s: None,
+}

@@ -1,0 +1,393 @@
+"""The streams one server runs: each stream is one episode, with one log.
+
+A stream starts with `start` (start_stream / start_episode); its id is an unguessable
+episode id and its log is an ordinary episode log (header with kind "stream", chained,
+its end record signed), so the evaluator, `--verify`, the runner and resume treat it
+like any episode. Each call (question, recommendation, next episode, current episode)
+is logged as a tool call with its result, under the stream's lock and shielded from
+cancellation. The stream ends `recommended` with its last episode's recommendation
+(the end record names that item), or as the harness aborts it, or `infra_error` when
+the server stops first.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+from pydantic import BaseModel, Field
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.run_plan import label_problem
+from taurec.tasks.stream import StreamTask
+from taurec.tasks.suite import Suite, portable_suite_spec
+from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory_signing import load_log_key
+
+from .episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
+from .episodes import RunFacts, derive_seed
+from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
+from .seal import Admission, Seals, load_seals
+from .service import SHUTDOWN_DETAIL, default_run_label, server_version
+from .settings import ServerSettings
+from .stream_customer import Customer, RuleCustomer
+from .stream_llm_customer import LLMCustomer, LLMCustomerSettings
+from .stream_session import EpisodeView, StreamRuleError, StreamSession
+from .trajectory_writer import TrajectoryWriter, log_path, now_utc
+
+log = logging.getLogger(__name__)
+
+#: Streams remembered after they end (to say how they ended).
+ENDED_KEPT: Final = 100_000
+
+
+class StreamStarted(BaseModel):
+    """What start_stream answers: the stream's id and its first episode."""
+
+    episode_id: str = Field(description="The stream's id: pass it to every stream tool.")
+    task_id: str
+    trial: int
+    opening: str = Field(description="How the stream works, in one paragraph.")
+    max_turns: int = Field(description="Questions per episode (the question budget).")
+    current: EpisodeView
+
+
+class StreamAborted(BaseModel):
+    ended: bool = True
+    end_reason: EndReason
+
+
+def opening_text(task: StreamTask) -> str:
+    return (
+        f"A stream of {len(task.episodes)} shopping episodes ({task.setting.value}). In each, "
+        f"a customer shops among the items shown; ask them up to {task.budget} questions "
+        "(ask_question), then recommend exactly one item (recommend_item) and hear their "
+        f"feedback ({task.feedback.value}); then call next_episode. Do better as you go: what "
+        "you learn in one episode is yours to use in the next."
+    )
+
+
+class StreamEpisode:
+    """One stream in progress: its rules (a StreamSession) and its log."""
+
+    def __init__(
+        self,
+        episode_id: str,
+        session: StreamSession,
+        writer: TrajectoryWriter,
+        trial: int,
+        on_end: Callable[[StreamEpisode], None],
+    ) -> None:
+        self.id = episode_id
+        self.session = session
+        self.task = session.task
+        self.trial = trial
+        self.lock = anyio.Lock()
+        self.end: EpisodeEnd | None = None
+        self._log = writer
+        self._calls = 0
+        self._on_end = on_end
+
+    @property
+    def log_path(self) -> Any:
+        return self._log.path
+
+    @property
+    def log_chain(self) -> str:
+        """The chain hash of the log's last line on disk (the run register records it)."""
+        return self._log.chain
+
+    def check_open(self) -> None:
+        if self.end is not None:
+            raise EpisodeError(ended_message(self.id, self.end))
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], compute: Callable[[], BaseModel]
+    ) -> BaseModel:
+        """Log the call, run it under the stream's rules, log exactly what the agent gets;
+        the stream's last recommendation ends it."""
+        self.check_open()
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
+            t0 = time.perf_counter()
+            try:  # in a worker thread: an LLM customer blocks on its provider
+                result = await anyio.to_thread.run_sync(compute)
+            except StreamRuleError as exc:
+                text = agent_error_text(name, str(exc))
+                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+                raise EpisodeError(str(exc)) from None
+            except Exception as exc:
+                log.error("stream %s: %s failed", self.id[:8], name, exc_info=exc)
+                self._log.tool_result(
+                    call_id,
+                    agent_error_text(name, "internal server error"),
+                    is_error=True,
+                    latency_ms=_ms(t0),
+                )
+                await self.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {exc}"))
+                raise EpisodeError(
+                    f"internal server error in {name}; the stream has ended (infra_error), "
+                    "an infrastructure failure, not yours"
+                ) from exc
+            self._log.tool_result(
+                call_id, result.model_dump(mode="json"), is_error=False, latency_ms=_ms(t0)
+            )
+            if self.session.complete:
+                n = len(self.task.episodes)
+                await self.close(
+                    EpisodeEnd(
+                        EndReason.RECOMMENDED,
+                        item_id=self.session.chosen[-1],
+                        detail=f"stream complete: {n} of {n} episodes",
+                    )
+                )
+        return result
+
+    async def abort(self, reason: EndReason, detail: str | None) -> None:
+        self.check_open()
+        if reason not in ABORT_REASONS:
+            raise ArgumentError(
+                "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
+            )
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
+            self._log.tool_call(call_id, "abort_episode", arguments)
+            self._log.tool_result(
+                call_id, {"ended": True, "end_reason": reason.value}, is_error=False, latency_ms=0.0
+            )
+            played = len(self.session.chosen)
+            note = f" (after {played} of {len(self.task.episodes)} episodes)"
+            await self.close(
+                EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given") + note)
+            )
+
+    async def close(self, end: EpisodeEnd) -> None:
+        if self.end is not None:
+            return
+        self.end = end
+        stats = getattr(self.session.customer, "stats", None)  # an LLM customer's counters
+        try:
+            await self._log.end(
+                end.reason,
+                item_id=end.item_id,
+                detail=end.detail,
+                simulator=stats() if callable(stats) else None,
+            )
+        finally:
+            self._on_end(self)
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
+
+
+@dataclass
+class StreamService:
+    """Every stream one server serves."""
+
+    settings: ServerSettings
+    suite: Suite
+    facts: RunFacts
+    seals: Seals | None = None  # sealed mode: the plans served (see seal.py)
+    make_customer: Callable[[], Customer] = RuleCustomer
+
+    def __post_init__(self) -> None:
+        self.version = self.facts.server_version
+        self._open: dict[str, StreamEpisode] = {}
+        self._ended: dict[str, EpisodeEnd] = {}
+
+    @property
+    def plan_tokens(self) -> list[str]:
+        return [] if self.seals is None else self.seals.tokens
+
+    @classmethod
+    def create(
+        cls, settings: ServerSettings, suite: Suite, customer: LLMCustomerSettings | None = None
+    ) -> StreamService:
+        """`customer`: an LLM customer's settings (None: the rule-based customer)."""
+        if settings.task is not None and suite.get(settings.task) is None:
+            raise DataError(f"task {settings.task!r} is not in suite {suite.id!r}", field="task")
+        facts = RunFacts(
+            run_id=settings.run_label or default_run_label(),
+            suite=SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec)),
+            catalog_sha256=suite.catalog.sha256(),
+            server_version=server_version(),
+            log_dir=settings.log_dir,
+            simulator_settings=customer.record() if customer else {"customer": "rule"},
+            log_key=load_log_key(create=True),
+        )
+        seals = None
+        if settings.plans:
+            assert facts.log_key is not None
+            seals = load_seals(
+                settings.plans,
+                suite,
+                suite.catalog,
+                settings.log_dir,
+                facts.log_key,
+                retryable_detail=SHUTDOWN_DETAIL,
+                server_version=facts.server_version,
+            )
+        if customer is None:
+            return cls(settings, suite, facts, seals)
+        llm = customer
+        return cls(settings, suite, facts, seals, lambda: LLMCustomer(llm))
+
+    def _task(self, task_id: str | None) -> StreamTask:
+        task_id = task_id or self.settings.task
+        task = self.suite.get(task_id) if task_id is not None else None
+        if not isinstance(task, StreamTask):
+            some = ", ".join(t.id for t in self.suite.tasks[:3])
+            raise ArgumentError(
+                "task_id",
+                f"expected a stream id from list_tasks (e.g. {some}), got {short_repr(task_id)}",
+            )
+        return task
+
+    async def start(
+        self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
+    ) -> StreamStarted:
+        if len(self._open) >= self.settings.max_open_episodes:
+            raise EpisodeError(f"the server already has {len(self._open)} open streams, its limit")
+        if agent_label is not None and (problem := label_problem(agent_label)) is not None:
+            raise ArgumentError("agent_label", problem.removeprefix("agent label "))
+        task = self._task(task_id)
+        trial = trial or 0
+        admission: Admission | None = None
+        if self.seals is not None:  # label and seed come from the plan
+            admission = self.seals.admit(task.id, trial, seed, agent_label)
+            agent_label, seed = admission.label, admission.seed
+        seed = derive_seed(task.id, trial) if seed is None else seed
+        try:
+            stream = self._open_stream(task, trial, seed, agent_label, admission)
+        except BaseException:
+            if admission is not None and self.seals is not None:
+                self.seals.cancel(admission)
+            raise
+        if admission is not None and self.seals is not None:
+            self.seals.started(admission, stream.id, stream.log_path)
+        async with stream.lock:
+            with anyio.CancelScope(shield=True):
+                stream._log.user_message(opening_text(task))
+        return StreamStarted(
+            episode_id=stream.id,
+            task_id=task.id,
+            trial=trial,
+            opening=opening_text(task),
+            max_turns=task.budget,
+            current=stream.session.view(),
+        )
+
+    def _open_stream(
+        self, task: StreamTask, trial: int, seed: int, label: str | None, run: Admission | None
+    ) -> StreamEpisode:
+        episode_id = secrets.token_hex(16)
+        facts = self.facts
+        customer = self.make_customer()
+        run_id = facts.run_id if run is None else run.run_id
+        header = Header(
+            run_id=run_id,
+            episode_id=episode_id,
+            agent=AgentInfo(label=label or self.settings.agent_label),
+            task_id=task.id,
+            task_sha256=task.sha256(),
+            kind=task.kind,
+            suite=facts.suite,
+            catalog_sha256=facts.catalog_sha256,
+            trial=trial,
+            seed=seed,
+            simulator=SimulatorInfo(kind=customer.kind, settings=facts.simulator_settings),
+            server_version=facts.server_version,
+            started_at=now_utc(),
+            mode="open" if run is None else "sealed",
+            plan_id=None if run is None else run.plan_id,
+        )
+        retire = self._retire
+        seals = self.seals
+        if run is not None and seals is not None:
+            admission = run
+
+            def retire(stream: StreamEpisode) -> None:
+                try:
+                    end = stream.end
+                    assert end is not None
+                    seals.ended(
+                        admission, stream.id, end.reason.value, end.detail, stream.log_chain
+                    )
+                finally:
+                    self._retire(stream)
+
+        path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
+        stream = StreamEpisode(
+            episode_id,
+            StreamSession(task, seed, customer),
+            TrajectoryWriter(path, header, facts.log_key),
+            trial,
+            retire,
+        )
+        self._open[episode_id] = stream
+        return stream
+
+    def get(self, episode_id: str | None) -> StreamEpisode:
+        if not episode_id:
+            raise ArgumentError(
+                "episode_id", "is required: pass the episode_id start_stream returned"
+            )
+        stream = self._open.get(episode_id)
+        if stream is not None:
+            if self.seals is not None:  # only the plan that started it may act on it
+                self.seals.check_owner(episode_id)
+            return stream
+        end = self._ended.get(episode_id)
+        if end is not None:
+            raise EpisodeError(ended_message(episode_id, end))
+        raise EpisodeError(
+            f"unknown episode_id {short_repr(episode_id)}; expected the id start_stream returned"
+        )
+
+    async def run(
+        self,
+        episode_id: str | None,
+        name: str,
+        arguments: dict[str, Any],
+        compute: Callable[[StreamSession], BaseModel],
+    ) -> BaseModel:
+        stream = self.get(episode_id)
+        async with stream.lock:
+            return await stream.call(name, arguments, lambda: compute(stream.session))
+
+    async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
+        stream = self.get(episode_id)
+        async with stream.lock:
+            await stream.abort(reason, detail)
+
+    async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:
+        ended = 0
+        for stream in list(self._open.values()):
+            async with stream.lock:
+                if stream.end is None:
+                    try:
+                        await stream.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=detail))
+                        ended += 1
+                    except Exception:
+                        log.exception("stream %s: could not write its end record", stream.id[:8])
+        return ended
+
+    def _retire(self, stream: StreamEpisode) -> None:
+        assert stream.end is not None
+        self._open.pop(stream.id, None)
+        self._ended[stream.id] = stream.end
+        while len(self._ended) > ENDED_KEPT:
+            del self._ended[next(iter(self._ended))]
+
+
+__all__ = ["AgentFacingError", "StreamAborted", "StreamService", "StreamStarted"]

@@ -1,0 +1,204 @@
+"""Generating stream suites, and the checks a stream task must pass past its schema.
+
+`generate_streams` draws, per setting, `n` streams of `episodes` episodes over a pool of
+choice items: one persona (variable_category), one category (variable_persona) or both
+varying (variable_settings). Each episode's choice set is sampled with the stream's
+seed and the category's hash, its utilities computed from the persona's preference
+model; as BIEL does, a (persona, category) pair whose best utility is below 60 is
+skipped and another drawn. Deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from taurec.catalog.choice_items import ChoiceItem, from_movie
+from taurec.catalog.choice_sets import (
+    CHOICE_SET_SIZE,
+    Category,
+    movie_categories,
+    sample_choice_set,
+)
+from taurec.catalog.llm_utilities import LLMUtilityScorer
+from taurec.catalog.personas import Persona, persona_pool
+from taurec.catalog.preferences import utility
+from taurec.catalog.store import Catalog
+
+from .stream import (
+    DEFAULT_EPISODES,
+    MIN_BEST_UTILITY,
+    FeedbackKind,
+    StreamEpisodeSpec,
+    StreamSetting,
+    StreamTask,
+    UtilitySource,
+)
+
+#: Draws tried for one episode before the generator gives up.
+MAX_DRAWS: Final = 200
+
+
+class GenerationError(ValueError):
+    """The inputs cannot give the streams asked for (the message says what is short)."""
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """What to generate: settings × n streams, each with these episodes and feedback."""
+
+    settings: tuple[StreamSetting, ...] = tuple(StreamSetting)
+    n: int = 10
+    episodes: int = DEFAULT_EPISODES
+    feedback: tuple[FeedbackKind, ...] = (FeedbackKind.REGRET,)
+    choice_set_size: int = CHOICE_SET_SIZE
+    seed: int = 0
+    id_prefix: str = "stream"
+
+
+#: Utilities of a choice set for a persona, or None to skip the pair (best below 60).
+UtilityFn = Callable[[Persona, Category, list[ChoiceItem]], dict[str, float] | None]
+
+
+def model_utilities(
+    persona: Persona, category: Category, items: list[ChoiceItem]
+) -> dict[str, float] | None:
+    """Utilities from the persona's preference model (None when the best is below 60)."""
+    prefs = persona.preferences
+    if prefs is None:
+        raise GenerationError(f"persona {persona.id!r} has no preference model to score with")
+    utilities = {i.id: utility(prefs, i) for i in items}
+    return utilities if max(utilities.values()) >= MIN_BEST_UTILITY else None
+
+
+def llm_utilities(scorer: LLMUtilityScorer) -> UtilityFn:
+    """Utilities from language models (see catalog/llm_utilities.py)."""
+
+    def score(
+        persona: Persona, category: Category, items: list[ChoiceItem]
+    ) -> dict[str, float] | None:
+        return scorer.score(persona.description, category.name, items)
+
+    return score
+
+
+def _episode(
+    persona: Persona,
+    category: Category,
+    items: dict[str, ChoiceItem],
+    seed: int,
+    size: int,
+    score: UtilityFn,
+) -> StreamEpisodeSpec | None:
+    ids = sample_choice_set(category, seed, size)
+    utilities = score(persona, category, [items[i] for i in ids])
+    if utilities is None:
+        return None
+    return StreamEpisodeSpec(
+        persona_id=persona.id,
+        category_id=category.id,
+        category_name=category.name,
+        item_ids=ids,
+        utilities=utilities,
+    )
+
+
+def _stream(
+    setting: StreamSetting,
+    k: int,
+    plan: StreamPlan,
+    personas: Sequence[Persona],
+    categories: Sequence[Category],
+    items: dict[str, ChoiceItem],
+    feedback: FeedbackKind,
+    score: UtilityFn,
+) -> StreamTask:
+    seed = plan.seed * 1_000_003 + k
+    rng = random.Random(f"stream:{plan.seed}:{setting.value}:{k}")
+    fixed_persona = rng.choice(personas)
+    fixed_category = rng.choice(categories)
+    episodes: list[StreamEpisodeSpec] = []
+    used: set[str] = set()
+    for _draw in range(MAX_DRAWS):
+        if len(episodes) == plan.episodes:
+            break
+        persona = (
+            fixed_persona if setting is StreamSetting.VARIABLE_CATEGORY else rng.choice(personas)
+        )
+        category = (
+            fixed_category if setting is StreamSetting.VARIABLE_PERSONA else rng.choice(categories)
+        )
+        varying = category.id if setting is StreamSetting.VARIABLE_CATEGORY else persona.id
+        if setting is not StreamSetting.VARIABLE_SETTINGS and varying in used:
+            continue
+        episode = _episode(persona, category, items, seed, plan.choice_set_size, score)
+        if episode is None:
+            continue
+        used.add(varying)
+        episodes.append(episode)
+    else:
+        raise GenerationError(
+            f"{setting.value} stream {k}: found {len(episodes)} of {plan.episodes} episodes "
+            f"whose best utility reaches {MIN_BEST_UTILITY:g} in {MAX_DRAWS} draws; expected "
+            "more personas or categories"
+        )
+    if len(episodes) < plan.episodes:
+        raise GenerationError(f"{setting.value} stream {k}: too few episodes")
+    shown = sorted({i for e in episodes for i in e.item_ids})
+    persona_ids = {e.persona_id for e in episodes}
+    return StreamTask(
+        id=f"{plan.id_prefix}-{setting.value.replace('_', '-')}-{feedback.value}-{k:03d}",
+        setting=setting,
+        feedback=feedback,
+        utility_source=UtilitySource.PREFERENCE_MODEL
+        if score is model_utilities
+        else UtilitySource.LLM,
+        personas=[p for p in personas if p.id in persona_ids],
+        items=[items[i] for i in shown],
+        episodes=episodes,
+    )
+
+
+def generate_streams(
+    items: Iterable[ChoiceItem],
+    personas: Sequence[Persona],
+    categories: Sequence[Category],
+    plan: StreamPlan,
+    score: UtilityFn = model_utilities,
+) -> list[StreamTask]:
+    """plan.n streams per setting, cycling through plan.feedback. Utilities come from the
+    personas' preference models unless `score` says otherwise (e.g. `llm_utilities`)."""
+    by_id = {i.id: i for i in items}
+    if not categories:
+        raise GenerationError("no categories; expected at least one with 15 or more items")
+    if not personas:
+        raise GenerationError("no personas; expected a persona pool")
+    missing = next((i for c in categories for i in c.item_ids if i not in by_id), None)
+    if missing is not None:
+        raise GenerationError(f"a category names item {missing!r}, which is not among the items")
+    out = []
+    for setting in plan.settings:
+        for k in range(plan.n):
+            feedback = plan.feedback[k % len(plan.feedback)]
+            out.append(_stream(setting, k, plan, personas, categories, by_id, feedback, score))
+    return out
+
+
+#: The shipped suite `stream:builtin`: 12 streams of 10 episodes per setting over the
+#: built-in catalog, feedback cycling regret, stars, persona.
+BUILTIN_PLAN: Final = StreamPlan(
+    n=12,
+    feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
+    seed=0,
+)
+BUILTIN_PERSONAS: Final = 40
+
+
+def movie_streams(catalog: Catalog, plan: StreamPlan, n_personas: int) -> list[StreamTask]:
+    """Streams over a movie catalog: its genre, genre-era and theme categories and a pool
+    of `n_personas` personas drawn with the plan's seed."""
+    items = [from_movie(i) for i in catalog.items]
+    personas = persona_pool(items, n_personas, plan.seed)
+    return generate_streams(items, personas, movie_categories(items), plan)

@@ -1,0 +1,149 @@
+"""Streams over MCP: one session per stream, feedback after each recommendation, one log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from mcp import Client
+from mcp.server import MCPServer
+from support.results import error_text, ok
+
+from taurec.evaluator.logs import Resolver, score_file, score_log
+from taurec.server.app import build_server
+from taurec.server.settings import ServerSettings
+from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory_reader import read_log
+
+SUITE = "stream:builtin"
+
+
+def server(tmp_path: Path) -> MCPServer:
+    return build_server(ServerSettings(suite=SUITE, log_dir=tmp_path, run_label="test"))
+
+
+def first_task() -> Any:
+    return next(t for t in load_suite(SUITE).tasks if t.feedback.value == "regret")
+
+
+async def start(client: Client, task_id: str) -> dict[str, Any]:
+    return ok(await client.call_tool("start_stream", {"task_id": task_id}))
+
+
+async def play_best(client: Client, stream: str, task: Any, upto: int | None = None) -> None:
+    for n, ep in enumerate(task.episodes[:upto]):
+        ok(
+            await client.call_tool(
+                "recommend_item", {"episode_id": stream, "item_id": ep.ranked()[0]}
+            )
+        )
+        if n < len(task.episodes) - 1:
+            ok(await client.call_tool("next_episode", {"episode_id": stream}))
+
+
+async def test_start_stream_shows_the_first_choice_set_and_no_utilities(tmp_path: Path) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        started = await start(client, task.id)
+    assert [i["id"] for i in started["current"]["items"]] == task.episodes[0].item_ids
+    assert started["max_turns"] == task.budget
+    assert "utilit" not in orjson.dumps(started).decode()
+
+
+async def test_a_recommendation_returns_the_regret_feedback(tmp_path: Path) -> None:
+    task = first_task()
+    spec = task.episodes[0]
+    worst = spec.ranked()[-1]
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        result = ok(
+            await client.call_tool("recommend_item", {"episode_id": stream, "item_id": worst})
+        )
+    regret = spec.best - spec.utilities[worst]
+    assert result["feedback"] == (
+        f"Chosen score: {spec.utilities[worst]:g}, Best possible: {spec.best:g}, Regret: {regret:g}"
+    )
+
+
+async def test_an_item_outside_the_choice_set_is_a_clear_error(tmp_path: Path) -> None:
+    task = first_task()
+    outsider = next(i.id for i in task.items if i.id not in task.episodes[0].utilities)
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        result = await client.call_tool(
+            "recommend_item", {"episode_id": stream, "item_id": outsider}
+        )
+    assert f"item '{outsider}' is not in episode 1's choice set" in error_text(result)
+
+
+async def test_questions_are_answered_within_the_budget(tmp_path: Path) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        answer = ok(
+            await client.call_tool(
+                "ask_question", {"episode_id": stream, "question": "What do you like?"}
+            )
+        )
+    assert answer["questions_left"] == task.budget - 1
+    assert answer["answer"]
+
+
+async def test_the_last_recommendation_ends_the_stream_and_its_log(tmp_path: Path) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        await play_best(client, stream, task)
+        after = await client.call_tool("next_episode", {"episode_id": stream})
+    assert "has ended (recommended)" in error_text(after)
+    (path,) = tmp_path.rglob("*.jsonl")
+    log = read_log(path)
+    assert log.header is not None and log.header.kind == "stream"
+    assert log.events[-1]["type"] == "end" and log.events[-1]["reason"] == "recommended"
+
+
+async def test_a_stream_log_verifies_and_replays_to_regret_0(tmp_path: Path) -> None:
+    from taurec.tasks.trajectory_signing import load_log_key
+
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        await client.call_tool("ask_question", {"episode_id": stream, "question": "Long or short?"})
+        await play_best(client, stream, task)
+    (path,) = tmp_path.rglob("*.jsonl")
+    score = score_file(path, Resolver(suite=SUITE, verify_key=load_log_key(create=False)))
+    assert score.verification is None
+    assert score.problems == []
+    assert score.replay_mismatches == 0
+    assert [score.metrics[f"regret@{k}"] for k in range(1, 11)] == [0.0] * 10
+    assert score.metrics["questions@1"] == 1.0
+
+
+async def test_an_edited_feedback_fails_the_replay_and_the_verification(tmp_path: Path) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        await play_best(client, stream, task)
+    (path,) = tmp_path.rglob("*.jsonl")
+    text = path.read_text()
+    edited = text.replace('"Chosen score: ', '"Chosen score: 1', 1)
+    path.write_text(edited)
+    score = score_log(read_log(path), Resolver(suite=SUITE))
+    assert score.replay_mismatches == 1
+    assert score_file(path, Resolver(suite=SUITE)).verification is not None
+
+
+async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_best(
+    tmp_path: Path,
+) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        await play_best(client, stream, task, upto=3)
+        ok(await client.call_tool("abort_episode", {"episode_id": stream, "reason": "agent_error"}))
+    (path,) = tmp_path.rglob("*.jsonl")
+    score = score_log(read_log(path), Resolver(suite=SUITE))
+    assert score.end_reason == "agent_error"
+    assert score.metrics["regret@3"] == 0.0
+    assert score.metrics["regret@4"] == task.episodes[3].best

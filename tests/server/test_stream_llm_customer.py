@@ -1,0 +1,119 @@
+"""The LLM customer (litellm mocked): BIEL's prompt, the leak guard, the fallback, and a
+stream log with LLM words that still replays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from support.streams import make_stream
+
+from taurec.evaluator.logs import Resolver, score_log
+from taurec.server.settings import ServerSettings
+from taurec.server.stream_customer import CustomerContext, RuleCustomer
+from taurec.server.stream_feedback import PERFECT
+from taurec.server.stream_llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.server.stream_service import StreamService
+from taurec.tasks.stream import FeedbackKind
+from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory_reader import read_log
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+import litellm
+
+SETTINGS = LLMCustomerSettings(model="openai/mock")
+
+
+def mocked(replies: list[str], seen: list[list[dict[str, str]]]) -> Any:
+    def complete(**kwargs: Any) -> Any:
+        seen.append(kwargs["messages"])
+        return litellm.completion(
+            model=kwargs["model"], messages=kwargs["messages"], mock_response=replies.pop(0)
+        )
+
+    return complete
+
+
+def context() -> CustomerContext:
+    task = make_stream()
+    ep = task.episodes[0]
+    return CustomerContext(
+        persona=task.persona_index[ep.persona_id],
+        category=ep.category_name,
+        items=[task.item_index[i] for i in ep.item_ids],
+        utilities=ep.utilities,
+    )
+
+
+def test_the_prompt_has_the_persona_the_category_and_biels_rules() -> None:
+    seen: list[list[dict[str, str]]] = []
+    ctx = context()
+    reply = LLMCustomer(SETTINGS, mocked(["Something funny, please."], seen)).answer(
+        ctx, "What do you want?"
+    )
+    assert reply == "Something funny, please."
+    system = seen[0][0]["content"]
+    assert ctx.persona.description in system and f"shopping for {ctx.category}" in system
+    assert "BE CONSISTENT" in system and "CONCISE" in system
+    assert not any(ch.isdigit() for ch in system.split("You are shopping")[1])
+
+
+def test_a_reply_with_a_number_is_regenerated_once() -> None:
+    seen: list[list[dict[str, str]]] = []
+    customer = LLMCustomer(SETTINGS, mocked(["I'd give it 85 out of 100.", "I'd love it."], seen))
+    assert customer.answer(context(), "Score it?") == "I'd love it."
+    assert customer.stats() == {"calls": 2, "leaks_caught": 1, "rule_fallbacks": 0}
+
+
+def test_a_reply_leaking_twice_falls_back_to_the_rule_based_customer() -> None:
+    seen: list[list[dict[str, str]]] = []
+    customer = LLMCustomer(SETTINGS, mocked(["Utility 72.", "Still 72."], seen))
+    ctx = context()
+    assert customer.answer(ctx, "Do you like comedy?") == RuleCustomer().answer(
+        ctx, "Do you like comedy?"
+    )
+    assert customer.stats()["rule_fallbacks"] == 1
+
+
+def test_regret_0_gives_the_perfect_reply_without_a_call() -> None:
+    seen: list[list[dict[str, str]]] = []
+    ctx = context()
+    item = ctx.items[0]
+    assert LLMCustomer(SETTINGS, mocked([], seen)).react(ctx, 80, 80, item, None, 0) == PERFECT
+    assert seen == []
+
+
+def test_the_reaction_asks_for_the_tone_of_the_regret_band() -> None:
+    seen: list[list[dict[str, str]]] = []
+    ctx = context()
+    text = LLMCustomer(SETTINGS, mocked(["Not for me at all."], seen)).react(
+        ctx, 20, 80, ctx.items[0], None, 0
+    )
+    assert text == "Not for me at all." and "dissatisfied tone" in seen[0][-1]["content"]
+
+
+async def test_a_stream_with_llm_words_replays_without_mismatches(tmp_path: Path) -> None:
+    suite = load_suite("stream:builtin")
+    task = next(t for t in suite.tasks if t.feedback is FeedbackKind.PERSONA)
+    seen: list[list[dict[str, str]]] = []
+    replies = ["I like calm films."] + ["Hmm, it's fine."] * 20
+    settings = ServerSettings(suite="stream:builtin", log_dir=tmp_path, run_label="t")
+    service = StreamService.create(settings, suite)
+    service.make_customer = lambda: LLMCustomer(SETTINGS, mocked(replies, seen))
+    started = await service.start(task.id, 0, None, "tester")
+    stream = started.episode_id
+    await service.run(stream, "ask_question", {"question": "Mood?"}, lambda s: s.ask("Mood?"))
+    for n, ep in enumerate(task.episodes):
+        pick = ep.ranked()[-1]
+        await service.run(
+            stream, "recommend_item", {"item_id": pick}, lambda s, p=pick: s.recommend(p)
+        )
+        if n < len(task.episodes) - 1:
+            await service.run(stream, "next_episode", {}, lambda s: s.next_episode())
+    (path,) = tmp_path.rglob("*.jsonl")
+    log = read_log(path)
+    assert log.header is not None and log.header.simulator.kind == "llm"
+    assert '"I like calm films."' in path.read_text()
+    score = score_log(log, Resolver(suite="stream:builtin"))
+    assert score.replay_mismatches == 0 and score.problems == []
