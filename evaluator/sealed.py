@@ -169,6 +169,9 @@ def _score_plan(
             why = "not ended: no end in the register (still open, or the register was cut)"
         elif attempt.log_chain != score.log_chain:
             why = "log differs: not the log the server recorded at the episode's end"
+        elif score.suite_sha256 is None:  # never scored: no end record, unreadable, ...
+            first = score.problems[0] if score.problems else "it could not be scored"
+            why = f"log incomplete or unreadable: {first}"
         elif score.suite_sha256 != register.suite.get("sha256"):
             why = "suite changed: scored against a suite other than the plan's"
         else:

@@ -93,11 +93,14 @@ class SealedRun:
         self._latest: dict[tuple[str, int], Attempt] = {}
         self._starting: set[tuple[str, int]] = set()
         self._chain = GENESIS
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if self.path.exists():
-            self._reopen(server_version)
-        else:
-            self._create(server_version)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.path.exists():
+                self._reopen(server_version)
+            else:
+                self._create(server_version)
+        except (OSError, LogWriteError) as exc:  # a full or read-only disk: one line, no trace
+            raise DataError(f"{self.path}: cannot write the run register ({exc})") from None
 
     # --- admission ------------------------------------------------------------------------
 
@@ -379,7 +382,8 @@ class Seals:
         self, admission: Admission, episode_id: str, reason: str, detail: str | None, chain: str
     ) -> None:
         """The episode's end record is written (`chain`: its log's last chain hash)."""
-        self._owner.pop(episode_id, None)
+        # the owner is kept: it still answers "has ended" to its owner alone (a plan's
+        # episodes are finite, so this is bounded)
         admission.run.ended(admission.task_id, admission.trial, episode_id, reason, detail, chain)
 
     async def start(

@@ -245,9 +245,9 @@ class Service:
         """The episode a tool call addresses: by id, or the bound episode when it is omitted."""
         mark_reached()
         if episode_id is not None:
-            episode = self.store.get(episode_id)
-            if self.seals is not None:
+            if self.seals is not None:  # first: another caller must not touch it at all
                 self.seals.check_owner(episode_id)
+            episode = self.store.get(episode_id)
         elif not self.settings.bound:
             raise ArgumentError(
                 "episode_id",
