@@ -4,6 +4,8 @@
 - `synthetic` or `synthetic:users=2000,interactions=20000,seed=0`: generated over the
   catalog (see builders/synthetic_interactions.py), the offline default;
 - `movielens:PATH` (a folder in the u.data or ratings.csv layout) or `movielens:recbole`;
+  `movielens-catalog:PATH` (or `:recbole`) maps its movies onto the catalog's items by
+  title and year (see movielens_mapping.py);
 - `amazon:REVIEWS.jsonl,META.jsonl`: Amazon Reviews 2023.
 """
 
@@ -13,7 +15,10 @@ from .errors import DataError
 from .interactions import Interactions
 from .store import Catalog
 
-SOURCES = "synthetic[:users=N,interactions=N,seed=N], movielens:PATH|recbole, amazon:REVIEWS,META"
+SOURCES = (
+    "synthetic[:users=N,interactions=N,seed=N], movielens:PATH|recbole, "
+    "movielens-catalog:PATH|recbole, amazon:REVIEWS,META"
+)
 
 
 def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions:
@@ -36,6 +41,14 @@ def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions
         from .movielens import read_movielens
 
         return read_movielens(arg)
+    if kind == "movielens-catalog" and arg:
+        from .movielens import read_movielens
+        from .movielens_mapping import map_onto_catalog
+
+        mapped, _ = map_onto_catalog(
+            read_movielens(arg), (catalog or Catalog.load("builtin")).items
+        )
+        return mapped
     if kind == "amazon" and arg.count(",") == 1:
         from .amazon import read_amazon
 
