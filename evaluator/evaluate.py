@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
+from taurec.tasks.trajectory_signing import LogKey, load_log_key
 
 from .episode import EpisodeScore
 from .files import find_run_files
@@ -27,7 +28,16 @@ def evaluate(
     computed with the same resolver, by path (they are not scored again). Raises
     FileNotFoundError when a path does not exist."""
     files = find_run_files(paths)
-    registers, register_problems = read_registers(files.registers, resolver.verify_key)
+    # a register's chain alone can be recomputed by anyone: its signatures are always
+    # checked, with the log key when one can be found (--verify requires one)
+    key = resolver.verify_key or available_key()
+    registers, register_problems = read_registers(files.registers, key)
+    if files.registers and key is None:
+        register_problems.append(
+            f"{len(files.registers)} run registers cannot be authenticated: no log key was "
+            "found, and without it a register's plan and records could have been rewritten "
+            "(a trimmed run); give the server's key: --verify --key-file FILE"
+        )
     resolver = replace(resolver, allowed_specs=resolver.allowed_specs | plan_specs(registers))
     known = known or {}
     todo = [p for p in files.logs if str(p) not in known]
@@ -55,3 +65,11 @@ def _plan_kinds(registers: list[Register], resolver: Resolver) -> dict[str, str]
         except DataError:
             continue  # its episodes fail for that reason anyway
     return kinds
+
+
+def available_key() -> LogKey | None:
+    """The log key, if this machine has one ($TAUREC_LOG_KEY or the key file); never made."""
+    try:
+        return load_log_key()
+    except DataError:
+        return None

@@ -130,6 +130,14 @@ def report_check(
         console.print(f"[yellow]... and {len(problems) - SHOWN:,} more problems[/yellow]")
     for p in check.problems:
         console.print(f"[bold red]run problem:[/bold red] {markup(p)}")
+    for run in check.runs:
+        if run.get("replayed"):
+            console.print(
+                f"[yellow]note:[/yellow] run of {markup(run['label'])} (plan "
+                f"{markup(str(run['plan_id'])[:12])}): {run['replayed']} planned episodes were "
+                "played a second time after the server cut the first attempt off (a restart); "
+                "the second attempt is scored"
+            )
     if check.excluded:
         console.print(
             f"[bold red]{_logs(len(check.excluded))} NOT counted (where one holds a planned "

@@ -51,6 +51,12 @@ def read_registers(paths: list[Path], key: LogKey | None) -> tuple[list[Register
             problems.append(f"{path}: cannot read the run register ({exc.strerror or exc})")
             continue
         state = read_register(raw, key)
+        if state.plan is None:
+            problems.append(
+                f"{path}: run register unusable ({state.problem}): its plan cannot be read "
+                "or was forged, so none of its episodes can be scored"
+            )
+            continue
         if state.problem is not None:
             problems.append(
                 f"{path}: run register damaged at {state.problem}; only the records before "
@@ -128,8 +134,8 @@ def check_runs(
     for plan_id, orphans in by_plan.items():
         check.problems.append(
             f"{len(orphans):,} logs of sealed plan {plain(plan_id)} (e.g. {plain(orphans[0].path)}), "
-            "but its run register (run.register) is not among the paths given: they are not "
-            "counted; score the folder that holds the register"
+            "but its run register (run.register) is not among the paths given, or is "
+            "unusable: they are not counted; score the folder that holds a sound register"
         )
         check.excluded += [(s, s.verification or "its run register is missing") for s in orphans]
     return check
@@ -200,6 +206,7 @@ def _score_plan(
             "counted": counted,
             "failed": dict(sorted(reasons.items())),
             "attempts": len(register.state.attempts),
+            "replayed": sum(a.attempt > 1 for a in latest.values()),
             "register_problem": register.state.problem,
         }
     )

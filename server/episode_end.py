@@ -29,6 +29,9 @@ class EpisodeEnd:
     reason: EndReason
     item_id: str | None = None
     detail: str | None = None
+    #: the server itself cut the episode off (it was stopping): in a sealed run such an
+    #: episode may be played once more. Nothing an agent sends can set it.
+    cut_by_server: bool = False
 
     def describe(self) -> str:
         match self.reason:

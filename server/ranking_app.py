@@ -30,6 +30,7 @@ from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
 
+from .episode_end import ABORTED, EpisodeEnd
 from .episodes import derive_seed
 from .errors import AgentFacingError
 from .kinds import SERVER_KINDS, KindService
@@ -107,7 +108,6 @@ class RankingService:
                 suite.catalog,
                 settings.log_dir,
                 self.key,
-                retryable_detail=SHUTDOWN_DETAIL,
                 server_version=self.version,
             )
 
@@ -222,25 +222,25 @@ class RankingService:
         over = ep.tool_calls > ep.task.tool_budget
         reason = EndReason.MAX_TURNS if over else EndReason.RECOMMENDED
         await op.writer.end(reason, detail=ep.detail)
-        self._retire(episode_id, op, reason, ep.detail)
+        self._retire(episode_id, op, EpisodeEnd(reason, detail=ep.detail))
 
     async def abort(self, episode_id: str, reason: EndReason, detail: str | None) -> None:
-        await self._abort(episode_id, self._get(episode_id), reason, detail)
+        """An agent's (or harness's) abort: its detail is marked as such."""
+        op = self._get(episode_id)
+        await self._abort(episode_id, op, EpisodeEnd(reason, detail=ABORTED + (detail or "")))
 
-    async def _abort(
-        self, episode_id: str, op: _Open, reason: EndReason, detail: str | None
-    ) -> None:
+    async def _abort(self, episode_id: str, op: _Open, end: EpisodeEnd) -> None:
         async with op.lock:
             if op.writer.ended:
                 return
-            await op.writer.end(reason, detail=detail)
-            self._retire(episode_id, op, reason, detail)
+            await op.writer.end(end.reason, detail=end.detail)
+            self._retire(episode_id, op, end)
 
-    def _retire(self, episode_id: str, op: _Open, reason: EndReason, detail: str | None) -> None:
+    def _retire(self, episode_id: str, op: _Open, end: EpisodeEnd) -> None:
         self._open.pop(episode_id, None)
-        self._ended[episode_id] = reason.value
+        self._ended[episode_id] = end.reason.value
         if op.admission is not None and self.seals is not None:
-            self.seals.ended(op.admission, episode_id, reason.value, detail, op.writer.chain)
+            self.seals.ended(op.admission, episode_id, end, op.writer.chain)
 
     async def close_all(self) -> int:
         n = 0
@@ -248,7 +248,8 @@ class RankingService:
             op = self._open.get(episode_id)
             if op is not None and not op.writer.ended:
                 # the server ends it: no caller's ownership to check
-                await self._abort(episode_id, op, EndReason.INFRA_ERROR, SHUTDOWN_DETAIL)
+                cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True)
+                await self._abort(episode_id, op, cut)
                 n += 1
         return n
 

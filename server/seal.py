@@ -26,7 +26,13 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.tasks.run_plan import RunPlan, read_plan, token_sha256
-from taurec.tasks.run_register import REGISTER_NAME, Attempt, read_register, register_line
+from taurec.tasks.run_register import (
+    MAX_ATTEMPTS,
+    REGISTER_NAME,
+    Attempt,
+    read_register,
+    register_line,
+)
 from taurec.tasks.suite import Suite
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason
@@ -81,14 +87,12 @@ class SealedRun:
         log_dir: Path,
         key: LogKey,
         *,
-        retryable_detail: str,
         server_version: str,
     ) -> None:
         self.plan = plan
         self.folder = log_dir / plan.run_id
         self.path = self.folder / REGISTER_NAME
         self._key = key
-        self._retryable_detail = retryable_detail
         self._planned = set(plan.slots())
         self._latest: dict[tuple[str, int], Attempt] = {}
         self._starting: set[tuple[str, int]] = set()
@@ -144,7 +148,6 @@ class SealedRun:
         slot = (task_id, trial)
         self._starting.discard(slot)
         record = Attempt(task_id, trial, episode_id, attempt, str(log.relative_to(self.folder)))
-        self._latest[slot] = record
         self._append(
             {
                 "type": "start",
@@ -156,13 +159,23 @@ class SealedRun:
                 "log": record.log,
             }
         )
+        self._latest[slot] = record  # only once on record: a failed write leaves no trace
 
     def ended(
-        self, task_id: str, trial: int, episode_id: str, reason: str, detail: str | None, chain: str
+        self,
+        task_id: str,
+        trial: int,
+        episode_id: str,
+        reason: str,
+        detail: str | None,
+        chain: str,
+        *,
+        cut_by_server: bool = False,
     ) -> None:
         last = self._latest.get((task_id, trial))
         if last is not None and last.episode_id == episode_id:
             last.end_reason, last.end_detail, last.log_chain = reason, detail, chain
+            last.cut_by_server = cut_by_server
         record: dict[str, Any] = {
             "type": "end",
             "at": _now(),
@@ -172,12 +185,14 @@ class SealedRun:
         }
         if detail is not None:
             record["detail"] = detail
+        if cut_by_server:
+            record["cut_by_server"] = True
         self._append(record)
 
     def _retryable(self, attempt: Attempt) -> bool:
-        return attempt.interrupted or (
-            attempt.end_reason == "infra_error" and attempt.end_detail == self._retryable_detail
-        )
+        """Cut off by the server (never by anything the agent sent), and not replayed yet."""
+        cut = attempt.interrupted or attempt.cut_by_server
+        return cut and attempt.attempt < MAX_ATTEMPTS
 
     def _create(self, server_version: str) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
@@ -252,21 +267,13 @@ def load_seals(
     log_dir: Path,
     key: LogKey,
     *,
-    retryable_detail: str,
     server_version: str,
 ) -> Seals:
     """The plans at `paths`, checked against what is served, each with its register."""
     plans = [read_plan(p) for p in paths]
     for plan, path in zip(plans, paths, strict=True):
         check_plan_fits(plan, path, suite, catalog)
-    return Seals(
-        [
-            SealedRun(
-                p, log_dir, key, retryable_detail=retryable_detail, server_version=server_version
-            )
-            for p in plans
-        ]
-    )
+    return Seals([SealedRun(p, log_dir, key, server_version=server_version) for p in plans])
 
 
 @dataclass(frozen=True)
@@ -379,12 +386,28 @@ class Seals:
         )
 
     def ended(
-        self, admission: Admission, episode_id: str, reason: str, detail: str | None, chain: str
+        self,
+        admission: Admission,
+        episode_id: str,
+        end: EpisodeEnd,
+        chain: str,
     ) -> None:
-        """The episode's end record is written (`chain`: its log's last chain hash)."""
+        """The episode's end record is written (`chain`: its log's last chain hash). An
+        episode that ended before the register recorded its start (its opening failed)
+        was never on record, and stays off it."""
+        if episode_id not in self._owner:
+            return
         # the owner is kept: it still answers "has ended" to its owner alone (a plan's
         # episodes are finite, so this is bounded)
-        admission.run.ended(admission.task_id, admission.trial, episode_id, reason, detail, chain)
+        admission.run.ended(
+            admission.task_id,
+            admission.trial,
+            episode_id,
+            end.reason.value,
+            end.detail,
+            chain,
+            cut_by_server=end.cut_by_server,
+        )
 
     async def start(
         self,
@@ -398,9 +421,8 @@ class Seals:
         admission = self.admit(task.id, trial, seed, agent_label)
 
         def ended(episode: Episode) -> None:
-            end = episode.end
-            assert end is not None
-            self.ended(admission, episode.id, end.reason.value, end.detail, episode.log_chain)
+            assert episode.end is not None
+            self.ended(admission, episode.id, episode.end, episode.log_chain)
 
         try:
             episode = await store.start(

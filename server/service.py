@@ -163,7 +163,6 @@ class Service:
                 catalog,
                 settings.log_dir,
                 facts.log_key,
-                retryable_detail=SHUTDOWN_DETAIL,
                 server_version=facts.server_version,
             )
         return cls(settings, suite, catalog, store, seals)
@@ -310,7 +309,8 @@ class Service:
                 if episode.end is not None:  # its step in flight ended it
                     continue
                 try:
-                    await episode.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=detail))
+                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail, cut_by_server=True)
+                    await episode.close(cut)
                     ended += 1
                 except Exception:  # one unwritable log must not leave the others open
                     log.exception("episode %s: could not write its end record", episode.id[:8])

@@ -234,7 +234,6 @@ class StreamService:
                 suite.catalog,
                 settings.log_dir,
                 facts.log_key,
-                retryable_detail=SHUTDOWN_DETAIL,
                 server_version=facts.server_version,
             )
         if customer is None:
@@ -318,11 +317,8 @@ class StreamService:
 
             def retire(stream: StreamEpisode) -> None:
                 try:
-                    end = stream.end
-                    assert end is not None
-                    seals.ended(
-                        admission, stream.id, end.reason.value, end.detail, stream.log_chain
-                    )
+                    assert stream.end is not None
+                    seals.ended(admission, stream.id, stream.end, stream.log_chain)
                 finally:
                     self._retire(stream)
 
@@ -342,10 +338,10 @@ class StreamService:
             raise ArgumentError(
                 "episode_id", "is required: pass the episode_id start_stream returned"
             )
+        if self.seals is not None:  # only the plan that started it may act on it, or hear of it
+            self.seals.check_owner(episode_id)
         stream = self._open.get(episode_id)
         if stream is not None:
-            if self.seals is not None:  # only the plan that started it may act on it
-                self.seals.check_owner(episode_id)
             return stream
         end = self._ended.get(episode_id)
         if end is not None:
@@ -376,7 +372,8 @@ class StreamService:
             async with stream.lock:
                 if stream.end is None:
                     try:
-                        await stream.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=detail))
+                        cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail, cut_by_server=True)
+                        await stream.close(cut)
                         ended += 1
                     except Exception:
                         log.exception("stream %s: could not write its end record", stream.id[:8])

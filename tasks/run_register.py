@@ -8,8 +8,9 @@ A sealed server keeps one register per plan, `<log dir>/<plan run id>/run.regist
 - `end`: how it ended (reason, detail) and its log's last chain hash, which pins the
   whole log.
 - `interrupted`: a start the server found without an end when it started again (it
-  crashed or was killed); that (task, trial) may be played again, as may one the server
-  itself ended on shutdown. Every attempt stays on record.
+  crashed or was killed); that (task, trial) may be played once more, as may one the
+  server itself ended on shutdown (`end` with `cut_by_server`). At most MAX_ATTEMPTS
+  attempts per planned episode; every attempt stays on record.
 - `restart`: the server started again on this register.
 
 Every line is hash-chained like an episode log (same GENESIS and chain rule) and carries
@@ -29,6 +30,8 @@ import orjson
 from .trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey
 
 REGISTER_NAME: Final = "run.register"
+#: Attempts a planned episode may have: the first, and one more if the server cut it off.
+MAX_ATTEMPTS: Final = 2
 REGISTER_DOMAIN: Final = b"taurec-register-v1\x00"
 RECORD_TYPES: Final = frozenset({"plan", "start", "end", "interrupted", "restart"})
 
@@ -55,6 +58,7 @@ class Attempt:
     end_detail: str | None = None
     log_chain: str | None = None  # the log's last chain hash, from the end record
     interrupted: bool = False
+    cut_by_server: bool = False  # the server ended it while stopping
 
     @property
     def ended(self) -> bool:
@@ -173,4 +177,5 @@ def _apply(state: RegisterState, record: Any, lineno: int) -> str | None:
             found.end_detail = detail if isinstance(detail, str) else None
             chain = record.get("log_chain")
             found.log_chain = chain if isinstance(chain, str) else None
+            found.cut_by_server = record.get("cut_by_server") is True
     return None

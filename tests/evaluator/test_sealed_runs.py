@@ -258,3 +258,45 @@ def test_a_ranking_run_is_sealed_too(tmp_path: Path) -> None:
         path.unlink()
     _, doc, _ = _score(out)  # with no log left, the kind comes from the plan's suite
     assert [(g["kind"], g["n_episodes"]) for g in doc["groups"]] == [("ranking", 6)]
+
+
+def _rewrite_register(register: Path, keep: set[str]) -> None:
+    """The review's trim: drop planned episodes from the plan record and their lines, and
+    re-chain the register (anyone can; only the HMAC needs the key)."""
+    import hashlib
+
+    from taurec.tasks.trajectory_signing import GENESIS
+
+    records = [orjson.loads(line) for line in register.read_bytes().splitlines()]
+    plan = records[0]["plan"]
+    plan["episodes"] = [e for e in plan["episodes"] if e["task_id"] in keep]
+    kept_ids = {r["episode_id"] for r in records if r.get("task_id") in keep}
+    out, chain = [], GENESIS
+    for r in records:
+        if r["type"] != "plan" and r.get("episode_id") not in kept_ids and "episode_id" in r:
+            continue
+        r.pop("chain", None)
+        r.pop("hmac", None)
+        body = orjson.dumps(r)[:-1]
+        chain = hashlib.sha256(chain.encode() + body).hexdigest()
+        out.append(body + f',"chain":"{chain}","hmac":"{"0" * 64}"}}'.encode())
+    register.write_bytes(b"\n".join(out) + b"\n")
+
+
+def test_a_rewritten_register_is_caught_without_verify(run: Path) -> None:
+    (register,) = [r for r in run.rglob(REGISTER_NAME) if "random" in r.read_text()[:2000]]
+    _rewrite_register(register, keep={"t001"})
+    code, doc, stderr = _score(run)  # no --verify: the key on this machine is used
+    assert code == 1 and "run register unusable" in stderr
+    assert "random" not in {r["label"] for r in doc["runs"]}
+
+
+def test_registers_without_any_key_are_a_run_problem(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "no-such.key"))
+    code, _, stderr = _score(run)
+    assert code == 1 and "run registers cannot be authenticated: no log key" in stderr

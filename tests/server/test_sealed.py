@@ -284,3 +284,66 @@ async def test_a_ranking_server_tells_two_tokens_apart(tmp_path: Path) -> None:
         for p in (tmp_path / "logs").rglob("*.jsonl")
     )
     assert labels == ["attacker", "victim"]
+
+
+async def test_an_agent_cannot_make_its_own_episode_replayable(tmp_path: Path) -> None:
+    """Only the server's own shutdown makes an attempt replayable: an abort that copies its
+    words does not (the review's ranking-server replay)."""
+    ranking = load_suite("ranking:builtin")
+    task_id = ranking.tasks[0].id
+    plan = new_plan(
+        label="r",
+        suite_id=ranking.id,
+        suite_spec="ranking:builtin",
+        suite_sha256=ranking.sha256(),
+        catalog_sha256=ranking.catalog.sha256(),
+        task_ids=[task_id],
+        trials=1,
+    )
+    write_plan(plan, tmp_path / "r.json")
+    settings = ServerSettings(
+        suite="ranking:builtin", log_dir=tmp_path / "logs", plans=(tmp_path / "r.json",)
+    )
+    from taurec.server.app import build_server
+
+    async with Client(build_server(settings)) as client:
+        started = await _call(client, "start_episode", task_id=task_id)
+        await _call(
+            client,
+            "abort_episode",
+            episode_id=started.data["episode_id"],
+            reason="infra_error",
+            detail="server shut down",
+        )
+        again = await _call(client, "start_episode", task_id=task_id)
+    assert again.is_error and "already played" in again.text
+
+
+async def test_an_episode_the_server_cut_off_twice_is_not_played_a_third_time(
+    tmp_path: Path,
+) -> None:
+    plan = _plan(tmp_path, "solo")
+    for _ in range(2):
+        service = await _service(tmp_path, plan)
+        await service.start_episode("t001", 0)
+        await service.close_all()  # the launcher closes stdin mid-episode
+    last = await _service(tmp_path, plan)
+    assert last.seals is not None and not last.seals.runs[0].startable(("t001", 0))
+
+
+async def test_an_opening_that_fails_leaves_the_register_sound(tmp_path: Path) -> None:
+    from taurec.server.simulator import RuleBasedUser
+
+    class Failing(RuleBasedUser):
+        def opening(self) -> Any:
+            raise RuntimeError("provider down")
+
+    plan = _plan(tmp_path, "solo")
+    settings = ServerSettings(log_dir=tmp_path / "logs", plans=(plan,))
+    service = Service.create(settings, lambda task, catalog, seed: Failing(task, catalog, seed))
+    with pytest.raises(Exception):  # noqa: B017 - whatever the failed start raises
+        await service.start_episode("t001", 0)
+    assert service.seals is not None
+    state = read_register(service.seals.runs[0].path.read_bytes(), load_log_key())
+    assert state.problem is None and state.attempts == []
+    assert service.seals.runs[0].startable(("t001", 0))
