@@ -118,14 +118,20 @@ def request_owner() -> str:
     return _OWNER.get()
 
 
-def owner_of(request: Any) -> str:
-    """The owner a transport request (a Starlette request over HTTP; None otherwise)
-    stands for. The token itself is never kept, only a digest of it."""
+def bearer_token(request: Any) -> str | None:
+    """The bearer token of a transport request (a Starlette request over HTTP), if any."""
     headers = getattr(request, "headers", None)
     value = headers.get("authorization", "") if headers is not None else ""
     scheme, _, token = str(value).partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token:
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def owner_of(request: Any) -> str:
+    """The owner a transport request (a Starlette request over HTTP; None otherwise)
+    stands for. The token itself is never kept, only a digest of it."""
+    token = bearer_token(request)
+    if token is None:
         return "open"
     return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:32]
 

@@ -41,6 +41,7 @@ from taurec.tasks.trajectory_signing import GENESIS, LogKey
 from .episode import LOG_FAILED, Episode, EpisodeEnd
 from .episodes import EpisodeStore, Seal, derive_seed
 from .errors import ArgumentError, EpisodeError, short_repr
+from .raw_calls import bearer_token
 from .trajectory_writer import LogWriteError, append_whole
 
 # A per-request slot (each request runs in its own context), not shared state.
@@ -59,14 +60,10 @@ class CallerMiddleware:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        request = ctx.request
-        headers = getattr(request, "headers", None)
-        if headers is None:
+        if getattr(ctx.request, "headers", None) is None:
             return await call_next(ctx)
-        value = headers.get("authorization") or ""
-        scheme, _, token = value.partition(" ")
         t1 = _HEADERS_SEEN.set(True)
-        t2 = _TOKEN.set(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
+        t2 = _TOKEN.set(bearer_token(ctx.request))
         try:
             return await call_next(ctx)
         finally:

@@ -107,23 +107,6 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         result: StreamStarted = await _guarded(service.start(task_id, trial, seed, agent_label))
         return result
 
-    async def start_episode(
-        *,
-        task_id: Annotated[str | None, Field(description="A stream id from list_tasks.")] = None,
-        trial: Annotated[
-            int | None, Field(ge=0, le=2**31 - 1, description="Trial, 0-based.")
-        ] = None,
-        seed: Annotated[
-            int | None, Field(ge=-(2**63), le=2**63 - 1, description="Seeds the customer's words.")
-        ] = None,
-        agent_label: Annotated[
-            str | None, Field(min_length=1, max_length=200, description="Your name in the reports.")
-        ] = None,
-    ) -> StreamStarted:
-        """The same as start_stream (the name harnesses use for any task kind)."""
-        result: StreamStarted = await _guarded(service.start(task_id, trial, seed, agent_label))
-        return result
-
     async def current_episode(*, episode_id: StreamId) -> EpisodeView:
         """The episode in progress: its category, choice set and questions left."""
         result: EpisodeView = await _guarded(
@@ -187,7 +170,6 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         (list_tasks, READ_ONLY, "List streams"),
         (server_info, READ_ONLY, "Server info"),
         (start_stream, CONVERSATION, "Start a stream"),
-        (start_episode, CONVERSATION, "Start a stream (harness name)"),
         (current_episode, READ_ONLY, "The current episode"),
         (ask_question, CONVERSATION, "Ask the customer"),
         (recommend_item, COMMITTING, "Recommend an item"),
@@ -195,6 +177,14 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         (abort_episode, COMMITTING, "Abort a stream (harnesses)"),
     ):
         mcp.add_tool(fn, title=title, annotations=hints)
+    # the name harnesses use for any task kind: the same tool
+    mcp.add_tool(
+        start_stream,
+        name="start_episode",
+        title="Start a stream (harness name)",
+        description="The same as start_stream (the name harnesses use for any task kind).",
+        annotations=CONVERSATION,
+    )
 
 
 @SERVER_KINDS.register("stream")
