@@ -61,6 +61,7 @@ class TransportName(StrEnum):
 
 class SimulatorName(StrEnum):
     RULE = "rule"
+    AGENDA = "agenda"
     LLM = "llm"
 
 
@@ -128,7 +129,7 @@ def run(
         ),
     ] = None,
     simulator: Annotated[
-        SimulatorName, typer.Option("--simulator", help="The simulated user: rule or llm.")
+        SimulatorName, typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm.")
     ] = SimulatorName.RULE,
     simulator_model: Annotated[
         str | None, typer.Option("--simulator-model", help="--simulator llm: litellm model.")
@@ -167,7 +168,7 @@ def run(
         _fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
     if url and transport is not TransportName.HTTP:
         _fail("--url applies to --transport http only")
-    if transport is TransportName.HTTP and simulator is SimulatorName.LLM:
+    if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
         _fail("--simulator applies to a server the run starts; an http server has its own")
     settings = AgentSettings(
         label=label,
@@ -254,7 +255,7 @@ def run(
     options = {
         "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
         "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
-        "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
+        "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
     }  # fmt: skip

@@ -28,6 +28,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ValidationError
 
 from taurec.catalog.store import Catalog
+from taurec.tasks.dialogue_acts import DialogueAct
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, Usage
 
@@ -42,6 +43,8 @@ from .episode_end import (
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
 from .results import RecommendResult, UserReplyResult
 from .simulator import UserReply, UserSimulator
+from .simulator.agent_nlu import AgentNLU
+from .simulator.base import opening_acts_of
 from .trajectory_writer import LogWriteError, TrajectoryWriter
 
 log = logging.getLogger(__name__)
@@ -68,7 +71,9 @@ class Episode:
         max_turns: int,
         on_end: Callable[[Episode], None],
         owner: str = "open",
+        nlu: AgentNLU | None = None,
     ) -> None:
+        """`nlu` reads the acts of the agent's messages into the log (None: not logged)."""
         self.id = episode_id
         self.owner = owner  # the client that started it (see EpisodeStore)
         self.last_active = 0.0  # when a call last addressed it (the store's clock)
@@ -88,6 +93,8 @@ class Episode:
         self._calls = 0
         self._pending_end: EpisodeEnd | None = None
         self.usage: Usage | None = None  # the agent's last reported LLM usage
+        self._nlu = nlu
+        self._open_requests: list[DialogueAct] = []  # the user's unanswered inquire acts
 
     @property
     def log_chain(self) -> str:
@@ -154,7 +161,10 @@ class Episode:
                     self.opening = await anyio.to_thread.run_sync(self._simulator().opening)
                 except Exception as exc:
                     raise await self._infra_failure("start_episode", exc) from exc
-                self._log.user_message(self.opening, latency_ms=_ms(t0))
+                acts, acts_by = opening_acts_of(self._simulator())
+                self._log.user_message(
+                    self.opening, latency_ms=_ms(t0), acts=acts, acts_by=acts_by
+                )
         return self.opening
 
     async def call(
@@ -231,7 +241,7 @@ class Episode:
             raise problem
         with anyio.CancelScope(shield=True):
             async with self._writing():
-                self._log.agent_message(text)
+                self._log_agent_message(text)
                 self.turns += 1
                 t0 = time.perf_counter()
                 try:
@@ -239,9 +249,7 @@ class Episode:
                     reply: UserReply = await anyio.to_thread.run_sync(respond, text)
                 except Exception as exc:
                     raise await self._infra_failure("send_message", exc) from exc
-                self._log.user_message(
-                    reply.text, left=reply.left, latency_ms=_ms(t0), accepted=reply.accepted
-                )
+                self._log_user_reply(reply, t0)
                 if reply.left:
                     await self.close(EpisodeEnd(EndReason.USER_LEFT))
                 elif self.turns >= self.max_turns:
@@ -271,9 +279,7 @@ class Episode:
             reaction: UserReply = await anyio.to_thread.run_sync(
                 self._simulator().react_to_commit, item_id
             )
-            self._log.user_message(
-                reaction.text, left=reaction.left, latency_ms=_ms(t0), accepted=reaction.accepted
-            )
+            self._log_user_reply(reaction, t0)
             left = self.max_recommendations - len(self.commits)
             accepted = item_id is not None and reaction.accepted == item_id
             if item_id is None or left <= 0 or reaction.left or accepted:
@@ -293,6 +299,30 @@ class Episode:
         result = await self.call("recommend", arguments, commit)
         assert isinstance(result, RecommendResult)
         return result
+
+    def _log_agent_message(self, text: str) -> None:
+        if self._nlu is None:
+            self._log.agent_message(text)
+            return
+        acts = self._nlu.acts(text, self._open_requests)
+        answered = {(a.slot, i) for a in acts if a.intent == "answer" for i in a.items}
+        self._open_requests = [
+            r for r in self._open_requests if not any((r.slot, i) in answered for i in r.items)
+        ]
+        self._log.agent_message(text, acts=acts, acts_by=self._nlu.acts_by)
+
+    def _log_user_reply(self, reply: UserReply, t0: float) -> None:
+        self._log.user_message(
+            reply.text,
+            left=reply.left,
+            latency_ms=_ms(t0),
+            accepted=reply.accepted,
+            acts=reply.acts,
+            acts_by=reply.acts_by,
+        )
+        asked = [a for a in reply.acts if a.intent == "inquire" and a.slot and a.items]
+        known = {(a.slot, tuple(a.items)) for a in self._open_requests}
+        self._open_requests += [a for a in asked if (a.slot, tuple(a.items)) not in known]
 
     async def abort(self, reason: EndReason, detail: str | None) -> None:
         """End the episode without a commit, as the harness reports: `agent_error` (the

@@ -34,6 +34,7 @@ from .episode import Episode
 from .episode_end import IDLE, EpisodeEnd, ended_message
 from .errors import EpisodeError, short_repr
 from .simulator import UserSimulator
+from .simulator.agent_nlu import AgentNLU
 from .trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
@@ -97,6 +98,7 @@ class EpisodeStore:
         max_open: int = 10_000,
         max_open_per_owner: int | None = None,
         clock: Clock = time.monotonic,
+        nlu: AgentNLU | None = None,
     ) -> None:
         """`max_open_per_owner` None: only `max_open` applies. `clock` (seconds, monotonic)
         times idleness."""
@@ -106,6 +108,7 @@ class EpisodeStore:
         self._max_open = max_open
         self._max_per_owner = max_open_per_owner or max_open
         self._clock = clock
+        self._nlu = nlu if nlu is not None else AgentNLU(catalog)
         self._open: dict[str, Episode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
         self._open_by_owner: Counter[str] = Counter()
@@ -186,6 +189,7 @@ class EpisodeStore:
             max_turns=task.protocol.max_turns,
             on_end=self._retire if seal is None else seal.chain_retire(self._retire),
             owner=owner,
+            nlu=self._nlu,
         )
         episode.last_active = self._clock()
         self._open[episode_id] = episode

@@ -42,6 +42,7 @@ from .results import (
 from .seal import Seals, load_seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
+from .simulator.agent_nlu import AgentNLU
 from .simulator.nlu import MessageReader
 from .text_limits import overlong_aside, overlong_text
 
@@ -61,16 +62,49 @@ def server_version() -> str:
         return "unknown"
 
 
-def rule_users(catalog: Catalog, patience: int | None) -> SimulatorFactory:
+def rule_users(
+    catalog: Catalog, patience: int | None, reader: MessageReader | None = None
+) -> SimulatorFactory:
     """The deterministic rule-based user (the default). One NLU index serves every episode:
     building it reads every title, and reading with it is pure."""
-    reader = MessageReader(catalog.items)
+    reader = reader or MessageReader(catalog.items)
     patience = patience or DEFAULT_PATIENCE
 
     def make(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
         return RuleBasedUser(task, catalog, seed, patience=patience, reader=reader)
 
     return make
+
+
+def _rule_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    patience = settings.patience or DEFAULT_PATIENCE
+    return rule_users(catalog, patience, reader), {"patience": patience}
+
+
+def _agenda_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    from .simulator.agenda_user import AGENDA_PATIENCE, agenda_users
+
+    patience = settings.patience or AGENDA_PATIENCE
+    return agenda_users(catalog, patience, reader), {"patience": patience}
+
+
+def _llm_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    return llm_users(catalog, settings)
+
+
+#: settings.simulator -> (catalog, settings, shared title reader) -> (factory, header record)
+SIMULATORS: dict[
+    str,
+    Callable[
+        [Catalog, ServerSettings, MessageReader], tuple[SimulatorFactory, dict[str, Any]]
+    ],
+] = {"rule": _rule_simulator, "agenda": _agenda_simulator, "llm": _llm_simulator}
 
 
 def llm_users(
@@ -133,11 +167,12 @@ class Service:
             )
         catalog.search_index  # noqa: B018 - build the indexes now, not in the first tool call
         simulator_settings: dict[str, Any] = {}
-        if make_user is None and settings.simulator == "llm":
-            make_user, simulator_settings = llm_users(catalog, settings)
-        elif make_user is None:  # the default: settings.simulator == "rule"
-            make_user = rule_users(catalog, settings.patience)
-            simulator_settings["patience"] = settings.patience or DEFAULT_PATIENCE
+        reader = None  # one title index for the users and the NLU, when both are ours
+        if make_user is None:
+            reader = MessageReader(catalog.items)
+            make_user, simulator_settings = SIMULATORS[settings.simulator](
+                catalog, settings, reader
+            )
         facts = RunFacts(
             run_id=settings.run_label or default_run_label(),
             suite=SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec)),
@@ -153,6 +188,7 @@ class Service:
             facts,
             max_open=settings.max_open_episodes,
             max_open_per_owner=settings.max_open_per_client,
+            nlu=AgentNLU(catalog, reader),
         )
         seals = None
         if settings.plans:

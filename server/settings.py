@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from taurec.tasks.run_plan import LABEL_PATTERN
 
-SimulatorKind = Literal["rule", "llm"]
+SimulatorKind = Literal["rule", "agenda", "llm"]
 
 #: The environment variable `taurec serve` and `taurec run` read the bearer token from.
 AUTH_TOKEN_ENV: Final = "TAUREC_AUTH_TOKEN"
@@ -38,7 +38,8 @@ class ServerSettings(BaseModel):
     )
     simulator: SimulatorKind = Field(
         default="rule",
-        description="The simulated user: 'rule' (deterministic) or 'llm' (needs simulator_model).",
+        description="The simulated user: 'rule' (deterministic), 'agenda' (the UserSimCRS "
+        "agenda-based user, deterministic) or 'llm' (needs simulator_model).",
     )
     simulator_model: str | None = Field(
         default=None,
@@ -126,7 +127,7 @@ class ServerSettings(BaseModel):
     def _llm_user_needs_a_model(self) -> ServerSettings:
         if self.simulator == "llm" and self.simulator_model is None:
             raise ValueError("simulator 'llm' needs simulator_model (a litellm model string)")
-        if self.simulator == "rule" and self.simulator_model is not None:
+        if self.simulator != "llm" and self.simulator_model is not None:
             raise ValueError("simulator_model applies to simulator 'llm' only")
         return self
 

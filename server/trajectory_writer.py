@@ -23,12 +23,14 @@ import logging
 import os
 import time
 from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
 import orjson
 
+from taurec.tasks.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory import EndReason, Header, Usage
 from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
 
@@ -152,14 +154,30 @@ class TrajectoryWriter:
         left: bool = False,
         latency_ms: float | None = None,
         accepted: str | None = None,
+        acts: Sequence[DialogueAct] = (),
+        acts_by: str | None = None,
     ) -> int:
+        """`acts`, `acts_by`: what the message meant and who said so (logged when
+        `acts_by` is given)."""
         fields: dict[str, Any] = {"text": text, "left": left}
         if accepted is not None:  # the simulator's verdict on a pitched or committed item
             fields["accepted"] = accepted
+        if acts_by is not None:
+            fields["acts"], fields["acts_by"] = acts_record(acts), acts_by
         return self._event("user_message", fields, latency_ms)
 
-    def agent_message(self, text: str, *, delivered: bool = True) -> int:
-        return self._event("agent_message", {"text": text, "delivered": delivered}, None)
+    def agent_message(
+        self,
+        text: str,
+        *,
+        delivered: bool = True,
+        acts: Sequence[DialogueAct] = (),
+        acts_by: str | None = None,
+    ) -> int:
+        fields: dict[str, Any] = {"text": text, "delivered": delivered}
+        if acts_by is not None:
+            fields["acts"], fields["acts_by"] = acts_record(acts), acts_by
+        return self._event("agent_message", fields, None)
 
     def tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> int:
         return self._event(

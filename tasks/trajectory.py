@@ -15,6 +15,8 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .dialogue_acts import ActsBy, DialogueAct
+
 TRAJECTORY_FORMAT: Final = "taurec-trajectory"
 TRAJECTORY_FORMAT_VERSION: Final = 1
 
@@ -106,6 +108,14 @@ class UserMessage(_Event):
     type: Literal["user_message"] = "user_message"
     text: str
     left: bool = Field(default=False, description="The user ended the conversation with this.")
+    acts: list[DialogueAct] | None = Field(
+        default=None, description="What the message meant (IARD user intents); see acts_by."
+    )
+    acts_by: ActsBy | None = Field(
+        default=None,
+        description="Who gave the acts: 'rule' (the simulator's own), 'llm' (an LLM user's "
+        "structured output), 'llm-classifier' (a classification pass over its text).",
+    )
 
 
 class AgentMessage(_Event):
@@ -114,6 +124,14 @@ class AgentMessage(_Event):
     delivered: bool = Field(
         default=True,
         description="False for text the agent produced alongside tool calls but did not send.",
+    )
+    acts: list[DialogueAct] | None = Field(
+        default=None, description="What the message meant (agent intents); see acts_by."
+    )
+    acts_by: ActsBy | None = Field(
+        default=None,
+        description="Who read the acts off the text: 'nlu' (the deterministic agent-side NLU "
+        "over the catalog's titles) or 'llm-nlu'.",
     )
 
 

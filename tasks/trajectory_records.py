@@ -19,6 +19,16 @@ Seconds = Annotated[float, Field(ge=0)]
 Millis = Annotated[float, Field(ge=0)]
 
 
+class DialogueActRecord(TypedDict):
+    intent: Annotated[str, Field(min_length=1)]
+    slot: NotRequired[str | None]
+    value: NotRequired[str | None]
+    items: NotRequired[list[str]]
+
+
+ActsBy = Literal["rule", "llm", "llm-classifier", "nlu", "llm-nlu"]
+
+
 class UserMessageRecord(TypedDict):
     type: Literal["user_message"]
     seq: Seq
@@ -27,6 +37,8 @@ class UserMessageRecord(TypedDict):
     chain: NotRequired[str | None]
     text: str
     left: NotRequired[bool]
+    acts: NotRequired[list[DialogueActRecord] | None]
+    acts_by: NotRequired[ActsBy | None]
 
 
 class AgentMessageRecord(TypedDict):
@@ -37,6 +49,8 @@ class AgentMessageRecord(TypedDict):
     chain: NotRequired[str | None]
     text: str
     delivered: NotRequired[bool]
+    acts: NotRequired[list[DialogueActRecord] | None]
+    acts_by: NotRequired[ActsBy | None]
 
 
 class ToolCallRecord(TypedDict):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from taurec.catalog.store import Catalog
+from taurec.tasks.dialogue_acts import DialogueAct
 from taurec.tasks.task import RecommendationTask
 
 
@@ -20,6 +21,15 @@ class UserReply:
     text: str
     left: bool = False  # the user ended the conversation
     accepted: str | None = None  # item id the user accepted in this reply, if any
+    acts: tuple[DialogueAct, ...] = ()  # what the reply meant (IARD), when known
+    acts_by: str | None = None  # who gave `acts` (see taurec.tasks.dialogue_acts)
+
+
+def opening_acts_of(user: object) -> tuple[tuple[DialogueAct, ...], str | None]:
+    """The acts of a simulator's opening message, if it records them (`opening_acts`,
+    `acts_by` attributes after `opening()`): simulators of other harnesses need not."""
+    acts = getattr(user, "opening_acts", ())
+    return tuple(acts), getattr(user, "acts_by", None) if acts else None
 
 
 class UserSimulator(Protocol):

@@ -16,6 +16,7 @@ from taurec.tasks.task import RecommendationTask
 from .acts import Act, ActKind
 from .agenda import Agenda
 from .base import UserReply
+from .iard import iard_acts, opening_acts
 from .nlg import Speaker
 from .nlu import MessageReader, TitleRef
 from .policy import DialoguePolicy
@@ -32,6 +33,7 @@ class RuleBasedUser:
     """
 
     kind = "rule"
+    acts_by = "rule"
 
     def __init__(
         self,
@@ -55,6 +57,7 @@ class RuleBasedUser:
         self.commits = 0
         self.done = False  # left, or the conversation ended with a commit
         self.last_acts: list[Act] = []  # for tests and debugging: what the user meant
+        self.opening_acts = opening_acts(self.agenda.volunteer)
 
     @property
     def reader(self) -> MessageReader:
@@ -75,9 +78,13 @@ class RuleBasedUser:
         if self.fruitless_turns >= self.patience:
             self.done = True
             self.last_acts = [Act(ActKind.LEAVE)]
-            return UserReply(self.speaker.say(self.last_acts), left=True)
+            return self._reply(self.speaker.say(self.last_acts), left=True)
         self.last_acts = acts
-        return UserReply(self.speaker.say(acts), accepted=accepted)
+        return self._reply(self.speaker.say(acts), accepted=accepted)
+
+    def _reply(self, text: str, *, left: bool = False, accepted: str | None = None) -> UserReply:
+        acts = iard_acts(self.last_acts)
+        return UserReply(text, left=left, accepted=accepted, acts=acts, acts_by="rule")
 
     def react_to_commit(self, item_id: str | None) -> UserReply:
         """The user's words on a committed title; `accepted` is set when happy.
@@ -95,4 +102,4 @@ class RuleBasedUser:
             self.last_acts = [act]
         else:
             self.last_acts = self.policy.react(TitleRef(item.title, (item.id,), 0))
-        return UserReply(self.speaker.say(self.last_acts), accepted=item_id if happy else None)
+        return self._reply(self.speaker.say(self.last_acts), accepted=item_id if happy else None)

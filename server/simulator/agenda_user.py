@@ -1,0 +1,303 @@
+"""The agenda-based user of UserSimCRS: NLU -> agenda update -> pop -> NLG.
+
+The agenda is a stack of IARD acts built from the information need: `start`, a
+`disclose` per volunteered constraint, an `inquire` per request, `stop`. The opening
+pops `start` and the disclosures. Each agent message is read by the agent-side NLU (the
+acts the log records) and the agenda updated by case (`_CASES`):
+
+- elicit: a slot with sayable constraints -> `disclose` each; only hidden ones ->
+  `dont_know`; none -> a liked value from the preference model (pref > 0.25), else
+  `dont_know`; a genre named in the question -> `yes`/`no`/`neutral` by preference;
+- recommend: per item (every item, not the last only): watched -> `seen`; breaks a
+  constraint -> `reject` (stated ones given as reasons, a hint for the rest); fits ->
+  `inquire` the open requests about it, one per turn, then `accept`;
+- answer: closes the request it answers;
+- inquire / other: the next agenda act (an open request is asked again: requests are
+  never dropped unanswered), else a short acknowledgement.
+
+What was pushed this turn is popped and said. Deterministic per seed. Patience: after
+`patience` fruitless turns (nothing new told, no request answered, nothing accepted)
+the agenda's `stop` is popped and the user leaves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable
+
+from taurec.catalog.item import Item
+from taurec.catalog.store import Catalog
+from taurec.tasks.constraint import Reveal
+from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.tasks.task import RecommendationTask
+
+from .acts import Act, ActKind
+from .agenda import Agenda
+from .agent_nlu import AgentNLU
+from .base import UserReply
+from .hints import hints_for
+from .iard import disclose, iard_acts
+from .information_need import InformationNeed
+from .nlg import Speaker
+from .nlu import Attribute, MessageReader
+from .policy import DialoguePolicy
+from .preference_model import PreferenceModel, verdict
+
+AGENDA_PATIENCE = 6
+K = ActKind
+_GONE = "(The user has left the conversation.)"
+_QUESTIONS = {
+    "director": "Who directed {t}?",
+    "runtime": "How long is {t}?",
+    "release_date": "When did {t} come out?",
+    "cast": "Who is in {t}?",
+    "rating": "How well is {t} rated?",
+    "content_rating": "What is {t} rated, age-wise?",
+    "streaming_services": "Where can I stream {t}?",
+    "original_language": "What language is {t} in?",
+}
+_VERDICT_INTENT = {"like": "yes", "dislike": "no", "neutral": "neutral"}
+_GENRE_WORDS = {"like": "I like {g}.", "dislike": "Not really into {g}.", "neutral": "{g} is fine."}
+
+
+class _Turn:
+    """What the user says this turn: (logged act, wording) pairs, and whether it was fruitful."""
+
+    def __init__(self) -> None:
+        self.said: list[tuple[DialogueAct, Act | str]] = []
+        self.fruitful = False
+
+    def add(self, act: DialogueAct, words: Act | str, *, new: bool = False) -> None:
+        self.said.append((act, words))
+        self.fruitful |= new
+
+
+class AgendaUser:
+    kind = "agenda"
+    acts_by = "rule"
+
+    def __init__(
+        self,
+        task: RecommendationTask,
+        catalog: Catalog,
+        seed: int,
+        *,
+        patience: int = AGENDA_PATIENCE,
+        reader: MessageReader | None = None,
+    ) -> None:
+        if patience < 1:
+            raise ValueError(f"patience must be at least 1, got {patience}")
+        self.task = task
+        self.catalog = catalog
+        self.patience = patience
+        self.need = InformationNeed(task, seed)
+        self.preferences = PreferenceModel(task.user, catalog, seed)
+        self.facts = Agenda(task)  # what may be said, what has been told
+        self.policy = DialoguePolicy(self.facts, catalog)  # commits, "anything else?"
+        self.nlu = AgentNLU(catalog, reader)
+        self.speaker = Speaker(task, random.Random(seed))
+        self._rng = random.Random(f"hints:{seed}")
+        volunteer = self.facts.volunteer
+        self.stack: deque[DialogueAct] = deque(
+            [
+                DialogueAct(intent="start"),
+                *(disclose(c) for c in volunteer),
+                *(DialogueAct(intent="inquire", slot=s) for s in self.need.requests),
+                DialogueAct(intent="stop"),
+            ]
+        )
+        self.candidate: Item | None = None  # a fitting title whose requests are being asked
+        self.accepted: str | None = None
+        self.fruitless_turns = 0
+        self.commits = 0
+        self.done = False
+        self.opening_acts: tuple[DialogueAct, ...] = ()
+
+    # --- the protocol ---------------------------------------------------------------------
+
+    def opening(self) -> str:
+        acts = [self.stack.popleft()]
+        while self.stack and self.stack[0].intent == "disclose":
+            acts.append(self.stack.popleft())
+        self.opening_acts = tuple(acts)
+        return self.speaker.opening(self.facts.volunteer)
+
+    def respond(self, agent_text: str) -> UserReply:
+        if self.done:
+            return UserReply(_GONE, left=True)
+        agent_acts = self.nlu.acts(agent_text, self._open_inquiries())
+        turn = _Turn()
+        for act in agent_acts:  # every agent act's responses survive, in order
+            _CASES.get(act.intent, AgendaUser._other)(self, act, turn)
+        if not turn.said:
+            self._pop_next(turn)
+        self._clean()
+        if not turn.fruitful:
+            self.fruitless_turns += 1
+        if self.fruitless_turns >= self.patience:
+            self.done = True
+            stop = next((a for a in self.stack if a.intent == "stop"), DialogueAct(intent="stop"))
+            return self._reply([(stop, Act(K.LEAVE))], left=True)
+        accepted = next((a.items[0] for a, _ in turn.said if a.intent == "accept"), None)
+        return self._reply(turn.said, accepted=accepted)
+
+    def react_to_commit(self, item_id: str | None) -> UserReply:
+        self.commits += 1
+        act = self.policy.commit(item_id)
+        happy = act.kind is K.COMMIT_HAPPY
+        final = item_id is None or self.commits >= self.task.protocol.max_recommendations
+        self.done = final or happy or self.catalog.get(item_id or "") is None
+        text = self.speaker.say([act])
+        return UserReply(
+            text, accepted=item_id if happy else None, acts=iard_acts([act]), acts_by="rule"
+        )
+
+    # --- the four cases -------------------------------------------------------------------
+
+    def _elicit(self, act: DialogueAct, turn: _Turn) -> None:
+        try:
+            attribute = Attribute(act.slot)
+        except ValueError:
+            return
+        if attribute in (Attribute.HISTORY, Attribute.OTHER):
+            for rule_act in self.policy.answer(attribute):
+                for d in iard_acts([rule_act]):
+                    turn.add(d, rule_act, new=rule_act.new)
+            return
+        facts = self.facts
+        sayable = facts.sayable(attribute)
+        if sayable:
+            new = facts.tell(*(facts.key(c) for c in sayable))
+            words = Act(K.INFORM, attribute, tuple(sayable), repeated=not new)
+            for c in sayable:
+                turn.add(disclose(c), words if c is sayable[0] else "", new=new)
+            return
+        slot = attribute.value
+        if facts.has_hidden(attribute):
+            new = facts.tell(f"vague:{attribute}")
+            turn.add(DialogueAct(intent="dont_know", slot=slot), Act(K.VAGUE, attribute), new=new)
+            return
+        if attribute is Attribute.GENRE:
+            named = act.value.split(", ") if act.value else []
+            if named:
+                for g in named:
+                    v = verdict(self.preferences.value("genres", g))
+                    words = _GENRE_WORDS[v].format(g=g.lower())
+                    turn.add(DialogueAct(intent=_VERDICT_INTENT[v], slot="genres", value=g), words)
+                return
+            liked = self.preferences.liked_values("genres")
+            if liked:
+                new = facts.tell(f"pref:{liked[0]}")
+                turn.add(
+                    DialogueAct(intent="disclose", slot="genres", value=liked[0]),
+                    f"I usually enjoy {liked[0].lower()} movies.",
+                    new=new,
+                )
+                return
+        new = facts.tell(f"none:{attribute}")
+        turn.add(DialogueAct(intent="dont_know", slot=slot), Act(K.NO_PREFERENCE, attribute), new=new)
+
+    def _recommend(self, act: DialogueAct, turn: _Turn) -> None:
+        items = [it for i in act.items if (it := self.catalog.get(i)) is not None]
+        if not items:
+            turn.add(DialogueAct(intent="dont_know"), Act(K.UNCLEAR))
+            return
+        item = next((it for it in items if self.facts.acceptable(it)), items[0])
+        facts = self.facts
+        if item.id in facts.watched:
+            v = verdict(self.preferences.item(item.id))
+            new = facts.tell(f"seen:{item.id}")
+            turn.add(DialogueAct(intent="seen", value=v, items=[item.id]), Act(K.SEEN, item_id=item.id), new=new)
+            return
+        said, unsaid = facts.violations(item)
+        if said or unsaid:
+            hint = unsaid[0] if unsaid else None
+            new = facts.tell(f"hint{facts.constraints.index(hint)}") if hint else False
+            words = Act(K.REJECT, constraints=tuple(said), options=hints_for(hint, item) if hint else (), item_id=item.id)
+            turn.add(DialogueAct(intent="reject", items=[item.id]), words, new=new)
+            for c in said:
+                turn.add(disclose(c), "")
+            return
+        self.candidate = item
+        self._ask_or_accept(item, turn, new=True)
+
+    def _answer(self, act: DialogueAct, turn: _Turn) -> None:
+        for item_id in act.items:
+            if act.slot and act.value:
+                self.need.answer(act.slot, item_id, act.value)
+                turn.fruitful = True
+
+    def _other(self, act: DialogueAct, turn: _Turn) -> None:
+        """inquire and other: nothing to push; the turn pops the agenda's next act."""
+
+    # --- the agenda -----------------------------------------------------------------------
+
+    def _ask_or_accept(self, item: Item, turn: _Turn, *, new: bool) -> None:
+        open_slots = self.need.open_requests(item)
+        if open_slots:
+            slot = open_slots[0]
+            turn.add(
+                DialogueAct(intent="inquire", slot=slot, items=[item.id]),
+                _QUESTIONS[slot].format(t=item.title),
+                new=new,
+            )
+            return
+        self.accepted = self.facts.accepted = item.id
+        self.candidate = None
+        self.stack = deque(a for a in self.stack if a.intent != "inquire")  # all asked
+        new = self.facts.tell(f"ok:{item.id}")
+        turn.add(DialogueAct(intent="accept", items=[item.id]), Act(K.ACCEPT, item_id=item.id), new=new)
+
+    def _pop_next(self, turn: _Turn) -> None:
+        """Nothing pushed this turn: the next agenda act, if one applies now."""
+        if self.candidate is not None:  # an open request is asked again, never dropped
+            self._ask_or_accept(self.candidate, turn, new=False)
+        elif self.accepted is not None:
+            turn.add(DialogueAct(intent="other", items=[self.accepted]), Act(K.ALREADY_ACCEPTED, item_id=self.accepted))
+        else:
+            turn.add(DialogueAct(intent="other"), Act(K.ACK))
+
+    def _clean(self) -> None:
+        """Drop duplicates. Unlike UserSimCRS, an unanswered request is never dropped: its
+        inquire act leaves the agenda only once the user accepts a title, every request
+        about it answered."""
+        self.stack = deque(dict.fromkeys(self.stack))
+
+    def _open_inquiries(self) -> list[DialogueAct]:
+        item = self.candidate
+        if item is None:
+            return []
+        return [DialogueAct(intent="inquire", slot=s, items=[item.id]) for s in self.need.open_requests(item)]
+
+    def _reply(
+        self, said: list[tuple[DialogueAct, Act | str]], *, left: bool = False, accepted: str | None = None
+    ) -> UserReply:
+        parts: list[str] = []
+        for _, words in said:
+            text = self.speaker.say([words]) if isinstance(words, Act) else words
+            if text and text not in parts:
+                parts.append(text)
+        acts = tuple(a for a, _ in said)
+        return UserReply(" ".join(parts), left=left, accepted=accepted, acts=acts, acts_by="rule")
+
+
+_CASES: dict[str, Callable[[AgendaUser, DialogueAct, _Turn], None]] = {
+    "elicit": AgendaUser._elicit,
+    "recommend": AgendaUser._recommend,
+    "answer": AgendaUser._answer,
+    "inquire": AgendaUser._other,
+    "other": AgendaUser._other,
+}
+
+
+def agenda_users(
+    catalog: Catalog, patience: int, reader: MessageReader | None = None
+) -> Callable[[RecommendationTask, Catalog, int], AgendaUser]:
+    """A simulator factory for the server: one title index serves every episode."""
+    shared = reader or MessageReader(catalog.items)
+
+    def make(task: RecommendationTask, catalog: Catalog, seed: int) -> AgendaUser:
+        return AgendaUser(task, catalog, seed, patience=patience, reader=shared)
+
+    return make

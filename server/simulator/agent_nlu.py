@@ -1,0 +1,68 @@
+"""The agent-side NLU: the acts of an agent message, read deterministically.
+
+Over the catalog's titles and the simulator's attribute patterns (nlu.py): every named
+title is a `recommend` of its items; a question about an attribute is an `elicit` of
+that slot; a message naming the value the user asked for about an item (an open
+request) is an `answer` of that slot; any other question is an `inquire`; the rest is
+`other`. Pure given the catalog. An LLM NLU (llm_acts.py) may replace it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from taurec.catalog.store import Catalog
+from taurec.tasks.dialogue_acts import DialogueAct
+
+from .item_facts import answers
+from .nlu import Attribute, MessageReader
+
+
+class AgentNLU:
+    acts_by = "nlu"
+
+    def __init__(self, catalog: Catalog, reader: MessageReader | None = None) -> None:
+        self.catalog = catalog
+        self._reader = reader
+        self._genres: dict[str, re.Pattern[str]] | None = None
+
+    @property
+    def reader(self) -> MessageReader:
+        if self._reader is None:  # built on first use: indexing every title takes a while
+            self._reader = MessageReader(self.catalog.items)
+        return self._reader
+
+    def _genres_in(self, text: str) -> str | None:
+        """The catalog genres a question names ("Do you like comedies?"), joined, or None."""
+        if self._genres is None:
+            names = {g for it in self.catalog.items for g in it.genres}
+            self._genres = {g: re.compile(rf"\b{re.escape(g.casefold()[:5])}", re.I) for g in sorted(names)}
+        named = [g for g, pattern in self._genres.items() if pattern.search(text)]
+        return ", ".join(named) or None
+
+    def acts(self, text: str, open_requests: Sequence[DialogueAct] = ()) -> list[DialogueAct]:
+        """The acts of `text`; `open_requests` are the user's unanswered `inquire` acts
+        (slot and item), which an `answer` act closes."""
+        msg = self.reader.read(text)
+        if msg.empty:
+            return [DialogueAct(intent="other")]
+        out = [DialogueAct(intent="recommend", items=list(ref.item_ids)) for ref in msg.titles]
+        out += [
+            DialogueAct(intent="elicit", slot=a.value, value=self._genres_in(text) if a is Attribute.GENRE else None)
+            for a in sorted(msg.asked)
+        ]
+        for request in open_requests:
+            for item_id in request.items:
+                item = self.catalog.get(item_id)
+                if item is not None and request.slot is not None:
+                    term = answers(text, item, request.slot)
+                    if term is not None:
+                        out.append(
+                            DialogueAct(
+                                intent="answer", slot=request.slot, value=term, items=[item_id]
+                            )
+                        )
+        if not out and msg.is_question:
+            out.append(DialogueAct(intent="inquire"))
+        return out or [DialogueAct(intent="other")]

@@ -1,0 +1,59 @@
+"""Facts about one item a user may ask for (UserSimCRS "requests"), and how to tell that
+a message answered one: it names the item's value for that slot."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from taurec.catalog.item import Item
+
+from .phrasing import language_name
+
+#: Slots a user may request about a recommended item, in a stable order.
+REQUESTABLE: Final = (
+    "director",
+    "runtime",
+    "release_date",
+    "cast",
+    "rating",
+    "content_rating",
+    "streaming_services",
+    "original_language",
+)
+
+
+def answer_terms(item: Item, slot: str) -> list[str]:
+    """Words any one of which answers `slot` about `item` (lower case); [] when the
+    catalog has no value to give (e.g. no director known)."""
+    match slot:
+        case "director":
+            return [item.director.casefold(), item.director.split()[-1].casefold()] if item.director else []
+        case "runtime":
+            return [str(item.runtime)] if item.runtime else []
+        case "release_date":
+            return [str(item.year)]
+        case "cast":
+            return [n.casefold() for n in item.cast] + [n.split()[-1].casefold() for n in item.cast]
+        case "rating":
+            return [f"{item.rating:g}", f"{item.rating:.1f}"]
+        case "content_rating":
+            return [item.content_rating.value.casefold()]
+        case "streaming_services":
+            return [s.casefold() for s in item.streaming_services]
+        case "original_language":
+            return [language_name(item.original_language).casefold()]
+    return []
+
+
+def answers(text: str, item: Item, slot: str) -> str | None:
+    """The term in `text` that answers `slot` about `item`, or None."""
+    low = text.casefold()
+    for term in answer_terms(item, slot):
+        if re.search(rf"(?<![\w.]){re.escape(term)}(?![\w]|\.\d)", low):
+            return term
+    return None
+
+
+def answerable(item: Item, slot: str) -> bool:
+    return bool(answer_terms(item, slot))
