@@ -129,7 +129,8 @@ def run(
         ),
     ] = None,
     simulator: Annotated[
-        SimulatorName, typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm.")
+        SimulatorName,
+        typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm."),
     ] = SimulatorName.RULE,
     simulator_model: Annotated[
         str | None, typer.Option("--simulator-model", help="--simulator llm: litellm model.")

@@ -59,7 +59,8 @@ def serve(
         str | None, typer.Option("--catalog", help="A catalog file replacing the suite's own.")
     ] = None,
     simulator: Annotated[
-        SimulatorName, typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm.")
+        SimulatorName,
+        typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm."),
     ] = SimulatorName.RULE,
     simulator_model: Annotated[
         str | None,

@@ -167,6 +167,7 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     of its own, and so are a label's open-mode logs against one suite. Each group is made
     by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
     by label."""
+    from .dialogue import dialogue_fields
     from .kinds import EVALUATOR_KINDS
 
     with collector_paused():
@@ -178,5 +179,5 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
         for key in sorted(groups):
             members = groups[key]
             group = EVALUATOR_KINDS.get(key[4]).aggregate_group(key[0], members, seed)
-            out.append({"kind": key[4], **run_fields(members), **group})
+            out.append({"kind": key[4], **run_fields(members), **group, **dialogue_fields(members)})
         return out

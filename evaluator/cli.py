@@ -20,7 +20,14 @@ from .episode import EpisodeScore
 from .evaluate import evaluate
 from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
+from .render import (
+    markdown,
+    print_explanation,
+    print_faults,
+    print_groups,
+    print_side_by_side,
+    report_check,
+)
 from .rules import DEFAULT_RULES, RULES, rules_names
 from .sealed import RunCheck
 from .text import markup
@@ -221,6 +228,8 @@ def score(
         print_side_by_side(by_rules, Console())
     else:
         print_groups(groups, Console())
+    if not (json or fmt is not Format.TABLE):
+        print_faults(groups, Console())
     report_check(check, problems, key, err)
     for g in groups:
         if g["mode"] == "open":

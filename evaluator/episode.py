@@ -21,6 +21,7 @@ from taurec.tasks.trajectory import EndReason, Trajectory
 
 from .judgement import ConstraintVerdict
 from .rules import DEFAULT_RULES, rules_profile
+from .simulator_audit import SimulatorFault
 
 
 @dataclass
@@ -65,6 +66,8 @@ class EpisodeScore:
     metrics: dict[str, float] = field(default_factory=dict)  # a kind's per-episode metrics
     success: bool | None = None  # a kind's own pass rule; None: the reward is 1
     rules: str = DEFAULT_RULES  # the rules profile that judged it
+    simulator: str | None = None  # the simulated user's kind, from the header
+    simulator_faults: list[SimulatorFault] = field(default_factory=list)  # see simulator_audit
 
     @property
     def passed(self) -> bool:

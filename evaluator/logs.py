@@ -23,6 +23,7 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
+from .dialogue import note_dialogue
 from .episode import EpisodeScore
 from .files import find_logs
 from .kinds import EVALUATOR_KINDS
@@ -167,6 +168,7 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
     score.episode_id = header.episode_id
     _note_header(score, header)
     score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
+    note_dialogue(score, task, trajectory, ctx.catalog)
     return score
 
 

@@ -91,9 +91,13 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
+    from .dialogue import dialogue_rows
     from .kinds import EVALUATOR_KINDS
 
-    return EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group)
+    return [
+        *EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group),
+        *dialogue_rows(group),
+    ]
 
 
 def _run(group: dict[str, Any]) -> str:
@@ -181,6 +185,32 @@ def _label(group: dict[str, Any]) -> str:
     return group["label"] if rules in (None, "taurec") else f"{group['label']} [{rules}]"
 
 
+def _dialogue_cells(group: dict[str, Any]) -> list[str]:
+    d = group.get("dialogue") or {}
+    if not d.get("episodes"):
+        return ["-"] * 5
+    faulty = sum(f["faulty"] for f in group["simulator_faults"]["by_simulator"].values())
+    return [_pct(d["sr"]), _pct(d["srrr"]), _pct(d["rdl"]), f"{d['utterances']:.1f}", str(faulty)]
+
+
+def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
+    """The episodes where the simulated user contradicted its task, one line per fault."""
+    from .dialogue import fault_lines
+
+    lines = fault_lines(groups)
+    if not lines:
+        return
+    table = Table(
+        title="simulator faults (the simulated user, not the agent)",
+        show_header=False,
+        title_justify="left",
+    )
+    table.add_column("fault")
+    for line in lines:
+        table.add_row(markup(line))
+    console.print(table)
+
+
 def markdown(groups: list[dict[str, Any]]) -> str:
     ks = sorted({int(k) for g in groups for k in g["pass_k"]})
     head = [
@@ -191,6 +221,11 @@ def markdown(groups: list[dict[str, Any]]) -> str:
         "policy",
         "no-rec",
         "infra",
+        "SR",
+        "SRRR",
+        "RDL",
+        "avg turns",
+        "sim faults",
     ]
     head.insert(1, "run")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -210,6 +245,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
             _pct(g["policy_score"]),
             _pct(g["no_rec_rate"]),
             str(g["infra_errors"]),
+            *_dialogue_cells(g),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

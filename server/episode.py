@@ -162,9 +162,7 @@ class Episode:
                 except Exception as exc:
                     raise await self._infra_failure("start_episode", exc) from exc
                 acts, acts_by = opening_acts_of(self._simulator())
-                self._log.user_message(
-                    self.opening, latency_ms=_ms(t0), acts=acts, acts_by=acts_by
-                )
+                self._log.user_message(self.opening, latency_ms=_ms(t0), acts=acts, acts_by=acts_by)
         return self.opening
 
     async def call(

@@ -101,9 +101,7 @@ def _llm_simulator(
 #: settings.simulator -> (catalog, settings, shared title reader) -> (factory, header record)
 SIMULATORS: dict[
     str,
-    Callable[
-        [Catalog, ServerSettings, MessageReader], tuple[SimulatorFactory, dict[str, Any]]
-    ],
+    Callable[[Catalog, ServerSettings, MessageReader], tuple[SimulatorFactory, dict[str, Any]]],
 ] = {"rule": _rule_simulator, "agenda": _agenda_simulator, "llm": _llm_simulator}
 
 

@@ -22,8 +22,8 @@ import errno
 import logging
 import os
 import time
-from datetime import UTC, datetime
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 

@@ -43,13 +43,20 @@ class DialogueAct(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    intent: str = Field(min_length=1, description="A user or agent intent (see docs/usersimcrs.md).")
+    intent: str = Field(
+        min_length=1, description="A user or agent intent (see docs/usersimcrs.md)."
+    )
     slot: str | None = Field(default=None, description="The slot it is about, e.g. 'genres'.")
     value: str | None = Field(default=None, description="The value stated for the slot.")
     items: tuple[str, ...] = Field(default=(), description="Catalog item ids it is about.")
 
     def record(self) -> dict[str, object]:
-        return {"intent": self.intent, "slot": self.slot, "value": self.value, "items": list(self.items)}
+        return {
+            "intent": self.intent,
+            "slot": self.slot,
+            "value": self.value,
+            "items": list(self.items),
+        }
 
 
 def acts_record(acts: Iterable[DialogueAct]) -> list[dict[str, object]]:

@@ -28,7 +28,6 @@ from collections.abc import Callable
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.constraint import Reveal
 from taurec.tasks.dialogue_acts import DialogueAct
 from taurec.tasks.task import RecommendationTask
 
@@ -183,8 +182,10 @@ class AgendaUser:
             if named:
                 for g in named:
                     v = verdict(self.preferences.value("genres", g))
-                    words = _GENRE_WORDS[v].format(g=g.lower())
-                    turn.add(DialogueAct(intent=_VERDICT_INTENT[v], slot="genres", value=g), words)
+                    turn.add(
+                        DialogueAct(intent=_VERDICT_INTENT[v], slot="genres", value=g),
+                        _GENRE_WORDS[v].format(g=g.lower()),
+                    )
                 return
             liked = self.preferences.liked_values("genres")
             if liked:
@@ -196,7 +197,9 @@ class AgendaUser:
                 )
                 return
         new = facts.tell(f"none:{attribute}")
-        turn.add(DialogueAct(intent="dont_know", slot=slot), Act(K.NO_PREFERENCE, attribute), new=new)
+        turn.add(
+            DialogueAct(intent="dont_know", slot=slot), Act(K.NO_PREFERENCE, attribute), new=new
+        )
 
     def _recommend(self, act: DialogueAct, turn: _Turn) -> None:
         items = [it for i in act.items if (it := self.catalog.get(i)) is not None]
@@ -208,13 +211,22 @@ class AgendaUser:
         if item.id in facts.watched:
             v = verdict(self.preferences.item(item.id))
             new = facts.tell(f"seen:{item.id}")
-            turn.add(DialogueAct(intent="seen", value=v, items=[item.id]), Act(K.SEEN, item_id=item.id), new=new)
+            turn.add(
+                DialogueAct(intent="seen", value=v, items=[item.id]),
+                Act(K.SEEN, item_id=item.id),
+                new=new,
+            )
             return
         said, unsaid = facts.violations(item)
         if said or unsaid:
             hint = unsaid[0] if unsaid else None
             new = facts.tell(f"hint{facts.constraints.index(hint)}") if hint else False
-            words = Act(K.REJECT, constraints=tuple(said), options=hints_for(hint, item) if hint else (), item_id=item.id)
+            words = Act(
+                K.REJECT,
+                constraints=tuple(said),
+                options=hints_for(hint, item) if hint else (),
+                item_id=item.id,
+            )
             turn.add(DialogueAct(intent="reject", items=[item.id]), words, new=new)
             for c in said:
                 turn.add(disclose(c), "")
@@ -247,14 +259,19 @@ class AgendaUser:
         self.candidate = None
         self.stack = deque(a for a in self.stack if a.intent != "inquire")  # all asked
         new = self.facts.tell(f"ok:{item.id}")
-        turn.add(DialogueAct(intent="accept", items=[item.id]), Act(K.ACCEPT, item_id=item.id), new=new)
+        turn.add(
+            DialogueAct(intent="accept", items=[item.id]), Act(K.ACCEPT, item_id=item.id), new=new
+        )
 
     def _pop_next(self, turn: _Turn) -> None:
         """Nothing pushed this turn: the next agenda act, if one applies now."""
         if self.candidate is not None:  # an open request is asked again, never dropped
             self._ask_or_accept(self.candidate, turn, new=False)
         elif self.accepted is not None:
-            turn.add(DialogueAct(intent="other", items=[self.accepted]), Act(K.ALREADY_ACCEPTED, item_id=self.accepted))
+            turn.add(
+                DialogueAct(intent="other", items=[self.accepted]),
+                Act(K.ALREADY_ACCEPTED, item_id=self.accepted),
+            )
         else:
             turn.add(DialogueAct(intent="other"), Act(K.ACK))
 
@@ -268,10 +285,17 @@ class AgendaUser:
         item = self.candidate
         if item is None:
             return []
-        return [DialogueAct(intent="inquire", slot=s, items=[item.id]) for s in self.need.open_requests(item)]
+        return [
+            DialogueAct(intent="inquire", slot=s, items=[item.id])
+            for s in self.need.open_requests(item)
+        ]
 
     def _reply(
-        self, said: list[tuple[DialogueAct, Act | str]], *, left: bool = False, accepted: str | None = None
+        self,
+        said: list[tuple[DialogueAct, Act | str]],
+        *,
+        left: bool = False,
+        accepted: str | None = None,
     ) -> UserReply:
         parts: list[str] = []
         for _, words in said:

@@ -37,7 +37,9 @@ class AgentNLU:
         """The catalog genres a question names ("Do you like comedies?"), joined, or None."""
         if self._genres is None:
             names = {g for it in self.catalog.items for g in it.genres}
-            self._genres = {g: re.compile(rf"\b{re.escape(g.casefold()[:5])}", re.I) for g in sorted(names)}
+            self._genres = {
+                g: re.compile(rf"\b{re.escape(g.casefold()[:5])}", re.I) for g in sorted(names)
+            }
         named = [g for g, pattern in self._genres.items() if pattern.search(text)]
         return ", ".join(named) or None
 
@@ -49,7 +51,11 @@ class AgentNLU:
             return [DialogueAct(intent="other")]
         out = [DialogueAct(intent="recommend", items=list(ref.item_ids)) for ref in msg.titles]
         out += [
-            DialogueAct(intent="elicit", slot=a.value, value=self._genres_in(text) if a is Attribute.GENRE else None)
+            DialogueAct(
+                intent="elicit",
+                slot=a.value,
+                value=self._genres_in(text) if a is Attribute.GENRE else None,
+            )
             for a in sorted(msg.asked)
         ]
         for request in open_requests:

@@ -28,7 +28,11 @@ def answer_terms(item: Item, slot: str) -> list[str]:
     catalog has no value to give (e.g. no director known)."""
     match slot:
         case "director":
-            return [item.director.casefold(), item.director.split()[-1].casefold()] if item.director else []
+            return (
+                [item.director.casefold(), item.director.split()[-1].casefold()]
+                if item.director
+                else []
+            )
         case "runtime":
             return [str(item.runtime)] if item.runtime else []
         case "release_date":
