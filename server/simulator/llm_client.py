@@ -68,6 +68,12 @@ class LLMUserSettings(BaseModel):
         description="Fruitless turns (as the rule-based user counts them) after which the "
         "user leaves whatever the model wants; None: the model alone decides.",
     )
+    acts: Literal["structured", "classifier"] = Field(
+        default="structured",
+        description="How the user's dialogue acts are logged: 'structured' (the model ends "
+        "each reply with an ACTS: line; acts_by 'llm') or 'classifier' (one more call per "
+        "reply classifies it; acts_by 'llm-classifier').",
+    )
     litellm_kwargs: dict[str, Any] = Field(
         default_factory=dict,
         description="Extra keyword arguments for every completion call (api_base, "

@@ -56,6 +56,16 @@ _TOPIC: dict[Attribute, str] = {
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“])")
 
 
+#: Appended to the system prompt when the model labels its own replies (structured acts).
+ACTS_INSTRUCTION = (
+    "\n\n# Labelling your message\nAfter your message, on a line of its own, write ACTS: "
+    'and what your message does, as intent(slot="value") items joined by |. Intents: '
+    "start, disclose, inquire, accept, reject, seen, dont_know, neutral, yes, no, stop, "
+    'other. Name a movie with title="...". Example: ACTS: reject(title="Night Train")'
+    '|disclose(genres="comedy"). This line is never shown to the assistant.'
+)
+
+
 def _bullets(lines: list[str]) -> str:
     lines = [line.strip().rstrip(".!") for line in lines]
     return "\n".join(f"- {line[:1].upper()}{line[1:]}." for line in lines)

@@ -23,13 +23,18 @@ from collections.abc import Callable
 from typing import Any
 
 from taurec.catalog.store import Catalog
+from taurec.tasks.dialogue_acts import USER_INTENTS, DialogueAct
 from taurec.tasks.task import RecommendationTask
 
+from .act_format import parse_acts, split_acts_line
 from .acts import Act, ActKind
 from .base import UserReply
+from .iard import iard_acts
 from .leak_guard import LeakGuard
+from .llm_acts import LLMActReader
 from .llm_client import LLMClient, LLMUserSettings, Message, SimulatorUnavailable
 from .llm_prompts import (
+    ACTS_INSTRUCTION,
     NOTE_OPEN,
     decide_messages,
     note_for,
@@ -74,6 +79,13 @@ class LLMUser:
         self._catalog = catalog
         self._rng = random.Random(seed)  # picks the hint wording for hidden reasons
         prompt = system_prompt(task, self.guard, can_leave=settings.variant == "single")
+        if settings.acts == "structured":
+            prompt += ACTS_INSTRUCTION
+        self.acts_by = "llm" if settings.acts == "structured" else "llm-classifier"
+        self.classifier = LLMActReader(self.client, self.rule.reader)
+        self.opening_acts: tuple[DialogueAct, ...] = ()
+        self._acts_text: str | None = None  # the last generated reply's ACTS: line
+        self.unlabelled_replies = 0  # structured: replies that gave no readable ACTS: line
         self.history: list[Message] = [{"role": "system", "content": prompt}]
         self.done = False
         self.leaks = 0  # generated replies the guard refused
@@ -88,7 +100,11 @@ class LLMUser:
         fallback = self.rule.opening()
         self.history.append({"role": "user", "content": opening_request([])})
         text, _ = self._generate("opening")
-        return self._say(text if text is not None else fallback)
+        if text is None:
+            self.opening_acts, self.acts_by = self.rule.opening_acts, "rule"
+            return self._say(fallback)
+        self.opening_acts, self.acts_by = self._acts(text, ())
+        return self._say(text)
 
     def respond(self, agent_text: str) -> UserReply:
         if self.done:
@@ -108,9 +124,14 @@ class LLMUser:
         text, wants_out = self._generate("reply", titles)
         left = leave or (self.settings.variant == "single" and wants_out)
         if text is None:
+            acts, by = self._rule_acts([Act(ActKind.LEAVE)] if left else self.rule.last_acts)
             text = self.rule.speaker.say([Act(ActKind.LEAVE)]) if left else rule_reply.text
+        else:
+            acts, by = self._acts(text, self._item_ids(agent_text, self.rule.last_acts))
         self.done = left
-        return UserReply(self._say(text), left=left, accepted=rule_reply.accepted)
+        return UserReply(
+            self._say(text), left=left, accepted=rule_reply.accepted, acts=acts, acts_by=by
+        )
 
     def react_to_commit(self, item_id: str | None) -> UserReply:
         rule_reply = self.rule.react_to_commit(item_id)
@@ -121,9 +142,15 @@ class LLMUser:
         self.history.append({"role": "user", "content": f"{NOTE_OPEN} {' '.join(notes)}]"})
         text, _ = self._generate("commit", titles)
         self.done = self.rule.done
+        if text is None:
+            acts, by = rule_reply.acts, "rule"
+        else:
+            acts, by = self._acts(text, (item_id,) if item_id else ())
         return UserReply(
             self._say(text if text is not None else rule_reply.text),
             accepted=rule_reply.accepted,
+            acts=acts,
+            acts_by=by,
         )
 
     def stats(self) -> dict[str, Any]:
@@ -135,9 +162,36 @@ class LLMUser:
             "fallbacks": self.fallbacks,
             "empty_replies": self.empty_replies,
             "unparsed_decisions": self.unparsed_decisions,
+            "unlabelled_replies": self.unlabelled_replies,
+            "unparsed_acts": self.classifier.unparsed,
         }
 
     # --- internals ------------------------------------------------------------------------
+
+    def _acts(
+        self, text: str, context: tuple[str, ...] | list[str]
+    ) -> tuple[tuple[DialogueAct, ...], str]:
+        """The acts of a generated reply: its ACTS: line (structured), or a classification
+        pass over its text (classifier)."""
+        if self.settings.acts == "classifier":
+            return tuple(self.classifier.classify(text, "user", context)), "llm-classifier"
+        line = self._acts_text
+        acts = None if line is None else parse_acts(line, USER_INTENTS, self._title_ids, context)
+        if acts is None:
+            self.unlabelled_replies += 1
+        return tuple(acts or ()), "llm"
+
+    def _rule_acts(self, acts: list[Act]) -> tuple[tuple[DialogueAct, ...], str]:
+        return iard_acts(acts), "rule"
+
+    def _title_ids(self, title: str) -> list[str]:
+        return [i for ref in self.rule.reader.titles(title) for i in ref.item_ids]
+
+    def _item_ids(self, agent_text: str, acts: list[Act]) -> list[str]:
+        """Items a reply without a title is about: those the agent named, or judged ones."""
+        named = self._title_ids(agent_text)
+        judged = [a.item_id for a in acts if a.item_id]
+        return list(dict.fromkeys(named + judged))
 
     def _say(self, text: str) -> str:
         self.history.append({"role": "assistant", "content": text})
@@ -174,7 +228,8 @@ class LLMUser:
             raw = self.client.complete(
                 messages, purpose if not attempt else f"{purpose}:regen{attempt}"
             )
-            text, wants_out = parse_reply(raw)
+            body, self._acts_text = split_acts_line(raw)
+            text, wants_out = parse_reply(body)
             leaks = self.guard.find(text, ignore=titles)
             if text and not leaks:
                 return text, wants_out
