@@ -1,0 +1,92 @@
+"""The audit over whole runs played in process: the built-in simulators contradict their
+tasks nowhere, and an LLM user scripted to accept a violating title is flagged there alone."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # litellm must not fetch prices
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.runner.connection import Connection
+from taurec.clients.runner.plan import plan
+from taurec.clients.runner.runner import Runner
+from taurec.evaluator.logs import Resolver, score_files
+from taurec.server.app import build_server
+from taurec.server.settings import ServerSettings
+from taurec.server.simulator.llm_user import LLMUserSettings, llm_users
+from taurec.tasks.suite import load_suite
+
+SUITE = load_suite("builtin")
+
+
+async def _scripted_run(simulator: str, out: Path) -> list[Any]:
+    settings = ServerSettings(log_dir=out, run_label=simulator, simulator=simulator)
+    runner = Runner(
+        ScriptedAgent(), Connection("inproc", settings), out, "scripted", handle_signals=False
+    )
+    report = await runner.run(plan([t.id for t in SUITE.tasks], 1))
+    assert report.failure is None and not report.interrupted
+    return score_files(sorted(out.rglob("*.jsonl")), Resolver(), workers=1)
+
+
+@pytest.mark.parametrize("simulator", ["rule", "agenda"])
+async def test_over_the_builtin_suite_the_simulator_audits_at_zero_faults(
+    simulator: str, tmp_path: Path
+) -> None:
+    scores = await _scripted_run(simulator, tmp_path)
+    assert len(scores) == len(SUITE.tasks)
+    assert all(s.simulator == simulator and "sr" in s.metrics for s in scores)
+    assert [(s.task_id, s.simulator_faults) for s in scores if s.simulator_faults] == []
+
+
+class AcceptsAnything:
+    """A mocked model whose user takes whatever title was last offered."""
+
+    def __call__(self, **kwargs: Any) -> Any:
+        text = "Perfect, I'll take it!\nACTS: accept()"
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=SimpleNamespace(content=text))],
+            usage=SimpleNamespace(prompt_tokens=10, completion_tokens=5),
+        )
+
+
+def _fitting_and_violating(task: Any) -> tuple[str, str]:
+    items = SUITE.catalog.items
+    watched = task.user.watched_ids
+    fits = next(
+        i for i in items if i.id not in watched and all(c.holds(i) for c in task.constraints)
+    )
+    breaks = next(i for i in items if i.id not in watched and not task.constraints[0].holds(i))
+    return fits.title, breaks.title
+
+
+async def test_an_llm_user_accepting_a_violating_title_is_flagged_in_that_episode_alone(
+    tmp_path: Path,
+) -> None:
+    task = next(t for t in SUITE.tasks if not t.no_valid_recommendation)
+    fits, breaks = _fitting_and_violating(task)
+    llm = LLMUserSettings(model="openai/test", cache_dir=None, completion=AcceptsAnything())
+    server = build_server(
+        ServerSettings(log_dir=tmp_path, run_label="llm"), make_user=llm_users(SUITE.catalog, llm)
+    )
+    async with Client(server) as client:
+        for trial, title in enumerate((fits, breaks, fits)):
+            started = await client.call_tool("start_episode", {"task_id": task.id, "trial": trial})
+            eid = (started.structured_content or {})["episode_id"]
+            text = f'How about "{title}"?'
+            await client.call_tool("send_message", {"episode_id": eid, "text": text})
+            await client.call_tool("recommend", {"episode_id": eid, "item_id": None})
+    scores = score_files(sorted(tmp_path.rglob("*.jsonl")), Resolver(), workers=1)
+    flagged = [
+        (s.trial, [f.kind for f in s.simulator_faults]) for s in scores if s.simulator_faults
+    ]
+    assert flagged == [(1, ["accepted_violating"])]
+    assert {s.simulator for s in scores} == {"llm-single"}
