@@ -11,13 +11,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import anyio
+import orjson
 import pytest
 from mcp import Client
+from typer.testing import CliRunner
 
 from taurec.clients.agents.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
+from taurec.evaluator.cli import app
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
@@ -68,14 +72,14 @@ def _fitting_and_violating(task: Any) -> tuple[str, str]:
     return fits.title, breaks.title
 
 
-async def test_an_llm_user_accepting_a_violating_title_is_flagged_in_that_episode_alone(
-    tmp_path: Path,
-) -> None:
+async def _play_llm_logs(out: Path) -> None:
+    """Three episodes of one task with an LLM user that accepts anything: trial 1 is
+    offered a title that breaks a constraint, trials 0 and 2 a fitting one."""
     task = next(t for t in SUITE.tasks if not t.no_valid_recommendation)
     fits, breaks = _fitting_and_violating(task)
     llm = LLMUserSettings(model="openai/test", cache_dir=None, completion=AcceptsAnything())
     server = build_server(
-        ServerSettings(log_dir=tmp_path, run_label="llm"), make_user=llm_users(SUITE.catalog, llm)
+        ServerSettings(log_dir=out, run_label="llm"), make_user=llm_users(SUITE.catalog, llm)
     )
     async with Client(server) as client:
         for trial, title in enumerate((fits, breaks, fits)):
@@ -84,9 +88,38 @@ async def test_an_llm_user_accepting_a_violating_title_is_flagged_in_that_episod
             text = f'How about "{title}"?'
             await client.call_tool("send_message", {"episode_id": eid, "text": text})
             await client.call_tool("recommend", {"episode_id": eid, "item_id": None})
-    scores = score_files(sorted(tmp_path.rglob("*.jsonl")), Resolver(), workers=1)
+
+
+@pytest.fixture(scope="module")
+def llm_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("llm")
+    anyio.run(_play_llm_logs, out)
+    return out
+
+
+def test_an_llm_user_accepting_a_violating_title_is_flagged_in_that_episode_alone(
+    llm_logs: Path,
+) -> None:
+    scores = score_files(sorted(llm_logs.rglob("*.jsonl")), Resolver(), workers=1)
     flagged = [
         (s.trial, [f.kind for f in s.simulator_faults]) for s in scores if s.simulator_faults
     ]
     assert flagged == [(1, ["accepted_violating"])]
     assert {s.simulator for s in scores} == {"llm-single"}
+
+
+def test_score_json_reports_the_fault_rate_per_simulator_and_lists_the_episode(
+    llm_logs: Path,
+) -> None:
+    result = CliRunner().invoke(app, ["score", str(llm_logs), "--json"])
+    (group,) = orjson.loads(result.stdout)["groups"]
+    faults = group["simulator_faults"]
+    assert faults["by_simulator"]["llm-single"] == {"episodes": 3, "faulty": 1, "rate": 1 / 3}
+    (listed,) = faults["episodes"]
+    assert listed["trial"] == 1 and listed["faults"][0]["kind"] == "accepted_violating"
+
+
+def test_the_score_table_lists_the_faulty_episode(llm_logs: Path) -> None:
+    result = CliRunner().invoke(app, ["score", str(llm_logs)])
+    assert "simulator faults: llm-single" in result.stdout
+    assert "trial 1 (llm-single)" in result.stdout and "accepted_violating" in result.stdout

@@ -1,0 +1,68 @@
+"""The deterministic agent-side NLU: the acts of an agent message, over the catalog."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from taurec.catalog.item import Item
+from taurec.catalog.store import Catalog
+from taurec.server.simulator.agent_nlu import AgentNLU
+from taurec.tasks.dialogue_acts import DialogueAct
+
+
+def _item(item_id: str, title: str, **fields: Any) -> Item:
+    base: dict[str, Any] = {
+        "release_date": date(2015, 5, 1),
+        "runtime": 85,
+        "genres": ["Comedy"],
+        "rating": 7.5,
+        "vote_count": 5000,
+        "content_rating": "PG",
+        "director": "Mara Quill",
+    }
+    return Item(id=item_id, title=title, **(base | fields))
+
+
+NLU = AgentNLU(
+    Catalog.from_items(
+        [_item("a", "The Lantern Keeper"), _item("b", "Harbor Of Kites", genres=["Drama"])]
+    )
+)
+
+
+def _pairs(acts: list[DialogueAct]) -> list[tuple[str, str | None]]:
+    return [(a.intent, a.slot) for a in acts]
+
+
+def test_a_named_title_is_a_recommendation_of_its_item():
+    (act,) = NLU.acts("How about The Lantern Keeper?")
+    assert (act.intent, act.items) == ("recommend", ("a",))
+
+
+def test_a_question_about_an_attribute_elicits_that_slot():
+    assert _pairs(NLU.acts("How long should it be?")) == [("elicit", "length")]
+
+
+def test_a_genre_named_in_the_question_is_its_value():
+    (act,) = NLU.acts("Are you in the mood for a drama?")
+    assert (act.intent, act.slot, act.value) == ("elicit", "genre", "Drama")
+
+
+def test_another_question_is_an_inquire():
+    assert _pairs(NLU.acts("Shall I go ahead?")) == [("inquire", None)]
+
+
+def test_a_plain_statement_is_other():
+    assert _pairs(NLU.acts("Let me look that up.")) == [("other", None)]
+
+
+def test_naming_the_requested_value_answers_the_request():
+    asked = DialogueAct(intent="inquire", slot="director", items=("a",))
+    acts = NLU.acts("It was directed by Mara Quill.", [asked])
+    assert [(a.intent, a.slot, a.items) for a in acts] == [("answer", "director", ("a",))]
+
+
+def test_a_message_without_the_value_answers_nothing():
+    asked = DialogueAct(intent="inquire", slot="runtime", items=("a",))
+    assert _pairs(NLU.acts("It is a lovely film.", [asked])) == [("other", None)]
