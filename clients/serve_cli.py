@@ -66,6 +66,12 @@ def serve(
         str | None,
         typer.Option("--simulator-model", help="--simulator llm: a litellm model string."),
     ] = None,
+    nlu_model: Annotated[
+        str | None,
+        typer.Option(
+            "--nlu-model", help="Read agent messages' dialogue acts with this litellm model."
+        ),
+    ] = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
@@ -179,6 +185,7 @@ def serve(
             catalog=catalog,
             simulator=simulator.value,
             simulator_model=simulator_model,
+            nlu_model=nlu_model,
             log_dir=log_dir,
             run_label=run_label,
             agent_label=label,

@@ -43,7 +43,7 @@ from .episode_end import (
 from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
 from .results import RecommendResult, UserReplyResult
 from .simulator import UserReply, UserSimulator
-from .simulator.agent_nlu import AgentNLU
+from .simulator.agent_nlu import AgentActReader
 from .simulator.base import opening_acts_of
 from .trajectory_writer import LogWriteError, TrajectoryWriter
 
@@ -71,7 +71,7 @@ class Episode:
         max_turns: int,
         on_end: Callable[[Episode], None],
         owner: str = "open",
-        nlu: AgentNLU | None = None,
+        nlu: AgentActReader | None = None,
     ) -> None:
         """`nlu` reads the acts of the agent's messages into the log (None: not logged)."""
         self.id = episode_id

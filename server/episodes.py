@@ -34,7 +34,7 @@ from .episode import Episode
 from .episode_end import IDLE, EpisodeEnd, ended_message
 from .errors import EpisodeError, short_repr
 from .simulator import UserSimulator
-from .simulator.agent_nlu import AgentNLU
+from .simulator.agent_nlu import AgentActReader, AgentNLU
 from .trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
@@ -98,7 +98,7 @@ class EpisodeStore:
         max_open: int = 10_000,
         max_open_per_owner: int | None = None,
         clock: Clock = time.monotonic,
-        nlu: AgentNLU | None = None,
+        nlu: AgentActReader | None = None,
     ) -> None:
         """`max_open_per_owner` None: only `max_open` applies. `clock` (seconds, monotonic)
         times idleness."""

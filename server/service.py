@@ -42,7 +42,7 @@ from .results import (
 from .seal import Seals, load_seals
 from .settings import ServerSettings
 from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
-from .simulator.agent_nlu import AgentNLU
+from .simulator.agent_nlu import AgentActReader, AgentNLU
 from .simulator.nlu import MessageReader
 from .text_limits import overlong_aside, overlong_text
 
@@ -118,6 +118,19 @@ def llm_users(
     return make_llm_users(catalog, llm), llm.record()
 
 
+def agent_nlu(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader | None
+) -> AgentActReader:
+    """The reader of agent messages' acts: the deterministic NLU, or the LLM NLU."""
+    if settings.nlu_model is None:
+        return AgentNLU(catalog, reader)
+    from .simulator.llm_acts import LLMAgentNLU
+    from .simulator.llm_user import LLMUserSettings
+
+    llm = LLMUserSettings(model=settings.nlu_model, temperature=0.0)
+    return LLMAgentNLU(catalog, llm, reader or MessageReader(catalog.items))
+
+
 def default_run_label() -> str:
     return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
@@ -186,7 +199,7 @@ class Service:
             facts,
             max_open=settings.max_open_episodes,
             max_open_per_owner=settings.max_open_per_client,
-            nlu=AgentNLU(catalog, reader),
+            nlu=agent_nlu(catalog, settings, reader),
         )
         seals = None
         if settings.plans:

@@ -46,6 +46,12 @@ class ServerSettings(BaseModel):
         min_length=1,
         description="The LLM user's model: any litellm model string, e.g. 'openai/gpt-4o-mini'.",
     )
+    nlu_model: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Read the acts of agent messages with this LLM (a litellm model string; "
+        "acts_by 'llm-nlu') instead of the deterministic NLU (acts_by 'nlu').",
+    )
     log_dir: Path = Field(default=Path("logs"), description="Episode logs go under this folder.")
     run_label: str | None = Field(
         default=None,

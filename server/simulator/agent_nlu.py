@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.dialogue_acts import DialogueAct
 
 from .item_facts import answers
 from .nlu import Attribute, MessageReader
+
+
+class AgentActReader(Protocol):
+    """Reads the acts of agent messages for the log (this NLU, or an LLM NLU)."""
+
+    acts_by: str
+
+    def acts(self, text: str, open_requests: Sequence[DialogueAct] = ()) -> list[DialogueAct]: ...
 
 
 class AgentNLU:

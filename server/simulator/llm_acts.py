@@ -63,7 +63,7 @@ class LLMActReader:
 class LLMAgentNLU:
     """The optional LLM NLU of agent messages; an `AgentNLU` stand-in."""
 
-    acts_by = "llm-nlu"
+    acts_by: str = "llm-nlu"
 
     def __init__(self, catalog: Catalog, settings: LLMUserSettings, reader: MessageReader) -> None:
         self.classifier = LLMActReader(LLMClient(settings, seed=0), reader)

@@ -66,3 +66,24 @@ def test_naming_the_requested_value_answers_the_request():
 def test_a_message_without_the_value_answers_nothing():
     asked = DialogueAct(intent="inquire", slot="runtime", items=("a",))
     assert _pairs(NLU.acts("It is a lovely film.", [asked])) == [("other", None)]
+
+
+def test_the_llm_nlu_reads_acts_from_a_mocked_model():
+    from types import SimpleNamespace
+
+    from taurec.server.simulator.llm_acts import LLMAgentNLU
+    from taurec.server.simulator.llm_user import LLMUserSettings
+
+    def model(**kwargs: object) -> object:
+        content = 'recommend(title="Harbor Of Kites")|elicit(runtime)'
+        message = SimpleNamespace(content=content)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=None)
+
+    settings = LLMUserSettings(model="openai/test", cache_dir=None, completion=model)
+    nlu = LLMAgentNLU(NLU.catalog, settings, NLU.reader)
+    acts = nlu.acts("Maybe Harbor Of Kites? How long can it be?")
+    assert nlu.acts_by == "llm-nlu"
+    assert [(a.intent, a.slot, a.items) for a in acts] == [
+        ("recommend", None, ("b",)),
+        ("elicit", "runtime", ()),
+    ]

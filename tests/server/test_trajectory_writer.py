@@ -215,3 +215,19 @@ def test_append_whole_leaves_a_file_as_it_was_when_the_disk_is_full(
     with pytest.raises(LogWriteError):
         append_whole(path, b'{"type":"start","episode_id":"x"}\n')
     assert path.read_bytes() == b'{"type":"plan"}\n'
+
+
+async def test_dialogue_acts_are_logged_and_covered_by_the_hash_chain(tmp_path: Path) -> None:
+    from taurec.tasks.dialogue_acts import DialogueAct
+    from taurec.tasks.trajectory_signing import verify_chain
+
+    w = _writer(tmp_path)
+    accept = DialogueAct(intent="accept", items=("syn_1",))
+    w.user_message("I'll take it.", acts=[accept], acts_by="rule")
+    await w.end(EndReason.USER_LEFT)
+    log = read_log(w.path)
+    assert log.ok and log.events[0]["acts"] == [accept.record()]
+    raw = w.path.read_bytes()
+    assert verify_chain(raw, None, require_signature=False) is None
+    forged = raw.replace(b'"intent":"accept"', b'"intent":"reject"')
+    assert verify_chain(forged, None, require_signature=False) is not None

@@ -137,3 +137,19 @@ def test_reading_records_and_writing_models_define_the_same_events():
 def test_header_without_a_kind_reads_as_a_recommendation_episode():
     log = parse_log_bytes(jsonl({k: v for k, v in HEADER.items() if k != "kind"}, *EVENTS), "e")
     assert log.header is not None and log.header.kind == "recommendation"
+
+
+def test_messages_with_dialogue_acts_parse_and_logs_without_them_still_do():
+    acts = [{"intent": "accept", "slot": None, "value": None, "items": ["x"]}]
+    with_acts = [
+        {**EVENTS[0], "acts": acts, "acts_by": "rule"},
+        {**EVENTS[1], "acts": [{"intent": "elicit", "slot": "length"}], "acts_by": "nlu"},
+        *EVENTS[2:],
+    ]
+    assert parse_log_bytes(jsonl(HEADER, *with_acts), "ep.jsonl").ok
+    assert parse_log_bytes(jsonl(HEADER, *EVENTS), "ep.jsonl").ok
+
+
+def test_an_unknown_acts_by_is_a_problem():
+    bad = [{**EVENTS[0], "acts": [], "acts_by": "guesswork"}, *EVENTS[1:]]
+    assert not parse_log_bytes(jsonl(HEADER, *bad), "ep.jsonl").ok
