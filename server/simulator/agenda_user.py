@@ -127,7 +127,9 @@ class AgendaUser:
             return UserReply(_GONE, left=True)
         agent_acts = self.nlu.acts(agent_text, self._open_inquiries())
         turn = _Turn()
-        for act in agent_acts:  # every agent act's responses survive, in order
+        # answers first, so a pitch that also answers a request is not asked it again
+        ordered = sorted(agent_acts, key=lambda a: a.intent != "answer")
+        for act in ordered:  # every agent act's responses survive, in order
             _CASES.get(act.intent, AgendaUser._other)(self, act, turn)
         if not turn.said:
             self._pop_next(turn)

@@ -195,3 +195,10 @@ def test_unknown_values_get_a_memoised_coin():
     model = PreferenceModel(TASK.user, CATALOG, seed=3)
     first = model.value("genres", "Western")
     assert first in (-1.0, 1.0) and model.value("genres", "Western") == first
+
+
+def test_a_pitch_that_answers_the_request_is_not_asked_it_again():
+    user = _user()
+    (asked,) = user.respond("How about The Lantern Keeper?").acts
+    reply = user.respond(f"The Lantern Keeper! {_answer(asked.slot or '')}")
+    assert all(a.slot != asked.slot for a in reply.acts if a.intent == "inquire")

@@ -1,0 +1,86 @@
+"""The simulated users a server can play, by name (`ServerSettings.simulator`), and the
+reader of agent messages' dialogue acts. Adding a simulator is one entry in
+`SIMULATORS`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from taurec.catalog.store import Catalog
+from taurec.tasks.task import RecommendationTask
+
+from .episodes import SimulatorFactory
+from .settings import ServerSettings
+from .simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
+from .simulator.agent_nlu import AgentActReader, AgentNLU
+from .simulator.nlu import MessageReader
+
+
+def rule_users(
+    catalog: Catalog, patience: int | None, reader: MessageReader | None = None
+) -> SimulatorFactory:
+    """The deterministic rule-based user (the default). One NLU index serves every episode:
+    building it reads every title, and reading with it is pure."""
+    reader = reader or MessageReader(catalog.items)
+    patience = patience or DEFAULT_PATIENCE
+
+    def make(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
+        return RuleBasedUser(task, catalog, seed, patience=patience, reader=reader)
+
+    return make
+
+
+def _rule_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    patience = settings.patience or DEFAULT_PATIENCE
+    return rule_users(catalog, patience, reader), {"patience": patience}
+
+
+def _agenda_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    from .simulator.agenda_user import AGENDA_PATIENCE, agenda_users
+
+    patience = settings.patience or AGENDA_PATIENCE
+    return agenda_users(catalog, patience, reader), {"patience": patience}
+
+
+def _llm_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    return llm_users(catalog, settings)
+
+
+#: settings.simulator -> (catalog, settings, shared title reader) -> (factory, header record)
+SIMULATORS: dict[
+    str,
+    Callable[[Catalog, ServerSettings, MessageReader], tuple[SimulatorFactory, dict[str, Any]]],
+] = {"rule": _rule_simulator, "agenda": _agenda_simulator, "llm": _llm_simulator}
+
+
+def llm_users(
+    catalog: Catalog, settings: ServerSettings
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    """The LLM-simulated user (imported on use: it pulls in litellm) and its settings
+    record for log headers."""
+    from .simulator.llm_user import LLMUserSettings
+    from .simulator.llm_user import llm_users as make_llm_users
+
+    assert settings.simulator_model is not None
+    llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
+    return make_llm_users(catalog, llm), llm.record()
+
+
+def agent_nlu(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader | None
+) -> AgentActReader:
+    """The reader of agent messages' acts: the deterministic NLU, or the LLM NLU."""
+    if settings.nlu_model is None:
+        return AgentNLU(catalog, reader)
+    from .simulator.llm_acts import LLMAgentNLU
+    from .simulator.llm_user import LLMUserSettings
+
+    llm = LLMUserSettings(model=settings.nlu_model, temperature=0.0)
+    return LLMAgentNLU(catalog, llm, reader or MessageReader(catalog.items))
