@@ -10,7 +10,7 @@ user messages carry no acts (an older log, another harness) gets no dialogue met
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from typing import Any
 
@@ -19,15 +19,18 @@ from taurec.tasks.trajectory import Trajectory
 
 from .dialogue_metrics import AGENT, USER, Utterance, dialogue_metrics, mean_metrics
 from .episode import EpisodeScore
-from .simulator_audit import audit
+from .simulator_audit import SimulatorFault, message_faults
 
 _COMMIT = ("recommend",)
 
 
-def dialogue_of(events: Iterable[dict[str, Any]]) -> tuple[list[Utterance], int, int] | None:
+def dialogue_of(
+    events: Iterable[dict[str, Any]], on_user: Callable[[dict[str, Any]], None] | None = None
+) -> tuple[list[Utterance], int, int] | None:
     """(utterances, requests asked, requests left unanswered), or None when no user
     message carries acts. A request is a user `inquire` about a slot of an item; an agent
-    `answer` of that slot and item answers it."""
+    `answer` of that slot and item answers it. `on_user` sees each user message with
+    acts (the audit rides on this one pass)."""
     out: list[Utterance] = []
     asked: set[tuple[str, str]] = set()
     answered: set[tuple[str, str]] = set()
@@ -37,6 +40,8 @@ def dialogue_of(events: Iterable[dict[str, Any]]) -> tuple[list[Utterance], int,
         if kind == "user_message":
             acts = ev.get("acts") or ()
             with_acts |= "acts" in ev
+            if acts and on_user is not None:
+                on_user(ev)
             out.append(Utterance(USER, tuple(a["intent"] for a in acts)))
             asked |= {
                 (a["slot"], i)
@@ -67,15 +72,21 @@ def dialogue_of(events: Iterable[dict[str, Any]]) -> tuple[list[Utterance], int,
 def note_dialogue(score: EpisodeScore, task: Any, trajectory: Trajectory, catalog: Catalog) -> None:
     """Add the dialogue metrics and the audit to `score` (the log's simulator named)."""
     score.simulator = trajectory.header.simulator.kind
-    found = dialogue_of(trajectory.events)
+    faults: list[SimulatorFault] = []
+    audited = None
+    if hasattr(task, "constraints"):  # kinds without a user's constraints have nothing to audit
+
+        def audited(ev: dict[str, Any]) -> None:
+            faults.extend(message_faults(task, ev, catalog))
+
+    found = dialogue_of(trajectory.events, audited)
     if found is None:
         return
     utterances, requests, unanswered = found
     score.metrics.update(dialogue_metrics(utterances))
     score.metrics["requests"] = float(requests)
     score.metrics["requests_unanswered"] = float(unanswered)
-    if hasattr(task, "constraints"):  # kinds without a user's constraints have nothing to audit
-        score.simulator_faults = audit(task, trajectory.events, catalog)
+    score.simulator_faults = faults
 
 
 def dialogue_fields(scores: list[EpisodeScore]) -> dict[str, Any]:

@@ -98,6 +98,17 @@ def _act_faults(
             )
 
 
+def message_faults(
+    task: RecommendationTask, message: dict[str, Any], catalog: Catalog
+) -> list[SimulatorFault]:
+    """The faults of one user message record."""
+    return [
+        f
+        for act in message.get("acts") or ()
+        for f in _act_faults(act, message["seq"], task, catalog)
+    ]
+
+
 def audit(
     task: RecommendationTask, events: Iterable[dict[str, Any]], catalog: Catalog
 ) -> list[SimulatorFault]:
@@ -105,7 +116,6 @@ def audit(
     return [
         fault
         for ev in events
-        if ev["type"] == "user_message" and ev.get("acts")
-        for act in ev["acts"]
-        for fault in _act_faults(act, ev["seq"], task, catalog)
+        if ev["type"] == "user_message"
+        for fault in message_faults(task, ev, catalog)
     ]
