@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from .base import Episode, EpisodeEndedError
 from .needs import AGE_RESTRICTED, RATING_ORDER, Needs
+from .questions import answer_question
 from .reading import VAGUE, is_repeat, learn, read_needs, read_verdict
 
 #: (attribute, question): each question names exactly one attribute for the user.
@@ -38,6 +39,7 @@ QUESTIONS: Final = (
 PITCH_RESERVE: Final = 4
 #: Fruitless turns the agent allows itself (the rule-based user leaves after 6).
 FRUITLESS_LIMIT: Final = 4
+MAX_ANSWERS: Final = 3  # questions answered per pitch
 SPONSORED_NOTE: Final = " Note: this is a sponsored (promoted) title."
 ABSTAIN_MESSAGE: Final = (
     "I'm sorry: nothing in the catalog meets all of your requirements, so rather than "
@@ -115,6 +117,11 @@ class ScriptedAgent:
                 return
             title = f"{candidate['title']} ({candidate['year']})"
             turn = await episode.say(f"How about {title}? Would that work for you?")
+            for _ in range(MAX_ANSWERS):  # questions about the title get answered
+                answer = answer_question(turn.text, candidate)
+                if turn.ended or answer is None or episode.turns_left < 2:
+                    break
+                turn = await episode.say(answer)
             if turn.ended:
                 return
             verdict = read_verdict(turn.text)

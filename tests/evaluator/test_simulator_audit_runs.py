@@ -7,6 +7,7 @@ import os
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # litellm must not fetch prices
 
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -31,24 +32,46 @@ from taurec.tasks.suite import load_suite
 SUITE = load_suite("builtin")
 
 
-async def _scripted_run(simulator: str, out: Path) -> list[Any]:
+async def _scripted_run(simulator: str, out: Path) -> None:
     settings = ServerSettings(log_dir=out, run_label=simulator, simulator=simulator)
     runner = Runner(
         ScriptedAgent(), Connection("inproc", settings), out, "scripted", handle_signals=False
     )
     report = await runner.run(plan([t.id for t in SUITE.tasks], 1))
     assert report.failure is None and not report.interrupted
-    return score_files(sorted(out.rglob("*.jsonl")), Resolver(), workers=1)
+
+
+@pytest.fixture(scope="module")
+def suite_runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[Any]]:
+    """The scripted agent over the built-in suite with a simulator: scores, played once."""
+    played: dict[str, list[Any]] = {}
+
+    def scores(simulator: str) -> list[Any]:
+        if simulator not in played:
+            out = tmp_path_factory.mktemp(simulator)
+            anyio.run(_scripted_run, simulator, out)
+            played[simulator] = score_files(sorted(out.rglob("*.jsonl")), Resolver(), workers=1)
+        return played[simulator]
+
+    return scores
 
 
 @pytest.mark.parametrize("simulator", ["rule", "agenda"])
-async def test_over_the_builtin_suite_the_simulator_audits_at_zero_faults(
-    simulator: str, tmp_path: Path
+def test_over_the_builtin_suite_the_simulator_audits_at_zero_faults(
+    simulator: str, suite_runs: Callable[[str], list[Any]]
 ) -> None:
-    scores = await _scripted_run(simulator, tmp_path)
+    scores = suite_runs(simulator)
     assert len(scores) == len(SUITE.tasks)
     assert all(s.simulator == simulator and "sr" in s.metrics for s in scores)
     assert [(s.task_id, s.simulator_faults) for s in scores if s.simulator_faults] == []
+
+
+def test_the_scripted_agent_answers_every_request_of_the_agenda_user(
+    suite_runs: Callable[[str], list[Any]],
+) -> None:
+    scores = suite_runs("agenda")
+    assert sum(s.metrics["requests"] for s in scores) > 0
+    assert [s.task_id for s in scores if s.metrics["requests_unanswered"]] == []
 
 
 class AcceptsAnything:
