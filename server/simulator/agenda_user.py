@@ -15,7 +15,9 @@ acts the log records) and the agenda updated by case (`_CASES`):
 - inquire / other: the next agenda act (an open request is asked again: requests are
   never dropped unanswered), else a short acknowledgement.
 
-What was pushed this turn is popped and said. Deterministic per seed. Patience: after
+UserSimCRS pushes the responses onto the agenda and pops one act per turn; here every
+response to this turn's agent acts is said, in order, so none is lost; with none, the
+agenda's next act applies. Deterministic per seed. Patience: after
 `patience` fruitless turns (nothing new told, no request answered, nothing accepted)
 the agenda's `stop` is popped and the user leaves.
 """
@@ -96,7 +98,6 @@ class AgendaUser:
         self.policy = DialoguePolicy(self.facts, catalog)  # commits, "anything else?"
         self.nlu = AgentNLU(catalog, reader)
         self.speaker = Speaker(task, random.Random(seed))
-        self._rng = random.Random(f"hints:{seed}")
         volunteer = self.facts.volunteer
         self.stack: deque[DialogueAct] = deque(
             [
@@ -243,7 +244,7 @@ class AgendaUser:
                 turn.fruitful = True
 
     def _other(self, act: DialogueAct, turn: _Turn) -> None:
-        """inquire and other: nothing to push; the turn pops the agenda's next act."""
+        """inquire and other: no response of their own; the agenda's next act applies."""
 
     # --- the agenda -----------------------------------------------------------------------
 
@@ -266,7 +267,7 @@ class AgendaUser:
         )
 
     def _pop_next(self, turn: _Turn) -> None:
-        """Nothing pushed this turn: the next agenda act, if one applies now."""
+        """No response this turn: the agenda's next act, if one applies now."""
         if self.candidate is not None:  # an open request is asked again, never dropped
             self._ask_or_accept(self.candidate, turn, new=False)
         elif self.accepted is not None:
