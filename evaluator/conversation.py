@@ -53,13 +53,13 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "is_error": bool(ev.get("is_error", False)),
                 "content": ev.get("content"),
             }
-            entry = pending.pop(str(ev.get("call_id")), None)
-            if entry is None:
+            call = pending.pop(str(ev.get("call_id")), None)
+            if call is None:
                 entries.append(
                     {"seq": ev["seq"], "role": TOOL, "name": "?", "arguments": {}, "result": result}
                 )
             else:
-                entry["result"] = result
+                call["result"] = result
         elif kind == "end":
             entries.append(
                 {

@@ -29,6 +29,7 @@ COLUMNS = (
     "failed_constraints",
     "failed_policies",
     "metrics",
+    "failure",
     "simulator",
     "simulator_faults",
     "simulator_fault_kinds",
@@ -53,6 +54,40 @@ def stratum(score: EpisodeScore) -> str | None:
     return f"{score.complexity or '?'}/{score.reveal or '?'}"
 
 
+def _ranking_failure(score: EpisodeScore) -> str:
+    if score.metrics.get("valid") == 0.0:
+        return "invalid ranking"
+    return "the positive is not ranked high enough"
+
+
+def _stream_failure(score: EpisodeScore) -> str:
+    regrets = [v for k, v in score.metrics.items() if k.startswith("regret@")]
+    missed = sum(1 for v in regrets if v > 0)
+    return f"regret in {missed} of {len(regrets)} episodes" if regrets else "stream not scored"
+
+
+#: Kind -> a one-line reason a failed episode of that kind failed, where its verdicts
+#: lists (constraints, policies) say nothing.
+FAILURES = {"ranking": _ranking_failure, "stream": _stream_failure}
+
+
+def failure_summary(score: EpisodeScore) -> str | None:
+    """One line on why a failed episode failed, beyond its failed constraints and
+    policies (which have columns of their own); None when those say it all."""
+    if score.sealed_failure:
+        return score.sealed_failure
+    if score.infra_error:
+        return score.problems[0] if score.problems else "infrastructure error"
+    summary = FAILURES.get(score.kind)
+    if summary is not None:
+        return summary(score)
+    if score.outcome == "abstain":
+        return "abstained"
+    if score.outcome == "none":
+        return "no recommendation"
+    return None
+
+
 def episode_row(score: EpisodeScore) -> dict[str, Any]:
     """The row of one episode (see COLUMNS)."""
     faults = list(getattr(score, "simulator_faults", None) or [])
@@ -74,6 +109,7 @@ def episode_row(score: EpisodeScore) -> dict[str, Any]:
             r.policy.value for r in score.policy_results if r.verdict is Verdict.FAIL
         ],
         "metrics": {k: _finite(v) for k, v in score.metrics.items()},
+        "failure": None if score.passed else failure_summary(score),
         "simulator": getattr(score, "simulator", None),
         "simulator_faults": len(faults),
         "simulator_fault_kinds": sorted({str(getattr(f, "kind", f)) for f in faults}),

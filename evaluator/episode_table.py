@@ -55,8 +55,8 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
 def _why(row: dict[str, Any]) -> str:
     parts = [f"constraint {c}" for c in row["failed_constraints"]]
     parts += [f"policy {p}" for p in row["failed_policies"]]
-    if row["infra_error"]:
-        parts.append("infrastructure error")
+    if row["failure"]:
+        parts.append(row["failure"])
     if row["simulator_faults"]:
         parts.append(f"{row['simulator_faults']} simulator faults")
     return LIST_SEP.join(parts)

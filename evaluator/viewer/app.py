@@ -97,12 +97,17 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
-def serve(logs: LogSet, sock: socket.socket, on_ready: Callable[[], None]) -> None:
-    """Serve the viewer on `sock` until interrupted; `on_ready` runs once it answers."""
+def viewer_server(logs: LogSet) -> Any:
+    """A uvicorn server of the viewer (run it with `.run(sockets=[...])`)."""
     import uvicorn
 
     config = uvicorn.Config(viewer_app(logs), log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
+    return uvicorn.Server(config)
+
+
+def serve(logs: LogSet, sock: socket.socket, on_ready: Callable[[], None]) -> None:
+    """Serve the viewer on `sock` until interrupted; `on_ready` runs once it answers."""
+    server = viewer_server(logs)
 
     async def started() -> None:
         while not server.started:

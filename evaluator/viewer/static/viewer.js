@@ -18,11 +18,16 @@
       else if (name === "text") node.textContent = String(value);
       else node.setAttribute(name, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    fill(node, children);
+    return node;
+  }
+  // replaceChildren with nested lists flattened and null / false left out
+  function fill(node, children) {
+    node.replaceChildren();
+    for (const child of [children].flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
-    return node;
   }
   const $ = (sel) => document.querySelector(sel);
   const fmt = (v, digits) => (v === null || v === undefined ? "–" : typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(digits === undefined ? 3 : digits)) : String(v));
@@ -104,9 +109,9 @@
   const why = (r) => [
     ...r.failed_constraints.map((c) => "constraint " + c),
     ...r.failed_policies.map((p) => "policy " + p),
-    ...(r.infra_error ? ["infrastructure error"] : []),
     ...(r.excluded ? ["excluded: " + r.excluded] : []),
     ...(r.simulator_faults ? [r.simulator_faults + " simulator fault(s)"] : []),
+    ...(r.passed ? [] : r.failure ? [r.failure] : []),
   ].join("; ");
   const COLUMNS = [
     { key: "label", title: "label", sort: (r) => r.label, cell: (r) => r.label },
@@ -189,17 +194,18 @@
     const art = $("#detail");
     $("#detail-hint").hidden = true;
     art.hidden = false;
-    if (!doc) { art.replaceChildren(el("p", { class: "fail" }, "This episode is no longer in the logs.")); return; }
+    if (!doc) { fill(art, el("p", { class: "fail" }, "This episode is no longer in the logs.")); return; }
     const r = doc.row, v = doc.verdicts;
     const reasons = [
       ...v.constraints.filter((c) => !c.holds).map((c) => [el("span", {}, "constraint not met: " + c.text + " (item has " + c.actual + ") "), seqLink(c.seq)]),
       ...v.policies.filter((p) => p.verdict === "fail").map((p) => [el("span", {}, "policy " + p.policy + " violated: " + p.reason + " "), seqLink(p.seq)]),
       ...v.faults.map((f) => [el("span", {}, "simulator fault " + f.kind + ": " + f.detail + " "), seqLink(f.seq)]),
-      ...v.problems.map((p) => [el("span", {}, "problem: " + p)]),
+      ...(r.failure && !r.passed ? [[el("span", {}, r.failure)]] : []),
+      ...v.problems.filter((p) => p !== r.failure).map((p) => [el("span", {}, "problem: " + p)]),
       ...(r.excluded ? [[el("span", {}, "excluded from the score: " + r.excluded)]] : []),
     ];
     const h = doc.header || {};
-    art.replaceChildren(
+    fill(art, [
       el("h2", {}, r.label + " · " + r.task + " · trial " + r.trial),
       el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, r.passed ? "PASS" : "FAIL"), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
       reasons.length ? [el("h3", {}, r.passed ? "Notes" : "Why it failed"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
@@ -211,14 +217,14 @@
         el("dt", {}, "log"), el("dd", {}, r.path)),
       verdictTable("Constraints", ["constraint", "reveal", "item value", "holds", "evidence"], v.constraints.map((c) => el("tr", {}, el("td", {}, c.text), el("td", {}, c.reveal), el("td", {}, c.actual), el("td", { class: c.holds ? "pass" : "fail" }, c.holds ? "yes" : "no"), el("td", {}, seqLink(c.seq))))),
       verdictTable("Policies", ["policy", "verdict", "reason", "evidence"], v.policies.map((p) => el("tr", {}, el("td", {}, p.policy), el("td", { class: p.verdict === "pass" ? "pass" : p.verdict === "fail" ? "fail" : "na" }, p.verdict), el("td", {}, p.reason), el("td", {}, seqLink(p.seq))))),
-      verdictTable("Metrics", ["metric", "value", "evidence"], v.metrics.map((m) => el("tr", {}, el("td", {}, m.name), el("td", {}, fmt(m.value)), el("td", {}, seqLink(m.seq))))),
+      verdictTable("Metrics", ["metric", "value", "evidence"], v.metrics.filter((m) => !(doc.stream && /@\d+$/.test(m.name))).map((m) => el("tr", {}, el("td", {}, m.name), el("td", {}, fmt(m.value)), el("td", {}, seqLink(m.seq))))),
       verdictTable("Simulator faults", ["kind", "detail", "evidence"], v.faults.map((f) => el("tr", {}, el("td", {}, f.kind), el("td", {}, f.detail), el("td", {}, seqLink(f.seq))))),
       doc.judge ? verdictTable("Judge scores (1-5)", ["aspect", "mean", "spread", "failures", "model"], doc.judge.map((j) => el("tr", {}, el("td", {}, j.aspect), el("td", {}, j.mean === null ? "no score" : fmt(j.mean, 2)), el("td", {}, fmt(j.spread, 2)), el("td", {}, String(j.failures)), el("td", {}, j.model || "–")))) : null,
       doc.ranking ? renderRanking(doc.ranking) : null,
       doc.stream ? verdictTable("Stream episodes", ["#", "recommended", "feedback", "regret", "rank", "questions", "evidence"], doc.stream.map((s) => el("tr", {}, el("td", {}, String(s.index)), el("td", {}, s.item_id || "–"), el("td", {}, s.feedback || "–"), el("td", {}, fmt(s.regret, 1)), el("td", {}, fmt(s.rank)), el("td", {}, String(s.questions)), el("td", {}, seqLink(s.seq))))) : null,
       el("h3", {}, "Conversation"),
       el("div", { id: "conversation" }, doc.conversation.map(renderEntry)),
-    );
+    ]);
   }
   function renderRanking(rk) {
     return [
