@@ -12,7 +12,13 @@ def _ev(seq: int, type_: str, **kw) -> dict:
 def test_a_tool_result_is_folded_into_its_call():
     events = [
         _ev(1, "user_message", text="Hi"),
-        _ev(2, "tool_call", call_id="a", name="search_catalog", arguments={"query": "x", "episode_id": "e"}),
+        _ev(
+            2,
+            "tool_call",
+            call_id="a",
+            name="search_catalog",
+            arguments={"query": "x", "episode_id": "e"},
+        ),
         _ev(3, "tool_result", call_id="a", is_error=False, content={"items": []}),
     ]
     user, tool = conversation(events)

@@ -51,24 +51,56 @@ def test_each_policy_verdict_keeps_the_seq_of_its_evidence(logs):
 def test_a_ranking_shows_the_list_with_the_positive_marked():
     task = SimpleNamespace(kind="ranking", positive="b", pass_k=1)
     events = [
-        {"type": "tool_call", "seq": 2, "call_id": "s", "name": "submit_ranking", "arguments": {"ranking": ["a", "b", "c"]}}
+        {
+            "type": "tool_call",
+            "seq": 2,
+            "call_id": "s",
+            "name": "submit_ranking",
+            "arguments": {"ranking": ["a", "b", "c"]},
+        }
     ]
     view = ranking_view(task, events, lambda i: f"Title {i}")
     assert view is not None and view["rank"] == 2 and view["seq"] == 2
-    assert [(i["id"], i["positive"]) for i in view["items"]] == [("a", False), ("b", True), ("c", False)]
+    assert [(i["id"], i["positive"]) for i in view["items"]] == [
+        ("a", False),
+        ("b", True),
+        ("c", False),
+    ]
     assert view["items"][1]["title"] == "Title b"
 
 
 def test_a_stream_shows_its_episodes_in_order_with_the_feedback_heard():
     score = EpisodeScore(
-        path="s.jsonl", label="l", task_id="s1", trial=0, end_reason="recommended",
-        outcome="item", item_id="y", kind="stream",
-        metrics={"regret@1": 10.0, "questions@1": 1.0, "rank@1": 3.0,
-                 "regret@2": 0.0, "questions@2": 0.0, "rank@2": 1.0},
+        path="s.jsonl",
+        label="l",
+        task_id="s1",
+        trial=0,
+        end_reason="recommended",
+        outcome="item",
+        item_id="y",
+        kind="stream",
+        metrics={
+            "regret@1": 10.0,
+            "questions@1": 1.0,
+            "rank@1": 3.0,
+            "regret@2": 0.0,
+            "questions@2": 0.0,
+            "rank@2": 1.0,
+        },
     )
     events = [
-        {"type": "tool_result", "seq": 5, "call_id": "a", "content": {"episode": 1, "item_id": "x", "feedback": "meh"}},
-        {"type": "tool_result", "seq": 9, "call_id": "b", "content": {"episode": 2, "item_id": "y", "feedback": "great"}},
+        {
+            "type": "tool_result",
+            "seq": 5,
+            "call_id": "a",
+            "content": {"episode": 1, "item_id": "x", "feedback": "meh"},
+        },
+        {
+            "type": "tool_result",
+            "seq": 9,
+            "call_id": "b",
+            "content": {"episode": 2, "item_id": "y", "feedback": "great"},
+        },
     ]
     view = stream_view(score, events)
     assert view is not None
@@ -88,7 +120,12 @@ class _Judge:  # contract C's JudgeScore
 
 
 def test_a_judge_aspect_without_a_score_is_shown_as_none():
-    view = judge_view({"fluency": _Judge(math.nan, math.nan, [math.nan], 1, "m"), "overall_sat": _Judge(4.0, 0.5, [4.0], 0, "m")})
+    view = judge_view(
+        {
+            "fluency": _Judge(math.nan, math.nan, [math.nan], 1, "m"),
+            "overall_sat": _Judge(4.0, 0.5, [4.0], 0, "m"),
+        }
+    )
     assert view == [
         {"aspect": "fluency", "mean": None, "spread": None, "failures": 1, "model": "m"},
         {"aspect": "overall_sat", "mean": 4.0, "spread": 0.5, "failures": 0, "model": "m"},

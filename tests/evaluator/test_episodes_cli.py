@@ -51,7 +51,9 @@ def test_csv_has_a_header_and_one_line_per_episode(logs):
 
 def test_the_table_names_why_an_episode_failed(logs):
     logs.run({"tb": 0}, trials=1)
-    result = runner.invoke(app, ["episodes", str(logs.out), "--suite", logs.spec], env={"COLUMNS": "250"})
+    result = runner.invoke(
+        app, ["episodes", str(logs.out), "--suite", logs.spec], env={"COLUMNS": "250"}
+    )
     assert result.exit_code == 0, result.output
     assert "1 episode" in result.stdout and "1 episodes" not in result.stdout
     assert "constraint genres contains 'Drama'" in result.stdout

@@ -1,0 +1,71 @@
+"""The viewer's data: rows of the episodes on disk, kept current as logs appear."""
+
+from __future__ import annotations
+
+import os
+
+from taurec.evaluator.logs import Resolver
+from taurec.evaluator.viewer.data import LogSet
+
+
+def _logset(logs) -> LogSet:
+    return LogSet([logs.out], Resolver(suite=logs.spec))
+
+
+def test_each_row_carries_a_key_to_its_episode(logs):
+    logs.run({"ta": 1, "tb": 0}, trials=1)
+    view = _logset(logs)
+    assert view.refresh(force=True)
+    keys = [r["key"] for r in view.rows]
+    assert len(set(keys)) == 2
+    detail = view.detail(keys[0])
+    assert detail is not None and detail["row"]["key"] == keys[0]
+    assert [e["role"] for e in detail["conversation"]] == ["user", "agent", "tool", "end"]
+
+
+def test_an_unknown_key_has_no_detail(logs):
+    logs.run({"ta": 1}, trials=1)
+    view = _logset(logs)
+    view.refresh(force=True)
+    assert view.detail("0000000000000000") is None
+
+
+def test_a_new_log_appears_on_the_next_refresh(logs):
+    logs.run({"ta": 1}, trials=1)
+    view = _logset(logs)
+    view.refresh(force=True)
+    revision = view.revision
+    logs.episode("tb", 0, item="h1")
+    assert view.refresh(force=True)
+    assert view.revision == revision + 1
+    assert sorted(r["task"] for r in view.rows) == ["ta", "tb"]
+
+
+def test_nothing_new_leaves_the_revision_alone(logs):
+    logs.run({"ta": 1}, trials=1)
+    view = _logset(logs)
+    view.refresh(force=True)
+    revision = view.revision
+    assert not view.refresh(force=True)
+    assert view.revision == revision
+
+
+def test_a_log_rewritten_in_place_is_scored_again(logs):
+    path = logs.episode("ta", 0, item="h1")
+    view = _logset(logs)
+    view.refresh(force=True)
+    assert view.rows[0]["passed"] is False
+    logs.episode("ta", 0, item="c1")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    view.refresh(force=True)
+    assert view.rows[0]["passed"] is True
+
+
+def test_refreshes_closer_than_the_minimum_interval_do_not_rescan(logs):
+    logs.run({"ta": 1}, trials=1)
+    view = _logset(logs)
+    view.refresh(force=True)
+    logs.episode("tb", 0, item="h1")
+    assert not view.refresh()  # asked again at once: the folders are not looked at
+    assert len(view.rows) == 1
