@@ -23,7 +23,7 @@ from ..episode import EpisodeScore
 from ..episode_rows import episode_row
 from ..episode_view import episode_view
 from ..evaluate import evaluate
-from ..files import find_logs
+from ..files import find_run_files
 from ..logs import Resolver
 
 #: Seconds between two looks at the folders, however often the page asks.
@@ -74,6 +74,7 @@ class LogSet:
         self._seen: dict[str, tuple[tuple[int, int] | None, EpisodeScore]] = {}  # by log path
         self._lock = threading.Lock()
         self._last = 0.0
+        self._on_disk: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
 
     def refresh(self, *, force: bool = False) -> bool:
         """Score what changed on disk; True when the rows changed."""
@@ -82,7 +83,13 @@ class LogSet:
                 return False
             self._last = time.monotonic()
             # signatures before scoring: a log that grows meanwhile is scored again next time
-            signatures = {str(p): _signature(p) for p in find_logs(self.paths)}
+            files = find_run_files(self.paths)
+            signatures = {str(p): _signature(p) for p in files.logs}
+            on_disk = (signatures, {str(p): _signature(p) for p in files.registers})
+            judged = load_judged(self.paths)
+            if on_disk == self._on_disk and judged.keys() == self.judged.keys() and not force:
+                return False  # nothing moved: no scoring, no rows rebuilt
+            self._on_disk = on_disk
             known = {
                 path: score
                 for path, (sig, score) in self._seen.items()
@@ -103,7 +110,6 @@ class LogSet:
                 row["key"] = key
                 row["excluded"] = excluded.get(id(s))
                 rows.append(row)
-            judged = load_judged(self.paths)
             if rows == self.rows and judged.keys() == self.judged.keys():
                 return False
             self.rows, self._scores, self.judged = rows, scores, judged
