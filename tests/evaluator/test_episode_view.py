@@ -130,3 +130,21 @@ def test_a_judge_aspect_without_a_score_is_shown_as_none():
         {"aspect": "fluency", "mean": None, "spread": None, "failures": 1, "model": "m"},
         {"aspect": "overall_sat", "mean": 4.0, "spread": 0.5, "failures": 0, "model": "m"},
     ]
+
+
+@dataclass
+class _Fault:  # contract B's SimulatorFault
+    kind: str
+    seq: int
+    detail: str
+
+
+def test_a_simulator_fault_points_at_the_user_message_at_fault(logs):
+    path = logs.episode("ta", 0, item="c1")
+    (score,) = score_paths([path], Resolver(suite=logs.spec))
+    score.simulator_faults = [_Fault("stated_hidden", 1, "stated a hidden need")]  # type: ignore[attr-defined]
+    view = episode_view(score, None, read_log(path).events)
+    assert view["verdicts"]["faults"] == [
+        {"kind": "stated_hidden", "seq": 1, "detail": "stated a hidden need"}
+    ]
+    assert view["conversation"][0]["seq"] == 1 and view["conversation"][0]["role"] == "user"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
 
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.data import LogSet
@@ -69,3 +73,41 @@ def test_refreshes_closer_than_the_minimum_interval_do_not_rescan(logs):
     logs.episode("tb", 0, item="h1")
     assert not view.refresh()  # asked again at once: the folders are not looked at
     assert len(view.rows) == 1
+
+
+@dataclass
+class _Judge:  # contract C's JudgeScore
+    mean: float
+    spread: float
+    samples: list
+    failures: int
+    model: str
+
+
+def test_judge_scores_of_an_episode_are_in_its_detail(logs, monkeypatch):
+    logs.run({"ta": 1}, trials=1)
+    calls = []
+
+    def load_judgements(logdir):
+        calls.append(Path(logdir))
+        return {"agentA-ta-0": {"fluency": _Judge(4.5, 0.5, [4.0, 5.0], 0, "judge-m")}}
+
+    store = types.ModuleType("taurec.evaluator.judge_store")
+    store.load_judgements = load_judgements  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "taurec.evaluator.judge_store", store)
+    view = _logset(logs)
+    view.refresh(force=True)
+    (row,) = view.rows
+    detail = view.detail(row["key"])
+    assert calls == [logs.out]
+    assert detail is not None and detail["judge"] == [
+        {"aspect": "fluency", "mean": 4.5, "spread": 0.5, "failures": 0, "model": "judge-m"}
+    ]
+
+
+def test_an_episode_the_judge_has_not_scored_has_no_judge_section(logs):
+    logs.run({"ta": 1}, trials=1)
+    view = _logset(logs)
+    view.refresh(force=True)
+    detail = view.detail(view.rows[0]["key"])
+    assert detail is not None and detail["judge"] is None
