@@ -85,6 +85,8 @@
     ["policy", "failed policy", (r) => (r.failed_policies.length ? r.failed_policies : ["(none)"])],
     ["end", "end reason", (r) => [r.end_reason]],
     ["fault", "simulator fault", (r) => (r.simulator_faults ? ["any", ...r.simulator_fault_kinds] : ["(none)"])],
+    // a sealed run's planned episodes that have no log yet (never started) have none
+    ["logged", "log", (r) => [r.path.endsWith(".jsonl") ? "logged" : "planned, no log"]],
   ];
   function renderFilters() {
     const form = $("#filters");
