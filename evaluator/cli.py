@@ -244,6 +244,7 @@ def explain(
     log seq it concerns), then the conversation."""
     from .explain import explain_logs
     from .log_paths import NotLogs, check_log_paths
+    from .logs import Resolver
 
     names = _rules(rules)
     try:
@@ -253,12 +254,6 @@ def explain(
         raise typer.Exit(2) from None
     resolvers = [Resolver(suite=suite, catalog=catalog, rules=name) for name in names]
     explain_logs(files, resolvers, Console(highlight=False))
-
-
-class RowsFormat(StrEnum):
-    TABLE = "table"
-    JSON = "json"
-    CSV = "csv"
 
 
 @app.command()
@@ -326,6 +321,7 @@ def view(
     failed policy, end reason or simulator fault; read each conversation with its
     verdicts. Served on 127.0.0.1 and updated as new logs appear; --bundle writes it
     as static files instead."""
+    from .logs import Resolver
     from .view_cli import run_view
 
     (name,) = _rules(rules)[:1]
