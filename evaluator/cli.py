@@ -273,29 +273,19 @@ def episodes(
 ) -> None:
     """One row per episode: label, run, task, trial, stratum, pass/fail, reward, end
     reason, failed constraints and policies, metrics, simulator faults, log path."""
-    from .episode_rows import episode_rows
-    from .episode_table import rows_csv, rows_json, rows_table
+    from .episode_table import write_rows
     from .log_paths import NotLogs, check_log_paths
 
     if json and csv:
         err.print("[red]error:[/red] --json and --csv exclude each other; give one")
         raise typer.Exit(2)
-    (name,) = _rules(rules)[:1]
     try:
         check_log_paths(logdirs)
     except NotLogs as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
-    check = _score(logdirs, suite, catalog, workers, rules=name)
-    rows = episode_rows(check.scores)
-    if failed:
-        rows = [r for r in rows if not r["passed"]]
-    if json:
-        sys.stdout.buffer.write(rows_json(rows))
-    elif csv:
-        sys.stdout.write(rows_csv(rows))
-    else:
-        Console().print(rows_table(rows))
+    check = _score(logdirs, suite, catalog, workers, rules=_rules(rules)[0])
+    write_rows(check.scores, failed=failed, fmt="json" if json else "csv" if csv else "table")
 
 
 @app.command()

@@ -6,12 +6,15 @@ from __future__ import annotations
 import csv
 import io
 import re
+import sys
 from typing import Any
 
 import orjson
+from rich.console import Console
 from rich.table import Table
 
-from .episode_rows import COLUMNS
+from .episode import EpisodeScore
+from .episode_rows import COLUMNS, episode_rows
 from .text import markup
 
 #: How list cells are joined in CSV and the table.
@@ -79,3 +82,15 @@ def rows_table(rows: list[dict[str, Any]]) -> Table:
             markup(r["path"]),
         )
     return table
+
+
+def write_rows(scores: list[EpisodeScore], *, failed: bool, fmt: str) -> None:
+    """Print the rows of `scores` (only the failed ones with `failed`) to stdout as
+    "json", "csv" or "table"."""
+    rows = [r for r in episode_rows(scores) if not (failed and r["passed"])]
+    if fmt == "json":
+        sys.stdout.buffer.write(rows_json(rows))
+    elif fmt == "csv":
+        sys.stdout.write(rows_csv(rows))
+    else:
+        Console().print(rows_table(rows))
