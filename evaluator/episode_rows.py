@@ -57,7 +57,9 @@ def stratum(score: EpisodeScore) -> str | None:
 def _ranking_failure(score: EpisodeScore) -> str:
     if score.metrics.get("valid") == 0.0:
         return "invalid ranking"
-    return "the positive is not ranked high enough"
+    if score.reward < 0:  # the list-wise reward of a valid list without the positive
+        return "the positive is not in the submitted list"
+    return "the positive is ranked below the passing rank"
 
 
 def _stream_failure(score: EpisodeScore) -> str:

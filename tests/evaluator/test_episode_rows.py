@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.episode_rows import COLUMNS, episode_rows
 from taurec.evaluator.logs import Resolver, score_paths
 
@@ -78,3 +79,45 @@ def test_a_nan_metric_becomes_null(logs):
     score.metrics = {"sr": float("nan"), "rdl": 0.5}
     (row,) = episode_rows([score])
     assert row["metrics"] == {"sr": None, "rdl": 0.5}
+
+
+def _ranking_score(reward: float, valid: float) -> EpisodeScore:
+    return EpisodeScore(
+        path="r.jsonl",
+        label="l",
+        task_id="r1",
+        trial=0,
+        end_reason="recommended",
+        outcome="ranking",
+        item_id="a",
+        kind="ranking",
+        reward=reward,
+        metrics={"valid": valid, "hit@10": 0.0},
+        success=False,
+    )
+
+
+def test_a_failed_ranking_says_whether_the_positive_was_listed():
+    missing, invalid, low = episode_rows(
+        [_ranking_score(-0.5, 1.0), _ranking_score(-1.0, 0.0), _ranking_score(0.3, 1.0)]
+    )
+    assert missing["failure"] == "the positive is not in the submitted list"
+    assert invalid["failure"] == "invalid ranking"
+    assert low["failure"] == "the positive is ranked below the passing rank"
+
+
+def test_a_failed_stream_counts_its_episodes_with_regret():
+    score = EpisodeScore(
+        path="s.jsonl",
+        label="l",
+        task_id="s1",
+        trial=0,
+        end_reason="recommended",
+        outcome="item",
+        item_id="x",
+        kind="stream",
+        success=False,
+        metrics={"regret@1": 0.0, "regret@2": 12.5, "regret@3": 3.0},
+    )
+    (row,) = episode_rows([score])
+    assert row["failure"] == "regret in 2 of 3 episodes"
