@@ -129,6 +129,10 @@ class LogSet:
 
     def detail(self, key: str) -> dict[str, Any] | None:
         """The detailed view of one episode, None for an unknown key."""
+        with self._lock:  # the resolver's suite cache is shared with refresh()
+            return self._detail(key)
+
+    def _detail(self, key: str) -> dict[str, Any] | None:
         score = self._scores.get(key)
         if score is None:
             return None
