@@ -1,9 +1,10 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo."""
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo."""
 
 from __future__ import annotations
 
 import typer
 
+from .a2a_demo_cli import a2a_demo
 from .catalog_cli import app as catalog_app
 from .crs_demo_cli import crs_demo
 from .plan_cli import app as plan_app
@@ -25,6 +26,7 @@ app.command("serve")(serve)
 app.command("run")(run)
 app.command("play")(play)
 app.command("crs-demo")(crs_demo)
+app.command("a2a-demo")(a2a_demo)
 
 
 def main() -> None:
