@@ -70,7 +70,9 @@ def agent_card(url: str) -> AgentCard:
     return AgentCard(
         name="taurec reference recommender",
         description="Plays taurec episodes with the scripted policy over the MCP URL it is given.",
-        supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        supported_interfaces=[
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
         version="1.0.0",
         capabilities=AgentCapabilities(streaming=False),
         default_input_modes=["text/plain", "application/json"],

@@ -8,7 +8,9 @@ import typer
 
 
 def a2a_demo(
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 9999,
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")
+    ] = 9999,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
 ) -> None:
     """Serve a reference A2A agent (the scripted policy over the MCP URL it is handed) for

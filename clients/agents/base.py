@@ -151,7 +151,10 @@ class Episode:
             meta[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
         result = await self.client.call_tool(
             tool,
-            {"episode_id": self.episode_id, **{k: v for k, v in arguments.items() if k != "episode_id"}},
+            {
+                "episode_id": self.episode_id,
+                **{k: v for k, v in arguments.items() if k != "episode_id"},
+            },
             meta=meta or None,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
         )
         outcome = outcome_of(result)

@@ -48,7 +48,9 @@ def relay_server(episode: Episode) -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in names:
-            return _error(f"unknown tool {params.name!r}; expected one of {', '.join(sorted(names))}")
+            return _error(
+                f"unknown tool {params.name!r}; expected one of {', '.join(sorted(names))}"
+            )
         try:
             return await episode.call_raw(params.name, dict(params.arguments or {}))
         except EpisodeEndedError as exc:
