@@ -225,7 +225,7 @@ def _ask(completion: Callable[..., Any], settings: JudgeSettings, call: _Call) -
         response = completion(
             model=settings.model,
             messages=[{"role": "user", "content": call.prompt}],
-            **settings.litellm_kwargs,
+            **{"max_retries": 0, **settings.litellm_kwargs},  # a refused key: no retries
         )
     except Exception as exc:
         if type(exc).__name__ == "AuthenticationError":  # litellm's: retrying cannot help
