@@ -44,9 +44,13 @@ PROFILES: Final[dict[str, AgentProfile]] = {
     "random": AgentProfile("a random catalog title (seeded)", 7, 0),
     "popularity": AgentProfile("the most-voted title of the volunteered genre", 5, 0),
     "llm": AgentProfile("a litellm tool-calling agent over MCP", 12, 8, 21, needs_model=True),
-    "crs": AgentProfile("a text-only CRS over HTTP (iEvaLM protocol)", 1, 8, requires=("crs_url",)),
+    # measured with the reference CRS (taurec crs-demo)
+    "crs": AgentProfile(
+        "a text-only CRS over HTTP (iEvaLM protocol)", 0.85, 2.75, requires=("crs_url",)
+    ),
+    # measured with the reference A2A agent (taurec a2a-demo: the scripted policy)
     "a2a": AgentProfile(
-        "an Agent2Agent-protocol agent using the MCP tools", 12, 8, requires=("a2a_url",)
+        "an Agent2Agent-protocol agent using the MCP tools", 13, 8, requires=("a2a_url",)
     ),
 }
 AGENT_NAMES: Final = tuple(PROFILES)
