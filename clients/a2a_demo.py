@@ -88,11 +88,14 @@ def agent_card(url: str) -> AgentCard:
     )
 
 
-def a2a_app(url: str) -> Starlette:
-    """The A2A app (agent card and JSON-RPC endpoint) announcing itself at `url`."""
+def a2a_app(url: str, executor: AgentExecutor | None = None) -> Starlette:
+    """The A2A app (agent card and JSON-RPC endpoint) announcing itself at `url`; it runs
+    `executor` (default: the scripted policy over the MCP URL it is handed)."""
     card = agent_card(url)
     handler = DefaultRequestHandler(
-        agent_executor=ScriptedExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=executor or ScriptedExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
     )
     return Starlette(
         routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, RPC_PATH)]

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from a2a.helpers import new_text_message
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
 from support.http_server import free_port
 from support.loopback import serve_factory
 from support.scoring import score_groups
@@ -72,3 +75,26 @@ def test_the_reference_a2a_agent_scores_as_the_policy_it_plays(
     (scripted,) = score_groups(tmp_path / "direct")
     assert a2a["pass_k"] == scripted["pass_k"]
     assert a2a["efficiency"]["median_tool_calls"] == scripted["efficiency"]["median_tool_calls"]
+
+
+class Idle(AgentExecutor):
+    """An A2A agent that answers without touching the episode."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await event_queue.enqueue_event(new_text_message("I would rather not."))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def test_an_episode_the_a2a_agent_leaves_open_is_an_agent_error(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    with serve_factory(lambda url: a2a_app(url, Idle())) as url:
+        result = runner.invoke(
+            app,
+            ["run", "--agent", "a2a", "--a2a-url", url, "--tasks", "t001", "--trials", "1",
+             "--out", str(out)],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (log,) = out.rglob("*.jsonl")
+    assert read_log(log).events[-1]["reason"] == "agent_error"
