@@ -38,10 +38,8 @@ def episode_key(score: EpisodeScore) -> str:
 
 def load_judged(paths: list[Path]) -> dict[str, dict[str, Any]]:
     """Judge scores by episode id from `<logdir>/judge/`, where the judge has run."""
-    try:
-        from ..judge_store import load_judgements  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # a build without the judge
-        return {}
+    from ..judge_store import load_judgements
+
     judged: dict[str, dict[str, Any]] = {}
     for p in paths:
         if p.is_dir():

@@ -15,6 +15,7 @@ from taurec.evaluator.episode_view import (
     ranking_view,
     stream_view,
 )
+from taurec.evaluator.judge import JudgeScore
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.tasks.trajectory_reader import read_log
 
@@ -110,20 +111,11 @@ def test_a_stream_shows_its_episodes_in_order_with_the_feedback_heard():
     ]
 
 
-@dataclass
-class _Judge:  # contract C's JudgeScore
-    mean: float
-    spread: float
-    samples: list
-    failures: int
-    model: str
-
-
 def test_a_judge_aspect_without_a_score_is_shown_as_none():
     view = judge_view(
         {
-            "fluency": _Judge(math.nan, math.nan, [math.nan], 1, "m"),
-            "overall_sat": _Judge(4.0, 0.5, [4.0], 0, "m"),
+            "fluency": JudgeScore(math.nan, math.nan, [math.nan], 1, "m"),
+            "overall_sat": JudgeScore(4.0, 0.5, [4.0], 0, "m"),
         }
     )
     assert view == [

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
-import sys
-import types
-from dataclasses import dataclass
-from pathlib import Path
 
+from taurec.evaluator.judge import JudgeScore
+from taurec.evaluator.judge_store import JudgeFile, judge_path
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.data import LogSet
 
@@ -75,34 +74,34 @@ def test_refreshes_closer_than_the_minimum_interval_do_not_rescan(logs):
     assert len(view.rows) == 1
 
 
-@dataclass
-class _Judge:  # contract C's JudgeScore
-    mean: float
-    spread: float
-    samples: list
-    failures: int
-    model: str
-
-
-def test_judge_scores_of_an_episode_are_in_its_detail(logs, monkeypatch):
+def test_judge_scores_of_an_episode_are_in_its_detail(logs):
     logs.run({"ta": 1}, trials=1)
-    calls = []
-
-    def load_judgements(logdir):
-        calls.append(Path(logdir))
-        return {"agentA-ta-0": {"fluency": _Judge(4.5, 0.5, [4.0, 5.0], 0, "judge-m")}}
-
-    store = types.ModuleType("taurec.evaluator.judge_store")
-    store.load_judgements = load_judgements  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "taurec.evaluator.judge_store", store)
+    judged = JudgeFile(model="judge-m")
+    judged.episodes["agentA-ta-0"] = {
+        "fluency": JudgeScore(4.5, 0.5, [4.0, 5.0], 0, "judge-m"),
+        "overall_sat": JudgeScore(math.nan, math.nan, [math.nan], 1, "judge-m"),
+    }
+    path = judge_path(logs.out, "judge-m")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(judged.to_bytes())
     view = _logset(logs)
     view.refresh(force=True)
-    (row,) = view.rows
+    (row,) = view.rows  # the judge file is not an episode
     detail = view.detail(row["key"])
-    assert calls == [logs.out]
     assert detail is not None and detail["judge"] == [
-        {"aspect": "fluency", "mean": 4.5, "spread": 0.5, "failures": 0, "model": "judge-m"}
+        {"aspect": "fluency", "mean": 4.5, "spread": 0.5, "failures": 0, "model": "judge-m"},
+        {"aspect": "overall_sat", "mean": None, "spread": None, "failures": 1, "model": "judge-m"},
     ]
+
+
+def test_a_damaged_judge_file_leaves_the_episodes_shown(logs):
+    logs.run({"ta": 1}, trials=1)
+    path = judge_path(logs.out, "judge-m")
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    view = _logset(logs)
+    view.refresh(force=True)
+    assert len(view.rows) == 1 and view.detail(view.rows[0]["key"])["judge"] is None
 
 
 def test_an_episode_the_judge_has_not_scored_has_no_judge_section(logs):
