@@ -87,6 +87,21 @@ def test_served_viewer_shows_why_a_failed_episode_failed(
     assert console_errors(browser) == []
 
 
+def test_clicking_a_column_title_sorts_by_it_and_again_reverses(
+    browser: Any, logs: Path, screenshots: Path
+) -> None:
+    with served([logs]) as url:
+        browser.get(url)
+        _wait(browser, "#episodes tbody tr", 6)
+        browser.find_element("css selector", "#episodes th[data-col=task]").click()
+        tasks = _texts(browser, "#episodes tbody td[data-col=task]")
+        assert tasks == sorted(tasks) and tasks != sorted(tasks, reverse=True)
+        browser.find_element("css selector", "#episodes th[data-col=task]").click()
+        assert _texts(browser, "#episodes tbody td[data-col=task]") == sorted(tasks, reverse=True)
+        browser.save_screenshot(str(screenshots / "served-sorted.png"))
+    assert console_errors(browser) == []
+
+
 def test_served_viewer_shows_new_episodes_without_a_reload(
     browser: Any, logs: Path, screenshots: Path
 ) -> None:
