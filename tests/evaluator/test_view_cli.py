@@ -1,10 +1,13 @@
-"""`evaluator view --bundle`: the viewer as static files, and the command's errors."""
+"""`evaluator view`: served on loopback, or written as static files (--bundle); its errors."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import httpx
 import orjson
 from typer.testing import CliRunner
 
@@ -63,3 +66,25 @@ def test_a_bundle_path_that_is_a_file_is_refused(logs, tmp_path: Path):
     target.write_text("x")
     result = runner.invoke(app, ["view", str(logs.out), "--bundle", str(target)])
     assert result.exit_code == 2 and "not a folder" in result.output
+
+
+def test_view_prints_its_loopback_address_and_serves_the_episodes(logs):
+    logs.run({"ta": 1, "tb": 0}, trials=1)
+    command = [
+        str(Path(sys.executable).parent / "evaluator"),
+        "view",
+        str(logs.out),
+        "--suite",
+        logs.spec,
+        "--no-open",
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+        doc = httpx.get(url + "api/episodes", timeout=60).json()
+        assert sorted(r["task"] for r in doc["rows"]) == ["ta", "tb"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
