@@ -63,9 +63,7 @@ def one_run(backend: Backend, tasks: list[str], step: float, concurrency: int) -
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         specs = plan(tasks, 1)
-        sealed, path = local_plan(
-            out, LABEL, load_suite("builtin"), tasks, 1, specs, resume=False
-        )
+        sealed, path = local_plan(out, LABEL, load_suite("builtin"), tasks, 1, specs, resume=False)
         settings = ServerSettings(
             log_dir=out, run_label=sealed.run_id, agent_label=LABEL, plans=(path.resolve(),)
         )

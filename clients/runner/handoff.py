@@ -112,7 +112,9 @@ class Handoff:
         except (LogWriteError, DataError) as exc:
             return failed(f"could not write the run register {self.sealed.path}: {exc}")
         score = score_file(target, resolver)
-        return EpisodeResult(spec, played.episode_id, played.end_reason, target, score, played.error)
+        return EpisodeResult(
+            spec, played.episode_id, played.end_reason, target, score, played.error
+        )
 
     def _check(self, played: PlayedEpisode) -> str | None:
         """Why the handed-back log cannot be recorded, or None."""

@@ -19,6 +19,7 @@ register does not name it, and `--resume` plays it.
 from __future__ import annotations
 
 import importlib.util
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -52,9 +53,7 @@ class RayBackend:
         self, job: RunJob, specs: Sequence[EpisodeSpec], on_result: ResultHook | None = None
     ) -> RunReport:
         if not ray_available():
-            raise BackendError(
-                "--backend ray needs Ray: pip install 'taurec[ray]' (ray>=2.60,<3)"
-            )
+            raise BackendError("--backend ray needs Ray: pip install 'taurec[ray]' (ray>=2.60,<3)")
         if job.plan_path is None or not job.connection.writes_logs_to_out:
             raise BackendError(
                 "--backend ray plays each episode against a server on its worker "
@@ -64,7 +63,7 @@ class RayBackend:
 
         started_here = not ray.is_initialized()
         if started_here:
-            ray.init(address=self.address, logging_level="WARNING", log_to_driver=False)
+            ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
         try:
             return self._run(ray, job, specs, on_result)
         finally:
