@@ -63,7 +63,15 @@ class RayBackend:
 
         started_here = not ray.is_initialized()
         if started_here:
-            ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
+            try:
+                ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = self.address or "$RAY_ADDRESS or a local Ray"
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise BackendError(
+                    f"--ray-address {where}: cannot join the Ray cluster ({first}); expected "
+                    "the address `ray start --head` printed, e.g. 10.0.0.1:6379"
+                ) from None
         try:
             return self._run(ray, job, specs, on_result)
         finally:
