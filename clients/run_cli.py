@@ -213,15 +213,15 @@ def run(
     except DataError as exc:
         _fail(exc)
     task_ids = _select(loaded, tasks)
-    try:
-        the_backend = make_backend(backend.value, ray_address)
-    except BackendError as exc:
-        _fail(exc)
     if backend is BackendName.RAY and transport is TransportName.HTTP:
         _fail(
             "--backend ray plays each episode against a server on its worker; use "
             "--transport inproc or stdio (an http server is reached with --backend local)"
         )
+    try:
+        the_backend = make_backend(backend.value, ray_address)
+    except BackendError as exc:
+        _fail(exc)
     the_agent = None
     if not dry_run:
         try:

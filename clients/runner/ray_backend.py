@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -34,10 +35,32 @@ from .scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
 
 #: times Ray runs an episode again after its worker died
 MAX_RETRIES: Final = 3
+#: seconds to wait for a given cluster address to accept a connection
+REACH_TIMEOUT: Final = 10.0
 
 
 def ray_available() -> bool:
     return importlib.util.find_spec("ray") is not None
+
+
+def _check_reachable(address: str | None) -> None:
+    """BackendError at once when a host:port address does not answer (Ray itself would
+    keep retrying for minutes). None, "auto" and "local" are left to Ray."""
+    if address is None or address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise BackendError(
+            f"--ray-address {address!r}: expected host:port (what `ray start --head` printed, "
+            "e.g. 10.0.0.1:6379), 'auto' or ray://host:port"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=REACH_TIMEOUT).close()
+    except OSError as exc:
+        raise BackendError(
+            f"--ray-address {address}: no Ray cluster answers there ({exc.strerror or exc}); "
+            "start one with `ray start --head`, or give the address it printed"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -49,11 +72,15 @@ class RayBackend:
     max_retries: int = MAX_RETRIES
     scratch_root: str | None = None  # the workers' scratch folders (None: their temp dir)
 
+    def __post_init__(self) -> None:
+        """Checked when the backend is made, before a run writes anything."""
+        if not ray_available():
+            raise BackendError("--backend ray needs Ray: pip install 'taurec[ray]' (ray>=2.60,<3)")
+        _check_reachable(self.address)
+
     def run(
         self, job: RunJob, specs: Sequence[EpisodeSpec], on_result: ResultHook | None = None
     ) -> RunReport:
-        if not ray_available():
-            raise BackendError("--backend ray needs Ray: pip install 'taurec[ray]' (ray>=2.60,<3)")
         if job.plan_path is None or not job.connection.writes_logs_to_out:
             raise BackendError(
                 "--backend ray plays each episode against a server on its worker "

@@ -3,6 +3,7 @@ worker's episode played again and counted once, and --resume."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -126,6 +127,18 @@ def test_an_episode_whose_worker_always_dies_is_left_for_resume(
     assert result.exit_code == 0, result.output
     [run] = orjson.loads(result.stdout)["runs"]
     assert run["counted"] == run["planned"] == 3
+
+
+def test_a_cluster_address_that_does_not_answer_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "out"
+    options = ["run", "--tasks", "t001", "--out", str(out), "--backend", "ray"]
+    result = cli.invoke(app, [*options, "--ray-address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2
+    assert "no Ray cluster answers there" in " ".join(result.stderr.split())
+    assert not out.exists()  # refused before anything was written
 
 
 def test_the_cli_resumes_a_ray_run(ray_cluster: Any, tmp_path: Path) -> None:
