@@ -150,3 +150,14 @@ def test_the_cli_resumes_a_ray_run(ray_cluster: Any, tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "nothing to play" in again.stderr
     assert len(episode_logs(out)) == 3
+
+
+def test_workers_can_play_against_a_taurec_serve_subprocess(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    options = ["run", "--tasks", "t001", "--trials", "1", "--out", str(out)]
+    result = cli.invoke(app, [*options, "--backend", "ray", "--transport", "stdio"])
+    assert result.exit_code == 0, result.output
+    assert _register(out) == [("t001", 0, 1)]
+    assert score_groups(out)[0]["n_episodes"] == 1
