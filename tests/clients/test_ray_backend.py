@@ -44,6 +44,7 @@ def ray_cluster() -> Iterator[Any]:
 
     ray.cloudpickle.register_pickle_by_value(ray_agents)
     ray.init(
+        address="local",  # a new cluster, even where $RAY_ADDRESS names one
         num_cpus=2,
         include_dashboard=False,
         object_store_memory=80 * 1024 * 1024,
