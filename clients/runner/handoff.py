@@ -15,7 +15,7 @@ The register is chained and signed with the driver's key exactly as a server's i
 same `SealedRun` writes it), so `evaluator score` and `--verify` treat the run like any
 sealed run. A crash of the driver between two steps leaves something a resume repairs:
 after 3, a whole log the register does not name, which `reconcile` sets aside (and the
-episode is played again); after the start line, an open attempt, which reopening the
+episode is played again, when a resume runs the backend at all); after the start line, an open attempt, which reopening the
 register marks `interrupted`, and which may be played once more (as when a server dies).
 A worker that dies mid-episode wrote nothing here at all.
 """
