@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import signal
 import socket
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,6 +40,23 @@ from .scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
 MAX_RETRIES: Final = 3
 #: seconds to wait for a given cluster address to accept a connection
 REACH_TIMEOUT: Final = 10.0
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM stops the run as SIGINT does (KeyboardInterrupt), in the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def ray_available() -> bool:
@@ -134,9 +154,12 @@ class RayBackend:
             )
             return remote.remote(episode)
 
+        stack = ExitStack()
         pending = list(reversed(todo))
         in_flight: dict[Any, EpisodeSpec] = {}
         try:
+            if job.handle_signals:
+                stack.enter_context(_sigterm_interrupts())
             while pending or in_flight:
                 while pending and len(in_flight) < max(1, job.concurrency):
                     spec = pending.pop()
@@ -148,10 +171,12 @@ class RayBackend:
                     report.results.append(result)
                     if on_result is not None:
                         on_result(result)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # SIGINT, or SIGTERM: finished episodes are recorded
             report.interrupted = True
             for ref in in_flight:
                 ray.cancel(ref, force=True)
+        finally:
+            stack.close()
         return report
 
     def _collect(

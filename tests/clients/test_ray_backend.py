@@ -20,6 +20,7 @@ from taurec.clients.runner.backends import RunJob
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec, episode_logs, plan
 from taurec.clients.runner.ray_backend import RayBackend, ray_available
+from taurec.clients.runner.runner import EpisodeResult
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.cli import app as evaluator
 from taurec.server.settings import ServerSettings
@@ -128,6 +129,25 @@ def test_an_episode_whose_worker_always_dies_is_left_for_resume(
     assert result.exit_code == 0, result.output
     [run] = orjson.loads(result.stdout)["runs"]
     assert run["counted"] == run["planned"] == 3
+
+
+def test_an_interrupted_ray_run_keeps_what_finished_and_resume_plays_the_rest(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    job, specs = _job(out, partial(ray_agents.scripted))
+
+    def stop(result: EpisodeResult) -> None:
+        raise KeyboardInterrupt  # as SIGINT does, once the first episode is recorded
+
+    report = RayBackend(scratch_root=str(tmp_path)).run(job, specs, stop)
+    assert report.interrupted and len(report.results) == 1
+    assert len(_register(out)) == len(episode_logs(out)) == 1
+
+    resumed, _ = _job(out, partial(ray_agents.scripted))
+    again = RayBackend(scratch_root=str(tmp_path)).run(resumed, specs)
+    assert len(again.results) == 2 and not again.interrupted
+    assert _register(out) == [("t001", 0, 1), ("t002", 0, 1), ("t003", 0, 1)]
 
 
 def test_a_cluster_address_that_does_not_answer_is_one_clear_error(tmp_path: Path) -> None:
