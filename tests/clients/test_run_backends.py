@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -67,3 +69,9 @@ def test_bad_backend_options_are_one_clear_error(
     result = cli.invoke(app, ["run", "--out", str(tmp_path), "--tasks", "t001", *extra])
     assert result.exit_code == 2
     assert message in " ".join(result.stderr.split())
+
+
+def test_the_cli_imports_ray_only_when_a_ray_run_starts() -> None:
+    code = "import sys, taurec.clients.cli; print('ray' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
