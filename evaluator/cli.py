@@ -18,16 +18,10 @@ from taurec.tasks.trajectory_signing import LogKey, load_log_key
 from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
 from .evaluate import evaluate
-from .logs import MAX_LOG_BYTES, Resolver, score_log
+from .judge_cli import judge
+from .logs import MAX_LOG_BYTES, Resolver
 from .passk import paired_difference
-from .render import (
-    markdown,
-    print_explanation,
-    print_faults,
-    print_groups,
-    print_side_by_side,
-    report_check,
-)
+from .render import markdown, print_faults, print_groups, print_side_by_side, report_check
 from .rules import DEFAULT_RULES, RULES, rules_names
 from .sealed import RunCheck
 from .text import markup
@@ -244,22 +238,91 @@ def score(
 
 @app.command()
 def explain(
-    episode: Annotated[Path, typer.Argument(help="One episode log (.jsonl).")],
+    logs: Annotated[list[Path], typer.Argument(help="Episode logs (.jsonl) or folders of them.")],
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """Show every constraint and policy verdict of one episode, with its evidence."""
-    from taurec.tasks.trajectory_reader import read_log
+    """Show every constraint and policy verdict of each episode, with its evidence (the
+    log seq it concerns), then the conversation."""
+    from .explain import explain_logs
+    from .log_paths import NotLogs, check_log_paths
+    from .logs import Resolver
 
     names = _rules(rules)
-    if not episode.is_file():
-        what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
-        err.print(f"[red]error:[/red] {markup(episode)}: {what}")
+    try:
+        files = check_log_paths(logs)
+    except NotLogs as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+    resolvers = [Resolver(suite=suite, catalog=catalog, rules=name) for name in names]
+    explain_logs(files, resolvers, Console(highlight=False))
+
+
+@app.command()
+def episodes(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    failed: Annotated[
+        bool, typer.Option("--failed", help="Only the episodes that failed.")
+    ] = False,
+    json: Annotated[bool, typer.Option("--json", help="Print the rows as a JSON list.")] = False,
+    csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    workers: WorkersOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """One row per episode: label, run, task, trial, stratum, pass/fail, reward, end
+    reason, failed constraints and policies, metrics, simulator faults, log path."""
+    from .episode_table import write_rows
+    from .log_paths import NotLogs, check_log_paths
+
+    if json and csv:
+        err.print("[red]error:[/red] --json and --csv exclude each other; give one")
         raise typer.Exit(2)
-    for name in names:
-        resolver = Resolver(suite=suite, catalog=catalog, rules=name)
-        print_explanation(score_log(read_log(episode), resolver), Console())
+    try:
+        check_log_paths(logdirs)
+    except NotLogs as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+    check = _score(logdirs, suite, catalog, workers, rules=_rules(rules)[0])
+    write_rows(check.scores, failed=failed, fmt="json" if json else "csv" if csv else "table")
+
+
+@app.command()
+def view(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free).")
+    ] = 0,
+    no_open: Annotated[
+        bool, typer.Option("--no-open", help="Print the address; do not open a browser.")
+    ] = False,
+    bundle: Annotated[
+        Path | None,
+        typer.Option("--bundle", help="Write the viewer as static files to this folder and exit."),
+    ] = None,
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """Browse episodes in a local web page: filter by label, task, stratum, pass/fail,
+    failed policy, end reason or simulator fault; read each conversation with its
+    verdicts. Served on 127.0.0.1 and updated as new logs appear; --bundle writes it
+    as static files instead."""
+    from .logs import Resolver
+    from .view_cli import run_view
+
+    (name,) = _rules(rules)[:1]
+    code = run_view(
+        logdirs, Resolver(suite=suite, catalog=catalog, rules=name), port, not no_open, bundle, err
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -337,6 +400,9 @@ def export(
     else:
         out.write_bytes(blob)
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+
+
+app.command("judge")(judge)
 
 
 @app.command("version")
