@@ -42,22 +42,26 @@ def dialogue_of(
             with_acts |= "acts" in ev
             if acts and on_user is not None:
                 on_user(ev)
-            out.append(Utterance(USER, tuple(a["intent"] for a in acts)))
-            asked |= {
-                (a["slot"], i)
-                for a in acts
-                if a["intent"] == "inquire" and a.get("slot")
-                for i in a.get("items") or ()
-            }
+            intents = tuple(a["intent"] for a in acts)
+            out.append(Utterance(USER, intents))
+            if "inquire" in intents:
+                asked |= {
+                    (a["slot"], i)
+                    for a in acts
+                    if a["intent"] == "inquire" and a.get("slot")
+                    for i in a.get("items") or ()
+                }
         elif kind == "agent_message" and ev.get("delivered", True):
             acts = ev.get("acts") or ()
-            out.append(Utterance(AGENT, tuple(a["intent"] for a in acts)))
-            answered |= {
-                (a["slot"], i)
-                for a in acts
-                if a["intent"] == "answer"
-                for i in a.get("items") or ()
-            }
+            intents = tuple(a["intent"] for a in acts)
+            out.append(Utterance(AGENT, intents))
+            if "answer" in intents:
+                answered |= {
+                    (a["slot"], i)
+                    for a in acts
+                    if a["intent"] == "answer"
+                    for i in a.get("items") or ()
+                }
         elif (
             kind == "tool_call"
             and ev["name"] in _COMMIT

@@ -39,6 +39,9 @@ SLOT_FIELDS: Final = {
 }
 
 
+_AUDITED: Final = frozenset({"accept", "reject", "disclose"})
+
+
 @dataclass(frozen=True)
 class SimulatorFault:
     kind: FaultKind
@@ -105,6 +108,7 @@ def message_faults(
     return [
         f
         for act in message.get("acts") or ()
+        if act["intent"] in _AUDITED  # most acts cannot contradict the task: skip them fast
         for f in _act_faults(act, message["seq"], task, catalog)
     ]
 
