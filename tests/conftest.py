@@ -6,8 +6,13 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+
+# No per-example time limit: on a loaded machine a slow example is not a failure.
+settings.register_profile("taurec", deadline=None)
+settings.load_profile("taurec")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from support.hang_guard import HANG_GUARD_S
+
 SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
 
 
@@ -67,7 +69,7 @@ class ServerProcess:
         """SIGKILL: the server gets no chance to clean up (a crash, an OOM kill)."""
         if self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=HANG_GUARD_S)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -82,13 +84,13 @@ class ServerProcess:
 def http_server_process(log_dir: Path, *extra: str) -> Iterator[ServerProcess]:
     """Start the server, wait until its port accepts connections, yield it; stop it on
     exit (unless the test killed it). RuntimeError with the server's stderr when it does
-    not come up in 120 s."""
+    not come up within the hang guard."""
     port = free_port()
     args = ["--transport", "http", "--port", str(port), "--log-dir", str(log_dir), *extra]
     with tempfile.TemporaryFile() as stderr_file:
         proc = subprocess.Popen([*SERVE, *args], stdout=subprocess.DEVNULL, stderr=stderr_file)
         server = ServerProcess(proc, port, stderr_file)
-        deadline = time.monotonic() + 120  # a hang guard: a loaded machine starts slowly
+        deadline = time.monotonic() + HANG_GUARD_S  # a loaded machine starts slowly
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
