@@ -29,3 +29,10 @@ def _log_key_in_a_temporary_file(tmp_path_factory: pytest.TempPathFactory) -> It
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with slow tests first: run in parallel, the longest start at once instead of
+    finishing last on one worker while the others idle (tests do not depend on order)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

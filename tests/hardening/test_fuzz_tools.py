@@ -853,6 +853,7 @@ def test_every_listed_tool_has_an_argument_strategy(harness: Harness) -> None:
     assert set(harness.validators) == set(harness.tools), "every tool declares an output schema"
 
 
+@pytest.mark.slow
 def test_fuzzed_calls_always_get_a_well_formed_result(harness: Harness) -> None:
     fuzz(harness, EXAMPLES)
     assert harness.calls >= MIN_CALLS, harness.calls

@@ -129,6 +129,7 @@ async def test_connections_over_the_limit_get_503(tmp_path: Path) -> None:
     assert status == 503
 
 
+@pytest.mark.slow
 def test_held_request_bodies_do_not_stay_in_memory_after_their_requests(tmp_path: Path) -> None:
     """100 requests hold 1 MB bodies at once (all but their last byte sent), then go away;
     the server's resident memory falls back near where it was (loosely: before freed

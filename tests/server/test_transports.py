@@ -118,6 +118,7 @@ async def test_a_full_episode_over_http(http_server: tuple[str, Path]) -> None:
     assert scores[str(log)].item_id == item and not scores[str(log)].infra_error
 
 
+@pytest.mark.slow
 async def test_a_hundred_simultaneous_http_episodes_do_not_cross_talk(
     http_server: tuple[str, Path],
 ) -> None:
