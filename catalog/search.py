@@ -14,15 +14,17 @@ BM25 (k1 = 1.5, b = 0.75), computed by `bm25s`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
 
+import bm25s
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from .bm25 import build_bm25
+from .bm25 import Bm25Builder
 from .columns import Columns
 from .item import Item
 
@@ -73,32 +75,78 @@ def _title_key(title: str) -> str:
     return " ".join(tokenize(title))
 
 
-class SearchIndex:
-    """A BM25 index over a list of items (see the module docstring for ranking)."""
+def title_hash(key: str) -> int:
+    """A 64-bit hash of a title key that is the same in every process (saved with the index)."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
 
-    def __init__(self, items: Sequence[Item], columns: Columns) -> None:
-        self._items = items
-        self._id_rank = columns.id_rank
+
+class SearchIndexBuilder:
+    """Tokenises items a chunk at a time; `finish` makes the BM25 retriever and title hashes."""
+
+    def __init__(self) -> None:
         # Token 0 is the empty token: bm25s scores an empty query through it; no item has it.
-        vocab: dict[str, int] = {"": 0}
-        chunks: list[npt.NDArray[np.int32]] = []
-        lengths: list[int] = []
+        self._vocab: dict[str, int] = {"": 0}
+        self._bm25 = Bm25Builder()
+        self._title_hash: list[npt.NDArray[np.int64]] = []
+
+    def add(self, items: Sequence[Item]) -> None:
+        vocab = self._vocab
         for start in range(0, len(items), _CHUNK):
+            chunk = items[start : start + _CHUNK]
             flat: list[str] = []
-            for item in items[start : start + _CHUNK]:
+            lengths: list[int] = []
+            for item in chunk:
                 tokens = tokenize(_document(item))
                 lengths.append(len(tokens))
                 flat += tokens
             for token in dict.fromkeys(flat):
                 vocab.setdefault(token, len(vocab))
-            chunks.append(np.fromiter(map(vocab.__getitem__, flat), np.int32, len(flat)))
-        token_ids = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int32)
-        doc_lengths = np.asarray(lengths, dtype=np.int64)
-        self._vocab = vocab
-        self._bm25 = build_bm25(token_ids, doc_lengths, vocab)
-        # A hash column finds exact-title matches in one vectorised comparison.
-        self._title_keys = [_title_key(item.title) for item in items]
-        self._title_hash = np.fromiter(map(hash, self._title_keys), np.int64, len(items))
+            ids = np.fromiter(map(vocab.__getitem__, flat), np.int32, len(flat))
+            self._bm25.add(ids, np.asarray(lengths, dtype=np.int64))
+            hashes = (title_hash(_title_key(item.title)) for item in chunk)
+            self._title_hash.append(np.fromiter(hashes, np.int64, len(chunk)))
+
+    def finish(self) -> tuple[bm25s.BM25, npt.NDArray[np.int64]]:
+        """The retriever (its vocabulary is the token vocabulary) and each row's title hash."""
+        hashes = self._title_hash
+        title_hashes = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.int64)
+        return self._bm25.finish(self._vocab), title_hashes
+
+
+class SearchIndex:
+    """A BM25 index over a list of items (see the module docstring for ranking).
+
+    Built from items (`build`) or from a saved retriever and title hashes
+    (`taurec.catalog.folder`); `items` is only read for the rows a query returns.
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Item],
+        id_rank: npt.NDArray[np.integer],
+        retriever: bm25s.BM25,
+        title_hashes: npt.NDArray[np.int64],
+    ) -> None:
+        self._items = items
+        self._id_rank = id_rank
+        self._bm25 = retriever
+        self._vocab: dict[str, int] = retriever.vocab_dict
+        self._title_hash = title_hashes
+
+    @classmethod
+    def build(cls, items: Sequence[Item], columns: Columns) -> SearchIndex:
+        builder = SearchIndexBuilder()
+        builder.add(items)
+        retriever, title_hashes = builder.finish()
+        return cls(items, columns.id_rank, retriever, title_hashes)
+
+    @property
+    def retriever(self) -> bm25s.BM25:
+        return self._bm25
+
+    @property
+    def title_hashes(self) -> npt.NDArray[np.int64]:
+        return self._title_hash
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
         """Per-row ranking score for `query` (0 for rows that match no query token)."""
@@ -109,13 +157,12 @@ class SearchIndex:
         key = _title_key(query)
         exact = [
             int(r)
-            for r in np.flatnonzero(self._title_hash == hash(key))
-            if self._title_keys[r] == key
+            for r in np.flatnonzero(self._title_hash == title_hash(key))
+            if _title_key(self._items[int(r)].title) == key
         ]
         if exact:
             scores[exact] += float(scores.max()) + 1.0
         return scores
-
     def search(self, query: str, *, limit: int = 10, offset: int = 0) -> list[SearchHit]:
         """Hits `offset` .. `offset + limit` of the ranking for `query`."""
         if not isinstance(query, str) or not query.strip():
