@@ -10,7 +10,10 @@ written without holding every item), or loaded from saved arrays (`taurec.catalo
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 import numpy as np
 import numpy.typing as npt
 
@@ -46,23 +49,20 @@ class MembershipBuilder:
 
     def add(self, first_row: int, values: Iterable[Sequence[str]]) -> None:
         """Rows `first_row`, `first_row + 1`, ... hold the names in `values`."""
-        rows: list[int] = []
-        cols: list[int] = []
+        lists = list(values)
+        flat = list(itertools.chain.from_iterable(lists))
         by_spelling, codes, labels = self._by_spelling, self.codes, self.labels
-        for row, names in enumerate(values, first_row):
-            for name in names:
-                code = by_spelling.get(name)
+        for name in dict.fromkeys(flat):
+            if name not in by_spelling:
+                k = self._key(name)
+                code = codes.get(k)
                 if code is None:
-                    k = self._key(name)
-                    code = codes.get(k)
-                    if code is None:
-                        code = codes[k] = len(labels)
-                        labels.append(name)
-                    by_spelling[name] = code
-                rows.append(row)
-                cols.append(code)
-        self._rows.append(np.asarray(rows, dtype=np.int64))
-        self._cols.append(np.asarray(cols, dtype=np.int64))
+                    code = codes[k] = len(labels)
+                    labels.append(name)
+                by_spelling[name] = code
+        counts = np.fromiter(map(len, lists), np.int64, len(lists))
+        self._rows.append(first_row + np.repeat(np.arange(len(lists), dtype=np.int64), counts))
+        self._cols.append(np.fromiter(map(by_spelling.__getitem__, flat), np.int64, len(flat)))
 
     def finish(self) -> Membership:
         cols = np.concatenate(self._cols) if self._cols else np.zeros(0, np.int64)
@@ -120,9 +120,9 @@ class Membership:
 
 #: The membership fields, each with its comparison key and how to read it off an item.
 MEMBERSHIPS: dict[str, tuple[Callable[[str], str], Callable[[Item], Sequence[str]]]] = {
-    "genres": (name_key, lambda it: it.genres),
-    "services": (service_key, lambda it: it.streaming_services),
-    "cast": (name_key, lambda it: it.cast),
+    "genres": (name_key, operator.attrgetter("genres")),
+    "services": (service_key, operator.attrgetter("streaming_services")),
+    "cast": (name_key, operator.attrgetter("cast")),
     "director": (name_key, lambda it: (it.director,) if it.director else ()),
     "language": (str, lambda it: (it.original_language,)),
 }
@@ -137,15 +137,15 @@ NUMERIC: dict[str, type[np.generic]] = {
 }
 
 
-def _numeric_row(it: Item) -> tuple[int, float, int, int, int, bool]:
-    return (
-        it.runtime,
-        it.rating,
-        it.vote_count,
-        it.release_date.toordinal(),
-        _RATING_CODE[it.content_rating],
-        it.sponsored,
-    )
+#: How each numeric column is read off an item (a C-level getter, then a conversion).
+_NUMERIC_READ: dict[str, tuple[Callable[[Item], object], Callable[[object], object] | None]] = {
+    "runtime": (operator.attrgetter("runtime"), None),
+    "rating": (operator.attrgetter("rating"), None),
+    "vote_count": (operator.attrgetter("vote_count"), None),
+    "release": (operator.attrgetter("release_date"), date.toordinal),  # type: ignore[dict-item]
+    "content_rating": (operator.attrgetter("content_rating"), _RATING_CODE.__getitem__),  # type: ignore[dict-item]
+    "sponsored": (operator.attrgetter("sponsored"), None),
+}
 
 
 class ColumnsBuilder:
@@ -159,9 +159,9 @@ class ColumnsBuilder:
         self._titles: list[str] = []
 
     def add(self, items: Sequence[Item]) -> None:
-        rows = [_numeric_row(it) for it in items]
-        for name, values in zip(NUMERIC, zip(*rows, strict=True) if rows else (), strict=False):
-            self._numeric[name].append(np.asarray(values, dtype=NUMERIC[name]))
+        for name, (read, convert) in _NUMERIC_READ.items():
+            values = map(read, items) if convert is None else map(convert, map(read, items))
+            self._numeric[name].append(np.fromiter(values, NUMERIC[name], len(items)))
         for name, (_, read) in MEMBERSHIPS.items():
             self._members[name].add(self.n, map(read, items))
         self.ids += [it.id for it in items]

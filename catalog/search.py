@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import bm25s
 import numpy as np
@@ -75,9 +75,47 @@ def _title_key(title: str) -> str:
     return " ".join(tokenize(title))
 
 
-def title_hash(key: str) -> int:
+def title_hash(key: str | bytes) -> int:
     """A 64-bit hash of a title key that is the same in every process (saved with the index)."""
-    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
+    raw = key.encode() if isinstance(key, str) else key
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little", signed=True)
+
+
+# Batch tokenising: texts are joined by a separator and split in one pass over bytes. An
+# ASCII text's tokens are its runs of [a-z0-9_] once case-folded, so mapping every other
+# byte to a space and splitting finds them; any other text is tokenised by `tokenize`
+# first and its tokens joined by spaces (UTF-8 continuation bytes are all >= 0x80 and kept).
+_SEP = "\x1e"
+_KEPT = set(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\x1e")
+_BYTE_TABLE = bytes(c if c in _KEPT or c >= 0x80 else 0x20 for c in range(256))
+
+
+def _prepared(text: str) -> str:
+    folded = text.casefold()
+    if folded.isascii():
+        return folded.replace(_SEP, " ")
+    return " ".join(tokenize(text))
+
+
+def tokenize_batch(texts: Iterable[str]) -> list[bytes]:
+    """Every text's tokens (UTF-8), each text's followed by the separator token `b"\\x1e"`.
+
+    The same tokens `tokenize` gives, text by text, for a fraction of the time.
+    """
+    joined = f" {_SEP} ".join(map(_prepared, texts)) + f" {_SEP}"
+    return joined.encode().translate(_BYTE_TABLE).split()
+
+
+class _TokenIds(dict[bytes, int]):
+    """Token bytes -> id; an unseen token joins `vocab` (str -> id) when first looked up."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__({_SEP.encode(): -1})  # the separator ends a text
+        self._vocab = vocab
+
+    def __missing__(self, token: bytes) -> int:
+        tid = self[token] = self._vocab.setdefault(token.decode(), len(self._vocab))
+        return tid
 
 
 class SearchIndexBuilder:
@@ -86,25 +124,28 @@ class SearchIndexBuilder:
     def __init__(self) -> None:
         # Token 0 is the empty token: bm25s scores an empty query through it; no item has it.
         self._vocab: dict[str, int] = {"": 0}
+        self._by_bytes = _TokenIds(self._vocab)
         self._bm25 = Bm25Builder()
         self._title_hash: list[npt.NDArray[np.int64]] = []
 
     def add(self, items: Sequence[Item]) -> None:
-        vocab = self._vocab
         for start in range(0, len(items), _CHUNK):
             chunk = items[start : start + _CHUNK]
-            flat: list[str] = []
-            lengths: list[int] = []
-            for item in chunk:
-                tokens = tokenize(_document(item))
-                lengths.append(len(tokens))
-                flat += tokens
-            for token in dict.fromkeys(flat):
-                vocab.setdefault(token, len(vocab))
-            ids = np.fromiter(map(vocab.__getitem__, flat), np.int32, len(flat))
-            self._bm25.add(ids, np.asarray(lengths, dtype=np.int64))
-            hashes = (title_hash(_title_key(item.title)) for item in chunk)
+            ids, lengths = self._token_ids(tokenize_batch(map(_document, chunk)))
+            self._bm25.add(ids, lengths)
+            title_tokens = tokenize_batch(item.title for item in chunk)
+            keys = b" ".join(title_tokens).split(_SEP.encode())[: len(chunk)]
+            hashes = (title_hash(key.strip()) for key in keys)
             self._title_hash.append(np.fromiter(hashes, np.int64, len(chunk)))
+
+    def _token_ids(
+        self, tokens: list[bytes]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Token ids (new tokens join the vocabulary) and the token count of each text."""
+        ids = np.fromiter(map(self._by_bytes.__getitem__, tokens), np.int32, len(tokens))
+        ends = np.flatnonzero(ids < 0)
+        lengths = np.diff(ends, prepend=-1) - 1
+        return ids[ids >= 0], lengths.astype(np.int64)
 
     def finish(self) -> tuple[bm25s.BM25, npt.NDArray[np.int64]]:
         """The retriever (its vocabulary is the token vocabulary) and each row's title hash."""

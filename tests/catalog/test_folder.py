@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.errors import DataError
 from taurec.catalog.filter import FilterSpec
-from taurec.catalog.folder import is_catalog_folder, write_catalog_folder
-from taurec.catalog.io import CatalogMeta, write_catalog_file
+from taurec.catalog.folder import is_catalog_folder, record_line, write_catalog_folder
+from taurec.catalog.io import CatalogMeta, item_record, write_catalog_file
 from taurec.catalog.item import ContentRating
+from taurec.catalog.search import tokenize, tokenize_batch
 from taurec.catalog.store import Catalog
 from taurec.catalog.summary import summary
 
@@ -203,3 +204,24 @@ def test_is_catalog_folder_needs_the_manifest(tmp_path, make_item):
     assert not is_catalog_folder(tmp_path)
     path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
     assert is_catalog_folder(path)
+
+
+def test_record_lines_are_the_sorted_key_json_of_item_record(generated_pair):
+    json_cat, _ = generated_pair
+    for item in [*json_cat.items[:200], Catalog.load("builtin").items[0]]:
+        expected = orjson.dumps(item_record(item), option=orjson.OPT_SORT_KEYS) + b"\n"
+        assert record_line(item) == expected
+
+
+def test_batch_tokenising_matches_tokenize_text_by_text():
+    texts = [
+        "Amélie's  Fabulous-Destiny",
+        "",
+        "naïve CAFÉ 42_x",
+        "plain words\x1ewith a separator",
+        "ＦＵＬＬ width ℌello",
+        "Ölçek Straße ß",
+        "tab\tand\nnewline",
+    ]
+    expected = [t.encode() for text in texts for t in [*tokenize(text), "\x1e"]]
+    assert tokenize_batch(texts) == expected
