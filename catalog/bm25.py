@@ -11,6 +11,9 @@ corpus. `tests/catalog/test_search.py` checks the matrix against `bm25s`'s own b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import bm25s
 import numpy as np
 import numpy.typing as npt
@@ -84,7 +87,7 @@ class Bm25Builder:
         return retriever
 
 
-def _concat(chunks: list[npt.NDArray[np.generic]], dtype: type[np.generic]) -> npt.NDArray:  # type: ignore[type-arg]
+def _concat(chunks: Sequence[npt.NDArray[Any]], dtype: type[np.generic]) -> npt.NDArray[Any]:
     return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype)
 
 

@@ -14,6 +14,7 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
+
 import numpy as np
 import numpy.typing as npt
 
@@ -174,9 +175,7 @@ class ColumnsBuilder:
             for name, chunks in self._numeric.items()
         }
         members = {name: b.finish() for name, b in self._members.items()}
-        return Columns(
-            self.n, numeric, members, _id_rank(self.ids), _title_rank(self._titles)
-        )
+        return Columns(self.n, numeric, members, _id_rank(self.ids), _title_rank(self._titles))
 
 
 def _id_rank(ids: list[str]) -> npt.NDArray[np.int64]:

@@ -243,9 +243,7 @@ def _codes(
     return codes
 
 
-def match_mask(
-    columns: Columns, spec: FilterSpec, rows: RowLookup
-) -> tuple[Mask, list[str]]:
+def match_mask(columns: Columns, spec: FilterSpec, rows: RowLookup) -> tuple[Mask, list[str]]:
     """Which rows satisfy `spec` (cursor, sort and limit aside), and warnings about names."""
     c = columns
     warnings: list[str] = []

@@ -204,6 +204,7 @@ class SearchIndex:
         if exact:
             scores[exact] += float(scores.max()) + 1.0
         return scores
+
     def search(self, query: str, *, limit: int = 10, offset: int = 0) -> list[SearchHit]:
         """Hits `offset` .. `offset + limit` of the ranking for `query`."""
         if not isinstance(query, str) or not query.strip():

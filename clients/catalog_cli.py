@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import orjson
 import typer
@@ -191,7 +191,9 @@ def build(
 
 @app.command("build-tmdb")
 def build_tmdb(
-    out: Annotated[Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")
+    ],
     start: Annotated[
         str, typer.Option("--start", help="First release date of the discover window (YYYY-MM-DD).")
     ],
@@ -257,7 +259,9 @@ def _date(text: str, option: str) -> date:
 @app.command("import-tau-rec")
 def import_tau_rec(
     path: Annotated[Path, typer.Argument(help="A τ-Rec release folder or its catalog.json.")],
-    out: Annotated[Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")
+    ],
 ) -> None:
     """Convert the τ-Rec release catalog to our schema; print what had to be adapted."""
     from taurec.catalog.builders.taurec_release import import_catalog
