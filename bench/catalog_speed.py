@@ -12,7 +12,8 @@ memory on first use. The JSON path needs about 9 GB at 1,000,000 items, so it is
 at `--json-n` items (default 100,000, never more than the folder size) and said so.
 
 Each step runs in its own process, timed from outside (wall clock, start-up included)
-with its peak resident memory read from `os.wait4`'s rusage. Search and filter figures
+with its peak resident memory and CPU time (user + system) read from `os.wait4`'s
+rusage; on a shared machine the CPU time shows what the wall time would be unloaded. Search and filter figures
 are medians and p90s over `--runs` queries drawn from the catalog (exact titles, title
 and overview words, cast names; filters on genre, runtime, rating and service with
 varied sorts), after one warm-up query of each. At the JSON size both paths answer the
@@ -56,10 +57,11 @@ class Figure:
     p90: float | None = None
     target: str = ""
     verdict: str = ""
+    cpu: float | None = None
 
 
-def timed_child(args: list[str]) -> tuple[float, float, bytes]:
-    """Run `args`; its wall time, peak RSS (MiB, from its own rusage) and stdout."""
+def timed_child(args: list[str]) -> tuple[float, float, bytes, float]:
+    """Run `args`; its wall time, peak RSS (MiB, from its own rusage), stdout and CPU time."""
     start = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
@@ -70,7 +72,7 @@ def timed_child(args: list[str]) -> tuple[float, float, bytes]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         sys.exit(f"failed ({proc.returncode}): {' '.join(args)}\n{err.decode()[-2000:]}")
-    return took, usage.ru_maxrss / MB, out
+    return took, usage.ru_maxrss / MB, out, usage.ru_utime + usage.ru_stime
 
 
 def taurec(*args: str) -> list[str]:
@@ -94,8 +96,12 @@ def queries(spec: str, runs: int, seed: int, build: bool) -> dict[str, Any]:
     from taurec.catalog.filter import FilterSpec
     from taurec.catalog.store import Catalog
 
+    from taurec.catalog.summary import summary
+
     start = time.perf_counter()
     cat = Catalog.load(spec)
+    if not build:
+        summary(cat)  # what `taurec catalog info` does once the catalog is open
     loaded = time.perf_counter() - start
     start = time.perf_counter()
     if build:
@@ -171,28 +177,36 @@ def measure(n: int, json_n: int, runs: int, seed: int, work: Path) -> tuple[list
     for size in sizes:
         jsonl = work / f"cat{size}.jsonl"
         folder = work / f"cat{size}.taurec-catalog"
-        took, rss, _ = timed_child(
+        took, rss, _, cpu = timed_child(
             taurec(
                 "catalog", "generate", "--n", str(size), "--seed", str(seed), "--out", str(jsonl)
             )
         )
-        figures.append(Figure("generate (JSONL)", "-", size, took, rss))
-        took, rss, _ = timed_child(taurec("catalog", "build", str(jsonl), "--out", str(folder)))
+        figures.append(Figure("generate (JSONL)", "-", size, took, rss, cpu=cpu))
+        took, rss, _, cpu = timed_child(
+            taurec("catalog", "build", str(jsonl), "--out", str(folder))
+        )
         target, ok = verdict(took, rss, TARGETS["build"]) if size == n else ("", "")
-        figures.append(Figure("build index (folder)", "folder", size, took, rss, None, target, ok))
-        took, rss, _ = timed_child(taurec("catalog", "info", str(folder), "--json"))
+        figures.append(
+            Figure("build index (folder)", "folder", size, took, rss, None, target, ok, cpu)
+        )
+        took, rss, _, cpu = timed_child(taurec("catalog", "info", str(folder), "--json"))
         target, ok = verdict(took, rss, TARGETS["load"]) if size == n else ("", "")
-        figures.append(Figure("catalog info (load)", "folder", size, took, rss, None, target, ok))
-        _, rss, out = timed_child([*me, "--queries", str(folder), "--runs", str(runs)])
+        figures.append(
+            Figure("catalog info (load)", "folder", size, took, rss, None, target, ok, cpu)
+        )
+        _, rss, out, _ = timed_child([*me, "--queries", str(folder), "--runs", str(runs)])
         folder_q = orjson.loads(out)
+        figures.append(Figure("open + summary, in process", "folder", size, folder_q["load"]))
         figures += _query_figures(folder_q, "folder", size, rss, size == n)
         if size == json_n:
-            took, rss, _ = timed_child(taurec("catalog", "info", str(jsonl), "--json"))
-            figures.append(Figure("catalog info (load)", "JSON", size, took, rss))
-            _, rss, out = timed_child(
+            took, rss, _, cpu = timed_child(taurec("catalog", "info", str(jsonl), "--json"))
+            figures.append(Figure("catalog info (load)", "JSON", size, took, rss, cpu=cpu))
+            _, rss, out, _ = timed_child(
                 [*me, "--queries", str(jsonl), "--runs", str(runs), "--build"]
             )
             json_q = orjson.loads(out)
+            figures.append(Figure("parse + validate, in process", "JSON", size, json_q["load"]))
             figures.append(Figure("build index (in memory)", "JSON", size, json_q["index"], rss))
             figures += _query_figures(json_q, "JSON", size, rss, False)
             same = json_q["answers"] == folder_q["answers"]
@@ -222,7 +236,7 @@ def show(figures: list[Figure], checks: str) -> None:
     from rich.table import Table
 
     table = Table(title="catalog speed (wall clock; peak RSS of the step's process)")
-    for col in ("step", "path", "items", "time", "p90", "peak RSS", "target", "verdict"):
+    for col in ("step", "path", "items", "time", "p90", "CPU", "peak RSS", "target", "verdict"):
         table.add_column(col, justify="left" if col in ("step", "path", "target") else "right")
     for f in figures:
         table.add_row(
@@ -231,6 +245,7 @@ def show(figures: list[Figure], checks: str) -> None:
             f"{f.items:,}",
             _fmt(f.seconds),
             _fmt(f.p90) if f.p90 is not None else "",
+            _fmt(f.cpu) if f.cpu is not None else "",
             f"{f.rss_mb:,.0f} MB" if f.rss_mb is not None else "",
             f.target,
             f.verdict,

@@ -11,7 +11,6 @@ corpus. `tests/catalog/test_search.py` checks the matrix against `bm25s`'s own b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import bm25s
@@ -29,10 +28,10 @@ class Bm25Builder:
     """Collects documents as token ids, chunk by chunk; `finish` makes the retriever."""
 
     def __init__(self) -> None:
-        self._tokens: list[npt.NDArray[np.int32]] = []  # distinct tokens per doc, doc-major
-        self._tf: list[npt.NDArray[np.int32]] = []
-        self._nnz: list[npt.NDArray[np.int64]] = []  # distinct tokens per document
-        self._lengths: list[npt.NDArray[np.int64]] = []
+        self._tokens: list[npt.NDArray[Any]] = []  # distinct tokens per doc, doc-major
+        self._tf: list[npt.NDArray[Any]] = []
+        self._nnz: list[npt.NDArray[Any]] = []  # distinct tokens per document
+        self._lengths: list[npt.NDArray[Any]] = []
 
     def add(self, token_ids: npt.NDArray[np.int32], lengths: npt.NDArray[np.int64]) -> None:
         """Documents given as concatenated `token_ids` split by `lengths`."""
@@ -42,7 +41,8 @@ class Bm25Builder:
         pairs, tf = np.unique(doc * width + token_ids, return_counts=True)
         doc_of, token = np.divmod(pairs, width)
         self._tokens.append(token.astype(np.int32))
-        self._tf.append(tf.astype(np.int32))
+        # Counts within one document: 16 bits unless a token repeats 65,536 times or more.
+        self._tf.append(tf.astype(np.uint16 if tf.max(initial=0) < 2**16 else np.int32))
         self._nnz.append(np.bincount(doc_of, minlength=n_docs).astype(np.int64))
         self._lengths.append(np.asarray(lengths, dtype=np.int64))
 
@@ -50,14 +50,16 @@ class Bm25Builder:
         """The retriever; `vocab` maps every token to its id (ids 0 .. len(vocab) - 1) and
         becomes the retriever's vocabulary, so `retriever.get_tokens_ids` works on it."""
         n_vocab = len(vocab)
-        indices = _concat(self._tokens, np.int32)
-        tf = _concat(self._tf, np.int32)
-        self._tokens.clear()
-        self._tf.clear()
-        lengths = _concat(self._lengths, np.int64)
+        lengths = _drain(self._lengths, np.int64)
         n_docs = len(lengths)
-        indptr = np.zeros(n_docs + 1, dtype=np.int64)
-        np.cumsum(_concat(self._nnz, np.int64), out=indptr[1:])
+        nnz = _drain(self._nnz, np.int64)
+        # 32-bit indexes while they fit: scipy keeps them, and the matrix stays half the size.
+        index = np.int32 if nnz.sum() < 2**31 and n_docs < 2**31 else np.int64
+        indptr = np.zeros(n_docs + 1, dtype=index)
+        np.cumsum(nnz, out=indptr[1:])
+        del nnz
+        indices = _drain(self._tokens, index)
+        tf = _drain(self._tf, np.int32)
         df = np.bincount(indices, minlength=n_vocab)
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         avg_len = float(lengths.mean()) if n_docs else 0.0
@@ -69,8 +71,8 @@ class Bm25Builder:
             norm = K1 * ((1 - B) + B * lengths[row] / avg_len) if avg_len else np.full(hi - lo, K1)
             data[lo:hi] = (idf[col].astype(np.float64) * (f / (norm + f))).astype(np.float32)
         del tf
-        csr = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_docs, n_vocab))
-        del data, indices
+        csr = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_docs, n_vocab), copy=False)
+        del data, indices, indptr
         csc = csr.tocsc()
         del csr
         retriever = bm25s.BM25(method="lucene", k1=K1, b=B)
@@ -87,8 +89,17 @@ class Bm25Builder:
         return retriever
 
 
-def _concat(chunks: Sequence[npt.NDArray[Any]], dtype: type[np.generic]) -> npt.NDArray[Any]:
-    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype)
+def _drain(chunks: list[npt.NDArray[Any]], dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """The chunks joined into one array of `dtype`; each chunk is freed once copied."""
+    out = np.empty(sum(len(c) for c in chunks), dtype=dtype)
+    at = 0
+    chunks.reverse()
+    while chunks:
+        chunk = chunks.pop()
+        out[at : at + len(chunk)] = chunk
+        at += len(chunk)
+        del chunk
+    return out
 
 
 def build_bm25(
