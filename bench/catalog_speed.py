@@ -95,7 +95,6 @@ def queries(spec: str, runs: int, seed: int, build: bool) -> dict[str, Any]:
     """Load `spec`, (build its indexes), then time searches and filters; print JSON."""
     from taurec.catalog.filter import FilterSpec
     from taurec.catalog.store import Catalog
-
     from taurec.catalog.summary import summary
 
     start = time.perf_counter()
