@@ -266,6 +266,7 @@ def _fmt(seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("n", nargs="?", type=int, default=1_000_000, help="folder path size")
+    parser.add_argument("--n", dest="n_option", type=int, help="the same as N")
     parser.add_argument("--json-n", type=int, default=100_000, help="JSON path size (<= n)")
     parser.add_argument("--runs", type=int, default=200, help="timed searches and filters")
     parser.add_argument("--seed", type=int, default=0)
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         result = queries(args.queries, args.runs, args.seed, args.build)
         sys.stdout.write(orjson.dumps(result).decode() + "\n")
         return 0
+    if args.n_option is not None:
+        args.n = args.n_option
     json_n = min(args.json_n, args.n)
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         figures, checks = measure(args.n, json_n, args.runs, args.seed, Path(tmp))
