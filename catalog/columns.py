@@ -14,6 +14,7 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +72,9 @@ class MembershipBuilder:
         # A stable sort by code keeps each key's rows ascending, which np.isin-free lookups need.
         order = np.argsort(cols, kind="stable")
         starts = np.searchsorted(cols[order], np.arange(len(self.labels) + 1))
-        return Membership(self._key, list(self.codes), self.labels, rows[order], starts)
+        member = Membership(self._key, list(self.codes), self.labels, rows[order], starts)
+        member.__dict__["codes"] = self.codes  # the lookup table is already built
+        return member
 
 
 class Membership:
@@ -92,9 +95,17 @@ class Membership:
         self._key = key
         self.keys = keys
         self.labels = labels
-        self.codes: dict[str, int] = {k: code for code, k in enumerate(keys)}
         self._rows = rows
         self._starts = starts
+
+    @cached_property
+    def codes(self) -> dict[str, int]:
+        """Comparison key -> code (built on first lookup)."""
+        return {k: code for code, k in enumerate(self.keys)}
+
+    def counts(self) -> npt.NDArray[np.integer]:
+        """How many rows hold each code."""
+        return np.diff(self._starts)
 
     @classmethod
     def of(cls, values: Iterable[Sequence[str]], key: Callable[[str], str]) -> Membership:

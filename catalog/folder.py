@@ -161,11 +161,20 @@ def _sorted_ids(
 
 
 def _sha256(records: Path, offsets: npt.NDArray[np.int64], id_rows: npt.NDArray[np.int64]) -> str:
-    """`Catalog.sha256`'s digest: each record's sorted-key JSON plus a newline, in id order."""
-    lines = ItemRecords(records, offsets)
+    """`Catalog.sha256`'s digest: each record's sorted-key JSON plus a newline, in id order.
+
+    Lines are read with `pread`, not a memory map: a mapped file's pages would count in
+    the writer's resident memory, and the whole file is read here.
+    """
     h = hashlib.sha256()
-    for row in id_rows.tolist():
-        h.update(lines.line(row))
+    starts = offsets[id_rows].tolist()
+    sizes = (offsets[id_rows + 1] - offsets[id_rows]).tolist()
+    fd = os.open(records, os.O_RDONLY)
+    try:
+        for start, size in zip(starts, sizes, strict=True):
+            h.update(os.pread(fd, size, start))
+    finally:
+        os.close(fd)
     return h.hexdigest()
 
 

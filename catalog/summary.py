@@ -18,7 +18,7 @@ from .store import Catalog
 
 def _counts(member: Membership) -> dict[str, int]:
     """Occurrences per key, under its catalog spelling (codes are in first-seen order)."""
-    pairs = [(member.labels[code], member.count(code)) for code in range(len(member.labels))]
+    pairs = zip(member.labels, member.counts().tolist(), strict=True)
     return dict(sorted(pairs, key=lambda pair: -pair[1]))
 
 
@@ -26,14 +26,18 @@ def summary(cat: Catalog) -> dict[str, Any]:
     """Where the catalog came from, its size, years, and counts per genre, rating, service."""
     c = cat.columns
     release = np.asarray(c.release)
-    ratings, first_row, counts = np.unique(
-        np.asarray(c.content_rating), return_index=True, return_counts=True
-    )
-    by_first = sorted(zip(first_row.tolist(), ratings.tolist(), counts.tolist(), strict=True))
+    ratings = np.asarray(c.content_rating)
+    counts = np.bincount(ratings, minlength=len(RATING_CODES))
+    present = np.flatnonzero(counts).tolist()
+    by_first = sorted(present, key=lambda code: int(np.argmax(ratings == code)))
     content = dict(
-        sorted(((RATING_CODES[code].value, n) for _, code, n in by_first), key=lambda p: -p[1])
+        sorted(
+            ((RATING_CODES[code].value, int(counts[code])) for code in by_first),
+            key=lambda p: -p[1],
+        )
     )
-    on_service = len(np.unique(np.asarray(c.services.arrays[0])))
+    served = np.bincount(np.asarray(c.services.arrays[0]), minlength=c.n)
+    on_service = int(np.count_nonzero(served))
     meta = cat.meta
     return {
         "name": meta.name,
