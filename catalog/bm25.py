@@ -59,7 +59,7 @@ class Bm25Builder:
         np.cumsum(nnz, out=indptr[1:])
         del nnz
         indices = _drain(self._tokens, index)
-        tf = _drain(self._tf, np.int32)
+        tf = _drain(self._tf, np.result_type(np.uint16, *self._tf).type)
         df = np.bincount(indices, minlength=n_vocab)
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         avg_len = float(lengths.mean()) if n_docs else 0.0

@@ -23,6 +23,7 @@ and read back from the manifest, so one content has one digest whichever format 
 
 from __future__ import annotations
 
+import array
 import hashlib
 import itertools
 import os
@@ -90,7 +91,7 @@ def write_catalog_folder(path: str | Path, meta: CatalogMeta, items: Iterable[It
 def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Path) -> None:
     columns = ColumnsBuilder()
     search = SearchIndexBuilder()
-    offsets: list[int] = [0]
+    offsets = array.array("q", [0])
     at = 0
     with open(folder / "items.jsonl", "wb") as fh:
         it = iter(items)
@@ -103,28 +104,31 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
             columns.add(chunk)
             search.add(chunk)
             del chunk, lines
-    if columns.n == 0:
+    n = columns.n
+    if n == 0:
         raise DataError("holds no items; expected at least one", source=source)
-    offset_arr = np.asarray(offsets, dtype=np.int64)
-    del offsets
+    offset_arr = np.frombuffer(offsets, dtype=np.int64)
     np.save(folder / "offsets.npy", offset_arr)
+    # Each index is saved and dropped before the next is built, to keep the peak low.
     ids = columns.ids
     cols = columns.finish()
-    id_rows = np.empty(cols.n, dtype=np.int64)
-    id_rows[cols.id_rank] = np.arange(cols.n)
-    sorted_ids = _sorted_ids(ids, id_rows, source)
+    del columns
+    id_rows = np.empty(n, dtype=np.int64)
+    id_rows[cols.id_rank] = np.arange(n)
+    np.save(folder / "ids.npy", _sorted_ids(ids, id_rows, source))
     del ids
-    np.save(folder / "ids.npy", sorted_ids)
     np.save(folder / "id_rows.npy", id_rows)
     _save_columns(folder, cols)
+    del cols
     retriever, title_hashes = search.finish()
+    del search
     retriever.save(folder / "search", show_progress=False)
     del retriever
     np.save(folder / "search" / "title_hash.npy", title_hashes)
     manifest = {
         "format": FOLDER_FORMAT,
         "format_version": FOLDER_FORMAT_VERSION,
-        "items": cols.n,
+        "items": n,
         "sha256": _sha256(folder / "items.jsonl", offset_arr, id_rows),
         "meta": meta.model_dump(mode="json"),
     }
@@ -181,8 +185,8 @@ def _sha256(records: Path, offsets: npt.NDArray[np.int64], id_rows: npt.NDArray[
 def _save_columns(folder: Path, cols: Columns) -> None:
     out = folder / "columns"
     out.mkdir()
-    for name, array in cols.numeric.items():
-        np.save(out / f"{name}.npy", array)
+    for name, values in cols.numeric.items():
+        np.save(out / f"{name}.npy", values)
     np.save(out / "id_rank.npy", cols.id_rank)
     np.save(out / "title_rank.npy", cols.title_rank)
     labels: dict[str, dict[str, list[str]]] = {}
