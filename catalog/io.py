@@ -143,8 +143,11 @@ def _jsonl(path: Path, fh: Any) -> tuple[CatalogMeta, Iterator[Item]]:
         with fh:
             yield from pending
             for lineno, line in enumerate(fh, 2):
-                if line.strip():
-                    yield _parse_json(line, Path(f"{path}:{lineno}"))
+                try:
+                    yield orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    if line.strip():  # blank lines are allowed
+                        yield _parse_json(line, Path(f"{path}:{lineno}"))
 
     return meta, iter_parsed_items(records(), source=path)
 
