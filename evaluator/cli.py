@@ -18,6 +18,7 @@ from taurec.tasks.trajectory_signing import LogKey, load_log_key
 from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
 from .evaluate import evaluate
+from .judge_cli import judge
 from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import paired_difference
 from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
@@ -329,6 +330,9 @@ def export(
     else:
         out.write_bytes(blob)
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+
+
+app.command("judge")(judge)
 
 
 @app.command("version")
