@@ -227,3 +227,21 @@ def test_batch_tokenising_matches_tokenize_text_by_text():
     ]
     expected = [t.encode() for text in texts for t in [*tokenize(text), "\x1e"]]
     assert tokenize_batch(texts) == expected
+
+
+def test_non_ascii_and_uneven_ids_are_found_in_a_folder(tmp_path, make_item):
+    ids = ["z", "é-1", "a" * 40, "日本", "a", "Z"]
+    items = [make_item(i) for i in ids]
+    cat = Catalog.load(write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), items))
+    assert cat.ids == ids
+    assert [cat.row(i) for i in ids] == list(range(len(ids)))
+    assert cat.get("日") is None and "a" * 41 not in cat
+    assert cat.sha256() == Catalog.from_items(items).sha256()
+
+
+def test_folder_items_index_like_a_list(tmp_path, make_item):
+    items = [make_item(i) for i in "abc"]
+    cat = Catalog.load(write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), items))
+    assert cat.items[-1] == items[-1] and cat.items[0:3:2] == [items[0], items[2]]
+    with pytest.raises(IndexError):
+        cat.items[3]
