@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 from rich.console import Console
 
-from taurec.catalog.errors import DataError
-from taurec.tasks.trajectory_signing import LogKey, load_log_key
-
-from .aggregate import aggregate, task_counts
-from .episode import EpisodeScore
-from .evaluate import evaluate
-from .logs import MAX_LOG_BYTES, Resolver, score_log
-from .passk import paired_difference
-from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
-from .rules import DEFAULT_RULES, RULES, rules_names
-from .sealed import RunCheck
+from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .text import markup
+
+if TYPE_CHECKING:
+    from taurec.tasks.trajectory_signing import LogKey
+
+    from .episode import EpisodeScore
+    from .sealed import RunCheck
+
+# `evaluator --help` loads this module only: each command imports the scoring stack
+# (numpy, scipy, the catalog) in its body, so the help stays instant.
 
 app = typer.Typer(
     name="evaluator",
@@ -59,6 +56,8 @@ RulesOpt = Annotated[
 
 
 def _rules(choice: str) -> list[str]:
+    from .rules import RULES, rules_names
+
     try:
         return rules_names(choice)
     except ValueError:
@@ -111,6 +110,9 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
         raise typer.Exit(2)
     if not verify:
         return None
+    from taurec.catalog.errors import DataError
+    from taurec.tasks.trajectory_signing import load_log_key
+
     try:
         return load_log_key(key_file)
     except DataError as exc:
@@ -134,6 +136,9 @@ def _score(
     max_log_mb: int = MAX_LOG_BYTES // 2**20,
     rules: str = DEFAULT_RULES,
 ) -> RunCheck:
+    from .evaluate import evaluate
+    from .logs import Resolver
+
     resolver = Resolver(
         suite=suite,
         catalog=catalog,
@@ -185,6 +190,13 @@ def score(
     Every log's hash chain is checked (no key needed); --verify adds the signatures. A
     sealed run is scored by its plan: a planned episode that is missing or damaged counts
     as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
+    from importlib.metadata import version
+
+    import orjson
+
+    from .aggregate import aggregate
+    from .render import markdown, print_groups, print_side_by_side, report_check
+
     names = _rules(rules)
     key = _verify_key(verify, key_file)
     by_rules: dict[str, list[dict]] = {}
@@ -243,6 +255,9 @@ def explain(
     """Show every constraint and policy verdict of one episode, with its evidence."""
     from taurec.tasks.trajectory_reader import read_log
 
+    from .logs import Resolver, score_log
+    from .render import print_explanation
+
     names = _rules(rules)
     if not episode.is_file():
         what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
@@ -271,6 +286,9 @@ def compare(
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
+    from .aggregate import task_counts
+    from .passk import paired_difference
+
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
@@ -313,8 +331,13 @@ def export(
     seed: SeedOpt = 0,
 ) -> None:
     """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL)."""
+    import orjson
+
+    from taurec.catalog.errors import DataError
+
     from .export_cli import export_lines
     from .files import find_logs
+    from .logs import Resolver
 
     try:
         files = find_logs(logdirs)
@@ -333,6 +356,8 @@ def export(
 @app.command("version")
 def show_version() -> None:
     """Print the installed taurec version."""
+    from importlib.metadata import version
+
     typer.echo(version("taurec"))
 
 
