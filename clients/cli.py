@@ -8,11 +8,14 @@ shows its own help), so `taurec --help` and `taurec --version` stay instant.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:
+    # typer ships its own click; these are the types its groups deal in
+    from typer._click import Command, Context
 
 
 @dataclass(frozen=True)
@@ -55,12 +58,13 @@ COMMANDS: dict[str, CommandEntry] = {
 }
 
 
-def load_command(name: str) -> click.Command:
-    """The click command `name` runs, importing its module."""
+def load_command(name: str) -> Command:
+    """The command `name` runs, importing its module."""
     from importlib import import_module
 
     entry = COMMANDS[name]
     target = getattr(import_module(entry.module), entry.attribute)
+    command: Command
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
     else:
@@ -77,18 +81,18 @@ class LazyCommands(TyperGroup):
 
     entries: ClassVar[dict[str, CommandEntry]] = COMMANDS
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         return [*self.entries, *(n for n in super().list_commands(ctx) if n not in self.entries)]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if cmd_name in self.commands or cmd_name not in self.entries:
             return super().get_command(ctx, cmd_name)
         # a placeholder that carries the summary: listing must not import the command
-        return click.Command(cmd_name, help=self.entries[cmd_name].summary)
+        return TyperCommand(cmd_name, help=self.entries[cmd_name].summary)
 
     def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] in self.entries and args[0] not in self.commands:
             self.add_command(load_command(args[0]), args[0])
         return super().resolve_command(ctx, args)
