@@ -19,10 +19,7 @@ HEAVY = ("mcp", "numpy", "scipy", "bm25s", "litellm", "uvicorn", "pydantic", "pl
 
 
 def _imported_by(module: str) -> list[str]:
-    code = (
-        f"import sys, {module}\n"
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
+    code = f"import sys, {module}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
