@@ -367,55 +367,24 @@ def report(
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Write one self-contained HTML report (plots beside tables; works offline)."""
-    import os
-
-    problem = None
-    if out.is_dir():
-        problem = "is a folder; expected an .html file to write"
-    elif not out.parent.is_dir():
-        problem = f"cannot be written: no folder {out.parent}"
-    elif not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        problem = "cannot be written: permission denied"
-    if problem:
-        err.print(f"[red]error:[/red] -o {markup(out)} {markup(problem)}")
-        raise typer.Exit(2)
-    try:
-        from .report import render_report
-    except ImportError as exc:
-        err.print(
-            f"[red]error:[/red] the report needs plotly ({markup(exc)}); "
-            "install it with: pip install 'taurec[report]'"
-        )
-        raise typer.Exit(2) from None
-    from .aggregate import aggregate
-    from .evaluate import evaluate
-    from .logs import Resolver
-    from .report_data import load_judgements
+    from .report_cli import ReportError, write_report
 
     (name,) = _rules(rules)[:1]
-    resolver = Resolver(suite=suite, catalog=catalog, rules=name)
     try:
-        check = evaluate(logdirs, resolver, workers=workers)
-    except FileNotFoundError as exc:
+        write_report(
+            logdirs,
+            out,
+            title=title,
+            suite=suite,
+            catalog=catalog,
+            rules=name,
+            seed=seed,
+            workers=workers,
+            err=err,
+        )
+    except ReportError as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
-    if not check.scores:
-        where = ", ".join(map(str, logdirs))
-        err.print(f"[red]error:[/red] no episode logs (*.jsonl) found under {markup(where)}")
-        raise typer.Exit(2)
-    page = render_report(
-        aggregate(check.scores, seed=seed),
-        check.scores,
-        load_judgements(logdirs),
-        title=title,
-        sources=[str(p) for p in logdirs],
-    )
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        err.print(f"[red]error:[/red] -o {markup(out)} cannot be written: {markup(exc.strerror)}")
-        raise typer.Exit(2) from None
-    err.print(f"wrote {markup(out)} ({len(check.scores)} episodes, {len(page) // 1024} KiB)")
 
 
 @app.command("version")
