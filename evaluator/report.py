@@ -13,6 +13,7 @@ from typing import Any
 
 from .episode import EpisodeScore
 from .report_data import Judgements, ReportData, report_data
+from .report_episode_sections import failed_episodes, simulator_faults
 from .report_kind_sections import dialogue_metrics, judge_scores, learning_curves, ranking_metrics
 from .report_page import Section, render_page
 from .report_sections import (
@@ -35,9 +36,11 @@ SECTIONS: tuple[SectionBuilder, ...] = (
     policy_violations,
     failure_modes,
     dialogue_metrics,
+    simulator_faults,
     judge_scores,
     ranking_metrics,
     learning_curves,
+    failed_episodes,
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import sys
 import types
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_a_recommendation_run_gets_the_pass_rate_sections(runs, tmp_path):
     _, page = _report(tmp_path, runs["recommendation"])
-    assert page.sections == ["runs", "reliability", "strata", "policies", "failures"]
+    for section in ("runs", "reliability", "strata", "policies", "failures"):
+        assert section in page.sections, section
+    for section in ("cost", "dialogue", "judge", "ranking", "streams"):
+        assert section not in page.sections, section
     assert page.figures >= 4
 
 
@@ -295,3 +299,45 @@ def test_an_unwritable_output_is_a_one_line_error_with_exit_2(logs, tmp_path, ta
 def test_a_missing_log_path_is_a_one_line_error_with_exit_2(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html")])
     assert result.exit_code == 2 and result.stderr.strip().count("\n") == 0
+
+
+@dataclass
+class _Fault:
+    """A SimulatorFault as contract B defines it."""
+
+    kind: str
+    seq: int
+    detail: str
+
+
+def test_simulator_faults_are_counted_per_simulator():
+    scores = [_score("a", "t1", "e1"), _score("a", "t2", "e2"), _score("a", "t3", "e3")]
+    for s, faults in zip(scores, ([_Fault("stated_hidden", 3, "x")], [], []), strict=True):
+        s.simulator = "llm-user"  # type: ignore[attr-defined]
+        s.simulator_faults = faults  # type: ignore[attr-defined]
+    page = _render(scores, {})
+    assert "simulator-faults" in page.sections
+    assert page.row("Fault rate by simulator", "llm-user")[1:3] == ["3", "1"]
+    assert page.row("Faults by kind", "llm-user") == ["llm-user", "stated_hidden", "1"]
+
+
+def test_no_simulator_fault_section_without_faults():
+    assert "simulator-faults" not in _render([_score("a", "t1", "e1")], {}).sections
+
+
+def test_failed_episodes_are_listed_from_the_episode_rows(monkeypatch):
+    def rows(scores: list[EpisodeScore]) -> list[dict[str, Any]]:
+        return [
+            {"label": s.label, "task": s.task_id, "trial": s.trial, "failed_policies": ["p1"]}
+            for s in scores
+        ]
+
+    module = types.ModuleType("taurec.evaluator.episode_rows")
+    module.episode_rows = rows  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "taurec.evaluator.episode_rows", module)
+    failed = _score("a", "t2", "e2")
+    failed.reward = 0.0
+    page = _render([_score("a", "t1", "e1"), failed], {})
+    assert "failed-episodes" in page.sections
+    assert [r[:3] for r in page.tables["Failed episodes"]] == [["a", "t2", "0"]]
+    assert page.row("Failed episodes", "a")[6] == "p1"
