@@ -2,7 +2,9 @@
 
 Each command lives in its own module, which pulls in the MCP SDK, numpy, scipy and the
 catalog; the group below imports a command's module only when that command runs (or
-shows its own help), so `taurec --help` and `taurec --version` stay instant.
+shows its own help), so `taurec --help` and `taurec --version` stay instant. A new
+command gets an entry in COMMANDS; importing its module here would undo that
+(tests/clients/test_cli_startup.py checks).
 """
 
 from __future__ import annotations
