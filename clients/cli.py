@@ -1,4 +1,4 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan.
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo.
 
 Each command lives in its own module, which pulls in the MCP SDK, numpy, scipy and the
 catalog; the group below imports a command's module only when that command runs (or
@@ -57,6 +57,17 @@ COMMANDS: dict[str, CommandEntry] = {
         "Catalogs: generate synthetic ones, build from TMDB, import τ-Rec's, inspect.",
     ),
     "plan": CommandEntry("taurec.clients.plan_cli", "app", "Plans for sealed runs."),
+    "crs-demo": CommandEntry(
+        "taurec.clients.crs_demo_cli",
+        "crs_demo",
+        "Serve a small rule-based CRS (GET/POST /receive_message) for `taurec run --agent crs`.",
+    ),
+    "a2a-demo": CommandEntry(
+        "taurec.clients.a2a_demo_cli",
+        "a2a_demo",
+        "Serve a reference A2A agent (the scripted policy over the MCP URL it is handed) for "
+        "`taurec run --agent a2a`. Needs the a2a extra.",
+    ),
 }
 
 
@@ -131,3 +142,7 @@ def taurec(
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -51,6 +51,8 @@ class AgentName(StrEnum):  # every kind's registered names (a test keeps the two
     CF = "cf"  # ranking tasks
     LLM = "llm"
     LEARNER = "learner"  # stream suites
+    CRS = "crs"  # a text-only CRS over HTTP
+    A2A = "a2a"  # an Agent2Agent-protocol agent
 
 
 class TransportName(StrEnum):
@@ -157,6 +159,13 @@ def run(
             "--episode-timeout", min=1, help="Seconds before an episode is an agent_error."
         ),
     ] = 900.0,
+    crs_url: Annotated[
+        str | None,
+        typer.Option("--crs-url", help="--agent crs: the CRS's base URL (iEvaLM protocol)."),
+    ] = None,
+    a2a_url: Annotated[
+        str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
@@ -169,6 +178,7 @@ def run(
         _fail("--url applies to --transport http only")
     if transport is TransportName.HTTP and simulator is SimulatorName.LLM:
         _fail("--simulator applies to a server the run starts; an http server has its own")
+    given = {k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v}
     settings = AgentSettings(
         label=label,
         seed=seed or 0,
@@ -176,6 +186,7 @@ def run(
         model=model,
         temperature=temperature,
         reasoning_effort=reasoning_effort,
+        options=given,
     )
     if name == "llm" and not model:
         _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)")
@@ -197,6 +208,7 @@ def run(
     except DataError as exc:
         _fail(exc)
     task_ids = _select(loaded, tasks)
+    _check_agent_options(name, given, loaded.kind)
     the_agent = None
     if not dry_run:
         try:
@@ -257,6 +269,7 @@ def run(
         "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
+        "--crs-url": crs_url, "--a2a-url": a2a_url,
     }  # fmt: skip
     if todo:
         where = (
@@ -317,6 +330,18 @@ def run(
     err.print(f"score again with: evaluator score {out}{both}")
     if not check.clean:
         raise typer.Exit(1)
+
+
+def _check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
+    """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
+    try:
+        entry = agents_of(kind).get(name)
+    except AgentUnavailable:
+        entry = None
+    requires = entry.profile.requires if entry is not None else ()
+    for option in given:
+        if option not in requires:
+            _fail(f"--{option.replace('_', '-')} does not apply to --agent {name}")
 
 
 def _named_cause(failures: list[LogFailure]) -> str:

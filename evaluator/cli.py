@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
+from .judge_cli import judge
 from .text import markup
 
 if TYPE_CHECKING:
@@ -385,6 +386,9 @@ def report(
     except ReportError as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
+
+
+app.command("judge")(judge)
 
 
 @app.command("version")
