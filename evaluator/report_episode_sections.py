@@ -10,7 +10,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .report_data import ReportData
-from .report_page import Cell, Section, Table, text
+from .report_page import Cell, Section, Table, plot_text
 
 #: the most failed episodes listed; the rest are counted
 MAX_FAILED_ROWS = 300
@@ -34,7 +34,9 @@ def simulator_faults(data: ReportData) -> Section | None:
     if not any(faulty.values()):
         return None
     names = sorted(episodes)
-    fig = go.Figure(go.Bar(x=[text(n) for n in names], y=[faulty[n] / episodes[n] for n in names]))
+    fig = go.Figure(
+        go.Bar(x=[plot_text(n) for n in names], y=[faulty[n] / episodes[n] for n in names])
+    )
     fig.update_layout(
         title="Episodes with a simulator fault",
         yaxis={"title": "share of episodes", "rangemode": "tozero"},

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .report_data import ReportData, mean_se
-from .report_page import Cell, Section, Table, text
+from .report_page import Cell, Section, Table, plot_text
 
 #: the dialogue metrics episodes carry when they have a dialogue (contract B)
 DIALOGUE_METRICS = ("sr", "srrr", "rdl", "utterances")
@@ -26,10 +26,10 @@ def _bars(
     for series, values in by_series.items():
         fig.add_trace(
             go.Bar(
-                x=[text(n) for n in names],
+                x=[plot_text(n) for n in names],
                 y=[None if math.isnan(m) else m for m, _ in values],
                 error_y={"type": "data", "array": [0 if math.isnan(e) else e for _, e in values]},
-                name=text(series),
+                name=plot_text(series),
             )
         )
     fig.update_layout(title=title, barmode="group")
@@ -113,7 +113,7 @@ def ranking_metrics(data: ReportData) -> Section | None:
             go.Bar(
                 x=list(RANKING_METRICS),
                 y=means,
-                name=text(s.name),
+                name=plot_text(s.name),
                 error_y={
                     "type": "data",
                     "array": [hi - m for m, (_, hi) in zip(means, cis, strict=True)],
@@ -162,11 +162,11 @@ def learning_curves(data: ReportData) -> Section | None:
                 hoverinfo="skip",
                 showlegend=False,
                 legendgroup=group_id,
-                name=f"{text(s.name)} ± SE",
+                name=f"{plot_text(s.name)} ± SE",
             )
         )
         fig.add_trace(
-            go.Scatter(x=x, y=y, mode="lines+markers", name=text(s.name), legendgroup=group_id)
+            go.Scatter(x=x, y=y, mode="lines+markers", name=plot_text(s.name), legendgroup=group_id)
         )
         rows += [
             [s.name, p["episode"], p["n"], p["regret"], p["regret_se"], p["questions"], p["top1"]]

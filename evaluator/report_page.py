@@ -38,8 +38,14 @@ class Section:
 
 
 def text(value: object) -> str:
-    """`value` as HTML text (for tables, and for labels handed to plotly)."""
+    """`value` as HTML text, quotes included (for the page itself)."""
     return html.escape(str(value), quote=True)
+
+
+def plot_text(value: object) -> str:
+    """`value` for a plotly label: `<`, `>` and `&` escaped (plotly renders a few tags and
+    decodes these entities back to text, but shows `&quot;` as it is)."""
+    return html.escape(str(value), quote=False)
 
 
 def cell(value: Cell) -> str:

@@ -15,7 +15,7 @@ from taurec.tasks.task import Complexity, RevealDifficulty
 from .aggregate import task_counts
 from .passk import pass_k
 from .report_data import ReportData, Series
-from .report_page import Cell, Section, Table, text
+from .report_page import Cell, Section, Table, plot_text
 
 
 def _pass1(g: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
@@ -72,7 +72,7 @@ def reliability_cliff(data: ReportData) -> Section | None:
                 x=ks,
                 y=ys,
                 mode="lines+markers",
-                name=text(s.name),
+                name=plot_text(s.name),
                 error_y={
                     "type": "data",
                     "array": [hi - y for y, (_, hi) in zip(ys, cis, strict=True)],
@@ -137,7 +137,7 @@ def cost_pareto(data: ReportData) -> Section | None:
             x=[p[0] for p in points],
             y=[p[1] for p in points],
             mode="markers+text",
-            text=[text(s.name) for s in shown],
+            text=[plot_text(s.name) for s in shown],
             textposition="top center",
             name="series",
         )
@@ -203,8 +203,8 @@ def strata(data: ReportData) -> Section | None:
         fig = go.Figure(
             go.Heatmap(
                 z=z,
-                x=[text(c) for c in found_cols],
-                y=[text(r) for r in found_rows],
+                x=[plot_text(c) for c in found_cols],
+                y=[plot_text(r) for r in found_rows],
                 text=labels,
                 texttemplate="%{text}",
                 zmin=0,
@@ -214,7 +214,7 @@ def strata(data: ReportData) -> Section | None:
             )
         )
         fig.update_layout(
-            title=f"{text(s.name)}: pass^1 by complexity and reveal",
+            title=f"{plot_text(s.name)}: pass^1 by complexity and reveal",
             xaxis={"title": "reveal"},
             yaxis={"title": "complexity"},
         )
@@ -244,7 +244,9 @@ def policy_violations(data: ReportData) -> Section | None:
                 checked[r.policy.value] += 1
                 failed[r.policy.value] += r.verdict is Verdict.FAIL
         rates = s.group["policy_violation_rate"]
-        fig.add_trace(go.Bar(x=[text(p) for p in rates], y=list(rates.values()), name=text(s.name)))
+        fig.add_trace(
+            go.Bar(x=[plot_text(p) for p in rates], y=list(rates.values()), name=plot_text(s.name))
+        )
         rows += [[s.name, p, failed[p], checked[p], rate] for p, rate in rates.items()]
     fig.update_layout(
         title="Policy violation rate",
@@ -273,7 +275,7 @@ def failure_modes(data: ReportData) -> Section | None:
         ):
             fig.add_trace(
                 go.Bar(
-                    x=[text(s.name) for s in modes],
+                    x=[plot_text(s.name) for s in modes],
                     y=[s.group["failure_mode"][field] for s in modes],
                     name=title,
                 )
@@ -299,7 +301,9 @@ def failure_modes(data: ReportData) -> Section | None:
     for reason in reasons:
         fig.add_trace(
             go.Bar(
-                x=[text(n) for n in ends], y=[c[reason] for c in ends.values()], name=text(reason)
+                x=[plot_text(n) for n in ends],
+                y=[c[reason] for c in ends.values()],
+                name=plot_text(reason),
             )
         )
     fig.update_layout(title="How episodes ended", barmode="stack", yaxis={"title": "episodes"})

@@ -69,3 +69,39 @@ def test_a_section_link_scrolls_to_its_plots(browser: Any, report: Path, screens
     assert browser.execute_script("return location.hash") == "#streams"
     assert console_errors(browser) == []
     browser.save_screenshot(str(screenshots / "report-streams.png"))
+
+
+def _score(label: str, task: str, reward: float) -> Any:
+    from taurec.evaluator.episode import EpisodeScore
+
+    return EpisodeScore(
+        path=f"{task}.jsonl",
+        label=label,
+        task_id=task,
+        trial=0,
+        end_reason="recommended",
+        outcome="item",
+        item_id="i1",
+        reward=reward,
+        complexity="simple",
+        reveal="volunteer",
+        episode_id=task,
+    )
+
+
+def test_a_label_with_markup_shows_as_plain_text_in_the_plots(browser: Any, tmp_path: Path) -> None:
+    from taurec.evaluator.aggregate import aggregate
+    from taurec.evaluator.report import render_report
+
+    label = '<b>bold</b> & "quoted"'
+    scores = [_score(label, "t1", 1.0), _score(label, "t2", 0.0), _score("plain", "t1", 1.0)]
+    page = tmp_path / "report.html"
+    page.write_text(render_report(aggregate(scores), scores, {}, title="t", sources=["s"]))
+    browser.get(page.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    legends = browser.execute_script(
+        "return [...document.querySelectorAll('.legendtext')].map(e => e.textContent)"
+    )
+    assert label in legends
+    assert browser.execute_script("return document.querySelectorAll('svg b').length") == 0
+    assert console_errors(browser) == []
