@@ -90,7 +90,8 @@ def reliability_cliff(data: ReportData) -> Section | None:
         "reliability",
         "Reliability cliff",
         "pass^k is the chance that k trials of a task all pass, averaged over tasks; how fast "
-        "it falls with k shows how consistent an agent is. Bars: 95% CIs resampling tasks.",
+        "it falls with k shows how consistent an agent is (a ranking trial passes when the "
+        "positive is in its top K). Bars: 95% CIs resampling tasks.",
         [fig],
         [Table("pass^k by k", ["series", "k", "pass^k", "CI low", "CI high"], rows)],
     )
