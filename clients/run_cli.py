@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import shlex
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, NoReturn
 
-import anyio
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -28,13 +28,13 @@ from taurec.clients.agents.registry import (
     default_label,
     make_agent,
 )
+from taurec.clients.runner.backends import BackendError, RunJob, make_backend
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.log_failures import LogFailure, log_failures
 from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
-from taurec.clients.runner.runner import Runner
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
 from taurec.server.errors import from_validation_error
@@ -59,6 +59,11 @@ class TransportName(StrEnum):
     INPROC = "inproc"
     STDIO = "stdio"
     HTTP = "http"
+
+
+class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
+    LOCAL = "local"
+    RAY = "ray"
 
 
 class SimulatorName(StrEnum):
@@ -169,6 +174,17 @@ def run(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
+    backend: Annotated[
+        BackendName,
+        typer.Option("--backend", help="local (this process) or ray (a Ray cluster; taurec[ray])."),
+    ] = BackendName.LOCAL,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="--backend ray: the cluster's address (default: $RAY_ADDRESS, else a local Ray).",
+        ),
+    ] = None,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
     name = agent.value
@@ -209,6 +225,15 @@ def run(
         _fail(exc)
     task_ids = _select(loaded, tasks)
     _check_agent_options(name, given, loaded.kind)
+    if backend is BackendName.RAY and transport is TransportName.HTTP:
+        _fail(
+            "--backend ray plays each episode against a server on its worker; use "
+            "--transport inproc or stdio (an http server is reached with --backend local)"
+        )
+    try:
+        the_backend = make_backend(backend.value, ray_address)
+    except BackendError as exc:
+        _fail(exc)
     the_agent = None
     if not dry_run:
         try:
@@ -244,6 +269,7 @@ def run(
         )
     if resume and len(specs) > len(todo):
         err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
+    plan_path = None
     if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
         try:
             sealed, plan_path = local_plan(
@@ -270,6 +296,8 @@ def run(
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
+        "--backend": backend.value if backend is not BackendName.LOCAL else None,
+        "--ray-address": ray_address,
     }  # fmt: skip
     if todo:
         where = (
@@ -280,10 +308,11 @@ def run(
         err.print(
             f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: {len(todo)} episodes "
             f"({len({s.task_id for s in todo})} tasks, up to {trials} trials), "
-            f"{connection.describe()}, {concurrency} at a time; logs in {where}"
+            f"{connection.describe()}, {concurrency} at a time"
+            f"{' on Ray' if backend is BackendName.RAY else ''}; logs in {where}"
         )
-        runner = Runner(
-            the_agent,
+        job = RunJob(
+            partial(make_agent, name, settings, loaded.kind),
             connection,
             out,
             run_label,
@@ -291,10 +320,13 @@ def run(
             seed=seed,
             episode_timeout=episode_timeout,
             resolver=resolver,
+            plan_path=plan_path,
         )
         with RunProgress(len(todo), the_label, err) as progress:
-            runner.on_result = progress
-            report = anyio.run(runner.run, todo)
+            try:
+                report = the_backend.run(job, todo, progress)
+            except (BackendError, DataError) as exc:
+                _fail(exc)
         played = [r.score for r in report.results if r.score is not None]
         unwritten = log_failures(report.results)
         if report.failure:

@@ -30,6 +30,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taurec.catalog.errors import DataError, from_validation_error
+from taurec.catalog.folder import is_catalog_folder
 from taurec.catalog.store import BUILTIN, Catalog
 
 from .kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
@@ -319,10 +320,10 @@ def _load_catalog(catalog: str, folder: Path) -> Catalog:
     if catalog == BUILTIN:
         return Catalog.load(BUILTIN)
     path = folder / catalog
-    if not path.is_file():
+    if not (path.is_file() or is_catalog_folder(path)):
         raise DataError(
             f"names {catalog!r}, which is not a file ({path}); expected 'builtin' or a catalog "
-            "file path relative to the suite folder",
+            "file path (or .taurec-catalog folder) relative to the suite folder",
             source=folder / SUITE_FILE,
             field="catalog",
         )

@@ -22,7 +22,7 @@ BODY = 1024 * 1024 - 4096  # just under the default 1 MiB body limit
 
 def _post(port: int, declared: int, sent: bytes, **headers: str) -> socket.socket:
     """A raw POST to /mcp that declares `declared` body bytes and sends `sent`."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s = socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S)
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     head = (
         f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
@@ -35,7 +35,7 @@ def _post(port: int, declared: int, sent: bytes, **headers: str) -> socket.socke
 def _padded(port: int, padding: int) -> socket.socket:
     """A POST whose headers (with `padding` bytes of one header) come in two parts, the
     way a slow client sends them: the server must hold the first part meanwhile."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s = socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S)
     s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Padding: ".encode())
     s.sendall(b"p" * padding)
     time.sleep(0.5)
