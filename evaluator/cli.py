@@ -4,27 +4,24 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 from rich.console import Console
 
-from taurec.catalog.errors import DataError
-from taurec.tasks.trajectory_signing import LogKey, load_log_key
-
-from .aggregate import aggregate, task_counts
-from .episode import EpisodeScore
-from .evaluate import evaluate
+from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .judge_cli import judge
-from .logs import MAX_LOG_BYTES, Resolver
-from .passk import paired_difference
-from .render import markdown, print_faults, print_groups, print_side_by_side, report_check
-from .rules import DEFAULT_RULES, RULES, rules_names
-from .sealed import RunCheck
 from .text import markup
+
+if TYPE_CHECKING:
+    from taurec.tasks.trajectory_signing import LogKey
+
+    from .episode import EpisodeScore
+    from .sealed import RunCheck
+
+# `evaluator --help` loads this module only: each command imports the scoring stack
+# (numpy, scipy, the catalog) in its body, so the help stays instant.
 
 app = typer.Typer(
     name="evaluator",
@@ -46,7 +43,8 @@ SuiteOpt = Annotated[
     typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH)."),
 ]
 CatalogOpt = Annotated[
-    str | None, typer.Option("--catalog", help="Score against this catalog file.")
+    str | None,
+    typer.Option("--catalog", help="Score against this catalog file or .taurec-catalog folder."),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
 RulesOpt = Annotated[
@@ -60,6 +58,8 @@ RulesOpt = Annotated[
 
 
 def _rules(choice: str) -> list[str]:
+    from .rules import RULES, rules_names
+
     try:
         return rules_names(choice)
     except ValueError:
@@ -112,6 +112,9 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
         raise typer.Exit(2)
     if not verify:
         return None
+    from taurec.catalog.errors import DataError
+    from taurec.tasks.trajectory_signing import load_log_key
+
     try:
         return load_log_key(key_file)
     except DataError as exc:
@@ -135,6 +138,9 @@ def _score(
     max_log_mb: int = MAX_LOG_BYTES // 2**20,
     rules: str = DEFAULT_RULES,
 ) -> RunCheck:
+    from .evaluate import evaluate
+    from .logs import Resolver
+
     resolver = Resolver(
         suite=suite,
         catalog=catalog,
@@ -186,6 +192,19 @@ def score(
     Every log's hash chain is checked (no key needed); --verify adds the signatures. A
     sealed run is scored by its plan: a planned episode that is missing or damaged counts
     as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
+    from importlib.metadata import version
+
+    import orjson
+
+    from .aggregate import aggregate
+    from .render import (
+        markdown,
+        print_faults,
+        print_groups,
+        print_side_by_side,
+        report_check,
+    )
+
     names = _rules(rules)
     key = _verify_key(verify, key_file)
     by_rules: dict[str, list[dict]] = {}
@@ -343,6 +362,9 @@ def compare(
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
+    from .aggregate import task_counts
+    from .passk import paired_difference
+
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
@@ -385,8 +407,13 @@ def export(
     seed: SeedOpt = 0,
 ) -> None:
     """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL)."""
+    import orjson
+
+    from taurec.catalog.errors import DataError
+
     from .export_cli import export_lines
     from .files import find_logs
+    from .logs import Resolver
 
     try:
         files = find_logs(logdirs)
@@ -402,12 +429,48 @@ def export(
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
 
 
+@app.command()
+def report(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The HTML file to write.")],
+    title: Annotated[str, typer.Option("--title", help="The page's title.")] = "taurec report",
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    seed: SeedOpt = 0,
+    workers: WorkersOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """Write one self-contained HTML report (plots beside tables; works offline)."""
+    from .report_cli import ReportError, write_report
+
+    (name,) = _rules(rules)[:1]
+    try:
+        write_report(
+            logdirs,
+            out,
+            title=title,
+            suite=suite,
+            catalog=catalog,
+            rules=name,
+            seed=seed,
+            workers=workers,
+            err=err,
+        )
+    except ReportError as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+
+
 app.command("judge")(judge)
 
 
 @app.command("version")
 def show_version() -> None:
     """Print the installed taurec version."""
+    from importlib.metadata import version
+
     typer.echo(version("taurec"))
 
 

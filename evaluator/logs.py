@@ -23,6 +23,7 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
+from .defaults import MAX_LOG_BYTES
 from .dialogue import note_dialogue
 from .episode import EpisodeScore
 from .files import find_logs
@@ -36,7 +37,6 @@ __all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "s
 
 #: The largest log the evaluator reads (a real episode is kilobytes; a sparse multi-GB
 #: file would exhaust memory). Resolver.max_log_bytes overrides it.
-MAX_LOG_BYTES = 64 * 1024 * 1024
 #: Suites kept loaded at once (each holds a catalog and its indexes).
 SUITE_CACHE = 8
 
@@ -94,7 +94,7 @@ class Resolver:
         hit = self._cache.get(key)
         if hit is None:
             try:
-                suite = load_suite(key)
+                suite = load_suite(key, audit=False)  # scoring needs no defect report
                 catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
                 hit = SuiteContext(
                     suite,
