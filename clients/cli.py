@@ -9,6 +9,7 @@ from .plan_cli import app as plan_app
 from .play_cli import play
 from .run_cli import run
 from .serve_cli import serve
+from .startup import prepare
 from .tasks_cli import app as tasks_app
 
 app = typer.Typer(
@@ -26,4 +27,5 @@ app.command("play")(play)
 
 
 def main() -> None:
+    prepare(app)
     app()

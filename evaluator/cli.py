@@ -337,4 +337,6 @@ def show_version() -> None:
 
 
 def main() -> None:
+    # Python's own traceback when stderr is a file or pipe: full-width, not a squeezed panel
+    app.pretty_exceptions_enable = sys.stderr.isatty()
     app()

@@ -1,0 +1,34 @@
+"""What the `taurec` commands do before reading their options.
+
+- `.env` in the working folder is read into the environment (API keys for litellm, the
+  server's token), never overriding a variable already set; python-dotenv is imported
+  only when there is such a file, so start-up stays fast.
+- Unexpected errors print Python's own traceback when stderr is not a terminal (a log
+  file, a pipe, CI), so it is full-width and greppable rather than a panel squeezed to
+  whatever width rich guesses; on a terminal, typer's panel.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+ENV_FILE = ".env"
+
+
+def load_env_file(folder: Path | None = None) -> Path | None:
+    """Load `<folder or cwd>/.env` without overriding set variables; the file, if read."""
+    path = (folder or Path.cwd()) / ENV_FILE
+    if not path.is_file():
+        return None
+    from dotenv import load_dotenv
+
+    load_dotenv(path, override=False)
+    return path
+
+
+def prepare(app: typer.Typer) -> None:
+    load_env_file()
+    app.pretty_exceptions_enable = sys.stderr.isatty()
