@@ -18,12 +18,13 @@ from taurec.tasks.trajectory_signing import LogKey, load_log_key
 from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
 from .evaluate import evaluate
+from .files import NotARunFile
 from .logs import MAX_LOG_BYTES, Resolver, score_log
-from .passk import paired_difference
+from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
 from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
 from .rules import DEFAULT_RULES, RULES, rules_names
 from .sealed import RunCheck
-from .text import markup
+from .text import markup, plural
 
 app = typer.Typer(
     name="evaluator",
@@ -144,7 +145,7 @@ def _score(
     )
     try:
         check = evaluate(paths, resolver, workers=workers)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, NotARunFile) as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
     if not check.scores and not check.excluded and not check.runs:
@@ -225,7 +226,8 @@ def score(
     for g in groups:
         if g["mode"] == "open":
             err.print(
-                f"[yellow]warning:[/yellow] {markup(g['label'])}: {g['n_episodes']} episodes from "
+                f"[yellow]warning:[/yellow] {markup(g['label'])}: "
+                f"{plural(g['n_episodes'], 'episode')} from "
                 "an open server (no run plan): any client could start any episode under any "
                 "label, so these numbers are not comparable with sealed runs"
             )
@@ -286,14 +288,15 @@ def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, 
     if n == 0:
         err.print("[red]error:[/red] the two labels share no task")
         raise typer.Exit(2)
-    verdict = (
-        "distinguishable from noise (the 95% CI excludes 0)"
-        if lo > 0 or hi < 0
-        else "NOT distinguishable from noise (the 95% CI includes 0)"
-    )
+    if n < MIN_SHARED_TASKS:
+        err.print(
+            f"[yellow]warning:[/yellow] only {plural(n, 'shared task')}; a paired bootstrap "
+            f"over fewer than {MIN_SHARED_TASKS} tasks is too rough to rely on"
+        )
     Console(highlight=False).print(
-        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over {n} shared tasks, "
-        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict} (rules {rules})"
+        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over "
+        f"{plural(n, 'shared task')}, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: "
+        f"{difference_verdict(lo, hi)} (rules {rules})"
     )
 
 
@@ -319,7 +322,7 @@ def export(
     try:
         files = find_logs(logdirs)
         lines = export_lines(files, fmt.value, Resolver(suite=suite), seed)
-    except (FileNotFoundError, DataError) as exc:
+    except (FileNotFoundError, NotARunFile, DataError) as exc:
         err.print(f"[red]error:[/red] {markup(str(exc))}")
         raise typer.Exit(2) from None
     blob = b"".join(orjson.dumps(line) + b"\n" for line in lines)
