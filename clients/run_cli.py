@@ -309,19 +309,19 @@ def run(
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
             if report.results:
                 err.print(
-                    f"{plural(len(report.results), 'episode')} finished and saved in {out}. Once the "
+                    f"{_saved(len(report.results))} in {out}. Once the "
                     f"cause is fixed, resume with:\n  {escape(_resume_command(options))}"
                 )
             raise typer.Exit(1)
         if report.interrupted:
             err.print(
-                f"[yellow]interrupted:[/yellow] {plural(len(report.results), 'episode')} finished and "
-                f"saved in {out}; episodes in flight were cancelled. Resume with:\n  "
+                f"[yellow]interrupted:[/yellow] {_saved(len(report.results))} in {out}; "
+                f"episodes in flight were cancelled. Resume with:\n  "
                 f"{escape(_resume_command(options))}"
             )
             raise typer.Exit(130)
     else:
-        err.print(f"nothing to play: all {plural(len(specs), 'episode')} are already in {out}")
+        err.print(f"nothing to play: every planned episode ({len(specs)}) is already in {out}")
     check, both = table(out, report, resolver, loaded.spec, Console(), err)
     if unwritten:
         err.print(
@@ -367,6 +367,10 @@ def check_credentials(models: dict[str, str | None]) -> None:
                 f"{flag} {model}: {', '.join(missing)} not set (litellm needs it for this "
                 f"model; export it, or put it in .env in this folder{mock})"
             )
+
+
+def _saved(n: int) -> str:
+    return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
 
 
 def _named_cause(failures: list[LogFailure]) -> str:

@@ -34,3 +34,16 @@ def test_help_lists_the_options() -> None:
     for option in ("--transport", "--host", "--port", "--suite", "--catalog", "--simulator",
                    "--log-dir", "--label", "--task", "--trial"):  # fmt: skip
         assert option in result.output
+
+
+def test_a_port_in_use_is_one_line_with_exit_2() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["--transport", "http", "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in result.output
+    assert result.output.count("\n") == 1
