@@ -53,7 +53,7 @@ def test_quiet_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_a_file_is_no_log_folder(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("hello")
-    with pytest.raises(RunRefused, match="out .*README.md is a file; expected a folder"):
+    with pytest.raises(RunRefused, match=r"out .*README\.md is a file; expected a folder"):
         check_out(readme, PYTHON_NAMES)
-    with pytest.raises(RunRefused, match="is under .*README.md, which is a file"):
+    with pytest.raises(RunRefused, match=r"is under .*README\.md, which is a file"):
         check_out(readme / "logs", PYTHON_NAMES)
