@@ -48,6 +48,7 @@ from taurec.clients.runner.session import (
     start,
     table,
 )
+from taurec.clients.startup import missing_key
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.text import plural
 from taurec.server.errors import from_validation_error
@@ -354,19 +355,8 @@ def _known_agent(name: str, kind: str) -> None:
 def check_credentials(models: dict[str, str | None]) -> None:
     """Stop (exit 2) before the first episode when litellm lacks a variable a named model
     needs, instead of failing every episode on it."""
-    named = {flag: m for flag, m in models.items() if m}
-    if not named:
-        return
-    from taurec.server.llm_runtime import missing_credentials
-
-    for flag, model in named.items():
-        missing = missing_credentials(model)
-        if missing:
-            mock = "; --agent llm --model mock runs without a key" if flag == "--model" else ""
-            _fail(
-                f"{flag} {model}: {', '.join(missing)} not set (litellm needs it for this "
-                f"model; export it, or put it in .env in this folder{mock})"
-            )
+    if (message := missing_key(models)) is not None:
+        _fail(message)
 
 
 def _saved(n: int) -> str:

@@ -1,7 +1,7 @@
 """`taurec serve`: the MCP server, over stdio (default) or Streamable HTTP.
 
-Exit code 2 when the settings or the suite are bad, or when the HTTP port is already in
-use (one line on stderr, checked before the server starts), 0 after a graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
+Exit code 2 when the settings or the suite are bad, when the LLM user's model lacks its
+API key, or when the HTTP port is already in use (one line on stderr, checked before the server starts), 0 after a graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
 messages only; everything else goes to stderr. HTTP binds loopback unless told otherwise,
 and refuses a non-loopback host without an auth token unless --allow-remote is given.
 Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec serve`.
@@ -21,6 +21,8 @@ from taurec.server.app import run_server
 from taurec.server.errors import from_validation_error
 from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
 from taurec.tasks.run_plan import read_plan
+
+from .startup import missing_key
 
 
 class TransportName(StrEnum):
@@ -212,6 +214,10 @@ def serve(
             "can reach it can play episodes and write logs",
             err=True,
         )
+    if simulator is SimulatorName.LLM and (
+        why := missing_key({"--simulator-model": simulator_model})
+    ):
+        _fail(why)
     if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
         _fail(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "

@@ -32,3 +32,23 @@ def load_env_file(folder: Path | None = None) -> Path | None:
 def prepare(app: typer.Typer) -> None:
     load_env_file()
     app.pretty_exceptions_enable = sys.stderr.isatty()
+
+
+def missing_key(models: dict[str, str | None]) -> str | None:
+    """One line naming the variable litellm lacks for a model a command was given
+    (`{"--model": "openai/gpt-4o", ...}`, None for flags not in use); None when every
+    model has what it needs. Imports litellm only when a model is named."""
+    named = {flag: model for flag, model in models.items() if model}
+    if not named:
+        return None
+    from taurec.server.llm_runtime import missing_credentials
+
+    for flag, model in named.items():
+        missing = missing_credentials(model)
+        if missing:
+            mock = "; --agent llm --model mock runs without a key" if flag == "--model" else ""
+            return (
+                f"{flag} {model}: {', '.join(missing)} not set (litellm needs it for this "
+                f"model; export it, or put it in {ENV_FILE} in this folder{mock})"
+            )
+    return None

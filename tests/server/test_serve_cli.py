@@ -47,3 +47,15 @@ def test_a_port_in_use_is_one_line_with_exit_2() -> None:
     assert result.exit_code == 2, result.output
     assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in result.output
     assert result.output.count("\n") == 1
+
+
+def test_an_llm_user_without_its_key_is_one_line_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = ["--simulator", "llm", "--simulator-model", "openai/gpt-4o-mini"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "--simulator-model openai/gpt-4o-mini: OPENAI_API_KEY not set" in result.output
+    assert result.output.count("\n") == 1
