@@ -246,9 +246,9 @@ class Runner:
                 if self._log_of(spec, episode_id) is None:
                     raise LogsElsewhere(
                         f"the server at {self.connection.url} does not write its episode logs "
-                        f"under --out {self.out}: the log of episode {episode_id[:12]} "
+                        f"under --log-dir {self.out}: the log of episode {episode_id[:12]} "
                         f"({spec.task_id}, trial {spec.trial}) is not there. Give the "
-                        "server's --log-dir (that folder as this machine sees it) as --out, "
+                        "server's --log-dir (that folder as this machine sees it) as the run's --log-dir, "
                         "so that the run can score, resume and refuse to mix runs; the "
                         "episode was left unplayed, and --resume sets its log aside and "
                         "plays it again"
