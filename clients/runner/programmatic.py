@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from taurec.clients.agents.base import Agent
 from taurec.evaluator.logs import Resolver
@@ -75,7 +76,7 @@ def run_agent(
     )
     report = play(runner, run.todo, stderr) if run.todo else RunReport()
     if report.failure:
-        stderr.print(f"[red]error:[/red] the run failed: {report.failure}", markup=True)
+        stderr.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
     elif not report.interrupted:
         table(out, report, resolver, loaded.spec, stdout, stderr)
     return report
