@@ -347,7 +347,7 @@ def _known_agent(name: str, kind: str) -> None:
         _fail(exc)
     if name not in known:
         _fail(
-            f"--agent {name!r}: no such agent for {kind!r} tasks; expected one of "
+            f"--agent: unknown agent {name!r} for {kind!r} tasks; expected one of "
             f"{', '.join(known)}, or one's own as module:Class or path/file.py:Class"
         )
 
