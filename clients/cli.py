@@ -1,10 +1,12 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan."""
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo."""
 
 from __future__ import annotations
 
 import typer
 
+from .a2a_demo_cli import a2a_demo
 from .catalog_cli import app as catalog_app
+from .crs_demo_cli import crs_demo
 from .plan_cli import app as plan_app
 from .play_cli import play
 from .run_cli import run
@@ -24,8 +26,14 @@ app.add_typer(plan_app, name="plan")
 app.command("serve")(serve)
 app.command("run")(run)
 app.command("play")(play)
+app.command("crs-demo")(crs_demo)
+app.command("a2a-demo")(a2a_demo)
 
 
 def main() -> None:
     prepare(app)
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -65,6 +65,8 @@ class AgentName(StrEnum):  # every kind's registered names (a test keeps the two
     CF = "cf"  # ranking tasks
     LLM = "llm"
     LEARNER = "learner"  # stream suites
+    CRS = "crs"  # a text-only CRS over HTTP
+    A2A = "a2a"  # an Agent2Agent-protocol agent
 
 
 AGENT_HELP = (
@@ -178,6 +180,13 @@ def run(
             "--episode-timeout", min=1, help="Seconds before an episode is an agent_error."
         ),
     ] = 900.0,
+    crs_url: Annotated[
+        str | None,
+        typer.Option("--crs-url", help="--agent crs: the CRS's base URL (iEvaLM protocol)."),
+    ] = None,
+    a2a_url: Annotated[
+        str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
@@ -195,6 +204,7 @@ def run(
         check_out(out)
     except RunRefused as exc:
         _fail(exc)
+    given = {k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v}
     settings = AgentSettings(
         label=label,
         seed=seed or 0,
@@ -202,6 +212,7 @@ def run(
         model=model,
         temperature=temperature,
         reasoning_effort=reasoning_effort,
+        options=given,
     )
     if name == "llm" and not model:
         _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
@@ -225,6 +236,7 @@ def run(
     task_ids = _select(loaded, tasks)
     if not custom:
         _known_agent(name, loaded.kind)
+    _check_agent_options(name, given, loaded.kind)
     the_agent = None
     if not dry_run:
         check_credentials(
@@ -281,6 +293,7 @@ def run(
         "--url": url, "--simulator": simulator.value if simulator is SimulatorName.LLM else None,
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
+        "--crs-url": crs_url, "--a2a-url": a2a_url,
     }  # fmt: skip
     if todo:
         where = (
@@ -361,6 +374,18 @@ def check_credentials(models: dict[str, str | None]) -> None:
 
 def _saved(n: int) -> str:
     return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
+
+
+def _check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
+    """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
+    try:
+        entry = agents_of_kind(kind).get(name)
+    except AgentUnavailable:
+        entry = None
+    requires = entry.profile.requires if entry is not None else ()
+    for option in given:
+        if option not in requires:
+            _fail(f"--{option.replace('_', '-')} does not apply to --agent {name}")
 
 
 def _named_cause(failures: list[LogFailure]) -> str:

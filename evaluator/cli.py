@@ -19,6 +19,7 @@ from .aggregate import aggregate, task_counts
 from .episode import EpisodeScore
 from .evaluate import evaluate
 from .files import NotARunFile
+from .judge_cli import judge
 from .logs import MAX_LOG_BYTES, Resolver, score_log
 from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
 from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
@@ -331,6 +332,9 @@ def export(
     else:
         out.write_bytes(blob)
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+
+
+app.command("judge")(judge)
 
 
 @app.command("version")

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from taurec.tasks.run_register import REGISTER_NAME
 
+#: Where `evaluator judge` keeps its answers beside the logs; never searched for logs.
+JUDGE_DIR = "judge"
+
 
 class NotARunFile(ValueError):
     """A file given by name that is neither an episode log nor a run register."""
@@ -66,6 +69,8 @@ def _walk(folder: str, logs: set[str], registers: set[str], problems: list[str])
             for entry in entries:
                 try:
                     if entry.is_dir(follow_symlinks=False):
+                        if entry.name == JUDGE_DIR:
+                            continue
                         _walk(entry.path, logs, registers, problems)
                     elif entry.name.endswith(".jsonl") and entry.is_file():
                         logs.add(entry.path)

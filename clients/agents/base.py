@@ -141,6 +141,11 @@ class Episode:
     async def call(self, tool: str, **arguments: Any) -> ToolOutcome:
         """Call any episode tool (`episode_id` is added). Tool errors come back as a
         ToolOutcome with is_error, never raised."""
+        return outcome_of(await self.call_raw(tool, arguments))
+
+    async def call_raw(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """`call`, returning the server's CallToolResult as it is (for relaying it, e.g. to
+        an agent that speaks MCP itself). `episode_id` is set to this episode's."""
         if self.ended:
             raise EpisodeEndedError(
                 f"episode {self.episode_id[:8]} has ended ({self.end_reason}); {tool} not sent"
@@ -152,7 +157,10 @@ class Episode:
             meta[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
         result = await self.client.call_tool(
             tool,
-            {"episode_id": self.episode_id, **arguments},
+            {
+                "episode_id": self.episode_id,
+                **{k: v for k, v in arguments.items() if k != "episode_id"},
+            },
             meta=meta or None,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
         )
         outcome = outcome_of(result)
@@ -163,7 +171,7 @@ class Episode:
         elif outcome.is_error and "has ended (" in outcome.text:
             self.ended = True
             self.end_reason = outcome.text.split("has ended (", 1)[1].split(")", 1)[0]
-        return outcome
+        return result
 
     async def recommend(self, item_id: str | None, message: str | None = None) -> ToolOutcome:
         """Commit `item_id` (None abstains), optionally with a message to the user."""

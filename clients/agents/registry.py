@@ -33,6 +33,9 @@ class AgentProfile:
     messages: float  # send_message calls (each one a simulated-user turn)
     llm_calls: float = 0.0  # model calls of the agent itself
     needs_model: bool = False
+    #: AgentSettings.options keys the agent requires (each a `taurec run` option, e.g.
+    #: "crs_url" for --crs-url); the run refuses them for any other agent.
+    requires: tuple[str, ...] = ()
 
 
 PROFILES: Final[dict[str, AgentProfile]] = {
@@ -41,6 +44,14 @@ PROFILES: Final[dict[str, AgentProfile]] = {
     "random": AgentProfile("a random catalog title (seeded)", 7, 0),
     "popularity": AgentProfile("the most-voted title of the volunteered genre", 5, 0),
     "llm": AgentProfile("a litellm tool-calling agent over MCP", 12, 8, 21, needs_model=True),
+    # measured with the reference CRS (taurec crs-demo)
+    "crs": AgentProfile(
+        "a text-only CRS over HTTP (iEvaLM protocol)", 0.85, 2.75, requires=("crs_url",)
+    ),
+    # measured with the reference A2A agent (taurec a2a-demo: the scripted policy)
+    "a2a": AgentProfile(
+        "an Agent2Agent-protocol agent using the MCP tools", 13, 8, requires=("a2a_url",)
+    ),
 }
 AGENT_NAMES: Final = tuple(PROFILES)
 
@@ -87,12 +98,44 @@ def _llm(settings: AgentSettings) -> Agent:
     return factory(settings)
 
 
+def _required(settings: AgentSettings, option: str, agent: str) -> None:
+    if not settings.options.get(option):
+        flag = "--" + option.replace("_", "-")
+        raise AgentUnavailable(f"--agent {agent} needs {flag} (the agent's base URL)")
+
+
+def _crs(settings: AgentSettings) -> Agent:
+    _required(settings, "crs_url", "crs")
+    from .crs import CrsError, make_crs_agent
+
+    try:
+        return make_crs_agent(settings)
+    except CrsError as exc:
+        raise AgentUnavailable(str(exc)) from None
+
+
+def _a2a(settings: AgentSettings) -> Agent:
+    _required(settings, "a2a_url", "a2a")
+    try:
+        from .a2a import A2AUnavailable, make_a2a_agent
+    except ImportError as exc:
+        raise AgentUnavailable(
+            f"--agent a2a needs the a2a extra (pip install 'taurec[a2a]'): {exc}"
+        ) from None
+    try:
+        return make_a2a_agent(settings)
+    except A2AUnavailable as exc:
+        raise AgentUnavailable(str(exc)) from None
+
+
 _FACTORIES: Final[dict[str, Callable[[AgentSettings], Agent]]] = {
     "scripted": _scripted,
     "oracle": _oracle,
     "random": _random,
     "popularity": _popularity,
     "llm": _llm,
+    "crs": _crs,
+    "a2a": _a2a,
 }
 
 

@@ -23,3 +23,11 @@ def test_finds_regular_jsonl_files_recursively_sorted_and_once(tmp_path):
 def test_a_missing_path_is_an_error_naming_it(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope: no such file or directory"):
         find_logs([tmp_path / "nope"])
+
+
+def test_the_judge_folder_is_not_searched_for_logs(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "a.jsonl").write_text("{}\n")
+    (tmp_path / "judge").mkdir()
+    (tmp_path / "judge" / "stray.jsonl").write_text("{}\n")
+    assert find_logs([tmp_path]) == [tmp_path / "run" / "a.jsonl"]

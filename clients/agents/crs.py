@@ -1,0 +1,140 @@
+"""A text-only conversational recommender (CRS) as a contestant, over the iEvaLM / CRS
+Arena HTTP protocol:
+
+    GET  /receive_message                                  -> 200 (health check)
+    POST /receive_message {"context": [texts], "message": str} -> {"response": str}
+
+`context` is the dialogue so far (the user's opening first; there is no locally made
+welcome), `message` the user's latest words. Each reply goes to the simulated user through
+send_message; the titles it names are resolved to catalog items by exact title match
+(catalog.mentions.TitleMatcher). When the user accepts a title the CRS named, the harness
+commits it (recommend): the CRS cannot call tools, so the user's acceptance is its
+commitment. The episode also ends when the user leaves or the turns run out. A CRS that
+cannot be reached, errs, or answers without a `response` ends the episode as agent_error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import httpx
+
+from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
+from taurec.tasks.suite import load_suite
+
+from .base import AgentSettings, Episode, EpisodeEndedError
+from .reading import read_verdict
+
+PATH: Final = "/receive_message"
+#: Seconds a CRS may take to answer one message (neural CRSs on a CPU are slow).
+REPLY_TIMEOUT: Final = 120.0
+HEALTH_TIMEOUT: Final = 10.0
+
+
+class CrsError(Exception):
+    """The CRS failed to answer (unreachable, an HTTP error, or no `response` field)."""
+
+
+def endpoint(url: str) -> str:
+    """The /receive_message URL of a CRS given by its base URL or that URL itself."""
+    url = url.rstrip("/")
+    return url if url.endswith(PATH) else url + PATH
+
+
+def health_check(url: str) -> None:
+    """GET /receive_message must answer 200; CrsError (one line, saying what) otherwise."""
+    try:
+        response = httpx.get(endpoint(url), timeout=HEALTH_TIMEOUT)
+    except httpx.HTTPError as exc:
+        raise CrsError(f"no CRS answers at {endpoint(url)} ({exc or type(exc).__name__})") from None
+    if response.status_code != 200:
+        raise CrsError(
+            f"the CRS at {endpoint(url)} failed its health check: GET answered "
+            f"{response.status_code}, expected 200"
+        )
+
+
+def response_text(response: httpx.Response) -> str:
+    """The `response` field of a CRS's answer; CrsError when it has none."""
+    if response.status_code != 200:
+        raise CrsError(f"the CRS answered HTTP {response.status_code}: {response.text[:200]}")
+    try:
+        body = response.json()
+    except ValueError:
+        raise CrsError(f"the CRS answered non-JSON text: {response.text[:200]!r}") from None
+    text = body.get("response") if isinstance(body, dict) else None
+    if not isinstance(text, str):
+        raise CrsError('the CRS answer has no "response" string (expected {"response": ...})')
+    return text
+
+
+class CrsAgent:
+    """Relays the dialogue between a CRS and the simulated user (see the module docstring)."""
+
+    def __init__(self, url: str, matcher: TitleMatcher, label: str = "crs") -> None:
+        self.url = endpoint(url)
+        self.matcher = matcher
+        self.label = label
+
+    async def run(self, episode: Episode) -> None:
+        context: list[str] = []
+        message = episode.opening
+        async with httpx.AsyncClient(timeout=REPLY_TIMEOUT) as http:
+            try:
+                while True:
+                    try:
+                        reply = await self._ask(http, context, message)
+                    except CrsError as exc:
+                        await _abort(episode, str(exc))
+                        return
+                    if not reply.strip():
+                        await _abort(episode, "the CRS answered an empty response")
+                        return
+                    named = self.matcher.find(reply)
+                    try:
+                        turn = await episode.say(reply)
+                    except ValueError as exc:  # the server refused the message
+                        await _abort(episode, f"the CRS reply was refused: {exc}")
+                        return
+                    if turn.ended:
+                        return
+                    context += [message, reply]
+                    message = turn.text
+                    if named and read_verdict(turn.text).accepted:
+                        await episode.recommend(_accepted(named, turn.text))
+                        return
+            except EpisodeEndedError:
+                return
+
+    async def _ask(self, http: httpx.AsyncClient, context: list[str], message: str) -> str:
+        try:
+            response = await http.post(self.url, json={"context": context, "message": message})
+        except httpx.HTTPError as exc:
+            raise CrsError(
+                f"the CRS at {self.url} did not answer ({exc or type(exc).__name__})"
+            ) from None
+        return response_text(response)
+
+
+def _accepted(named: list[Mention], user_text: str) -> str:
+    """The item the user accepted: a title the CRS named that the user repeats, else the
+    first the CRS named (a CRS that pitches several at once leaves the choice ambiguous)."""
+    said = " ".join(title_tokens(user_text))
+    for mention in named:
+        if " ".join(title_tokens(mention.title)) in said:
+            return mention.item_ids[0]
+    return named[0].item_ids[0]
+
+
+async def _abort(episode: Episode, detail: str) -> None:
+    if not episode.ended:
+        await episode.call("abort_episode", reason="agent_error", detail=detail[:2000])
+
+
+def make_crs_agent(settings: AgentSettings) -> CrsAgent:
+    """The CRS at settings.options["crs_url"], after its health check. Raises CrsError
+    when it does not answer, KeyError when no URL is given."""
+    url: Any = settings.options["crs_url"]
+    health_check(str(url))
+    catalog = load_suite(settings.suite).catalog
+    return CrsAgent(str(url), TitleMatcher(catalog.items), settings.label or "crs")

@@ -1,0 +1,154 @@
+"""A text-only CRS as a contestant: the iEvaLM protocol, the reference CRS, full episodes
+through `taurec run`, scored by `evaluator score`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+from support.http_server import free_port
+from support.loopback import serve_app
+from support.scoring import score_groups
+from typer.testing import CliRunner
+
+from taurec.clients.agents.crs import CrsError, health_check, response_text
+from taurec.clients.cli import app
+from taurec.clients.crs_demo import ASK, DemoCrs, crs_app
+from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory_reader import read_log
+
+SUITE = load_suite("builtin")
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def crs_url() -> Iterator[str]:
+    with serve_app(crs_app(DemoCrs(SUITE.catalog))) as url:
+        yield url
+
+
+def test_the_reference_crs_answers_the_health_check(crs_url: str) -> None:
+    response = httpx.get(f"{crs_url}/receive_message")
+    assert response.status_code == 200 and response.text == "Model is running."
+
+
+def test_the_reference_crs_replies_in_the_response_field(crs_url: str) -> None:
+    body = {"context": [], "message": "Hello"}
+    response = httpx.post(f"{crs_url}/receive_message", json=body)
+    assert response.json() == {"response": ASK}
+
+
+def test_the_reference_crs_refuses_a_request_without_context(crs_url: str) -> None:
+    response = httpx.post(f"{crs_url}/receive_message", json={"message": "Hi"})
+    assert response.status_code == 400
+
+
+def test_the_reference_crs_pitches_a_title_that_meets_the_stated_genre() -> None:
+    crs = DemoCrs(SUITE.catalog)
+    reply = crs.reply([], "I want a Western.")
+    (mention,) = crs.matcher.find(reply)
+    item = SUITE.catalog.get(mention.item_ids[0])
+    assert item is not None and "Western" in item.genres
+
+
+def test_the_reference_crs_does_not_pitch_a_title_twice() -> None:
+    crs = DemoCrs(SUITE.catalog)
+    first = crs.reply([], "I want a Western.")
+    second = crs.reply(["I want a Western.", first], "No, not that one.")
+    assert crs.matcher.find(first) != crs.matcher.find(second)
+
+
+def test_a_reply_is_read_from_the_response_field_not_the_raw_text() -> None:
+    reply = httpx.Response(200, json={"response": "Try Heat."})
+    assert response_text(reply) == "Try Heat."
+
+
+def test_a_reply_without_a_response_field_is_an_error() -> None:
+    with pytest.raises(CrsError, match='"response"'):
+        response_text(httpx.Response(200, json={"text": "Try Heat."}))
+
+
+def test_an_unreachable_crs_fails_the_health_check() -> None:
+    with pytest.raises(CrsError, match="no CRS answers"):
+        health_check(f"http://127.0.0.1:{free_port()}")
+
+
+def test_run_with_an_unreachable_crs_exits_2_with_one_line(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    result = runner.invoke(
+        app, ["run", "--agent", "crs", "--crs-url", url, "--out", str(tmp_path / "logs")]
+    )
+    assert result.exit_code == 2
+    assert "no CRS answers at" in result.output
+    assert not (tmp_path / "logs").exists() or not list((tmp_path / "logs").rglob("*.jsonl"))
+
+
+def test_run_with_agent_crs_needs_a_url(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--agent", "crs", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "--crs-url" in result.output
+
+
+def test_a_crs_url_for_another_agent_is_refused(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--crs-url", "http://x", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "does not apply to --agent scripted" in result.output
+
+
+def test_crs_episodes_run_to_the_end_and_are_scored_by_pass_k(crs_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    args = ["run", "--agent", "crs", "--crs-url", crs_url, "--tasks", "t001,t002,t003"]
+    result = runner.invoke(app, [*args, "--trials", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output  # failed episodes are scores, not errors
+    logs = sorted(out.rglob("*.jsonl"))
+    assert len(logs) == 6
+    ends = [read_log(p).events[-1] for p in logs]
+    assert all(e["type"] == "end" for e in ends)
+    assert {e["reason"] for e in ends} <= {"recommended", "user_left", "max_turns"}
+    (group,) = score_groups(out)
+    assert group["label"] == "crs" and group["n_episodes"] == 6 and "2" in group["pass_k"]
+
+
+def test_an_accepted_title_is_the_commitment(crs_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    result = runner.invoke(
+        app,
+        ["run", "--agent", "crs", "--crs-url", crs_url, "--tasks", "t001", "--trials", "1",
+         "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (log,) = out.rglob("*.jsonl")
+    events = [orjson.loads(line) for line in log.read_bytes().splitlines()]  # raw: with `accepted`
+    accepted = [e["accepted"] for e in events if e["type"] == "user_message" and e.get("accepted")]
+    commits = [e for e in events if e["type"] == "tool_call" and e["name"] == "recommend"]
+    assert accepted and commits[0]["arguments"]["item_id"] == accepted[0]
+    assert events[-1]["reason"] == "recommended"
+
+
+def test_the_crs_demo_command_serves_on_the_given_port() -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taurec.clients.cli", "crs-demo", "--port", str(port)],
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(600):  # until it listens (a hang fails after a minute)
+            try:
+                health_check(f"http://127.0.0.1:{port}")
+                break
+            except CrsError:
+                if proc.poll() is not None:
+                    pytest.fail((proc.stderr.read() if proc.stderr else b"").decode())
+                time.sleep(0.1)
+        else:
+            pytest.fail("taurec crs-demo did not start")
+        body = {"context": [], "message": "I want a comedy."}
+        reply = httpx.post(f"http://127.0.0.1:{port}/receive_message", json=body)
+        assert reply.json()["response"].startswith("How about")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

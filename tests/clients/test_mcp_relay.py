@@ -1,0 +1,72 @@
+"""The loopback relay that serves one episode's tools to an agent speaking MCP itself."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from taurec.clients.agents.base import Episode, outcome_of
+from taurec.clients.agents.mcp_relay import serve_relay
+from taurec.server.app import build_server
+from taurec.server.settings import ServerSettings
+
+
+@asynccontextmanager
+async def relayed(tmp_path: Path) -> AsyncIterator[tuple[Episode, Client]]:
+    """An episode, and an MCP client connected to its relay."""
+    async with (
+        episode_of(tmp_path) as episode,
+        serve_relay(episode) as url,
+        Client(streamable_http_client(url)) as relay,
+    ):
+        yield episode, relay
+
+
+@asynccontextmanager
+async def episode_of(tmp_path: Path, task_id: str = "t001") -> AsyncIterator[Episode]:
+    server = build_server(ServerSettings(log_dir=tmp_path, run_label="relay-test"))
+    async with Client(server) as client:
+        tools = (await client.list_tools()).tools
+        started = outcome_of(
+            await client.call_tool("start_episode", {"task_id": task_id, "agent_label": "t"})
+        )
+        data = started.data
+        yield Episode(
+            client=client,
+            episode_id=str(data["episode_id"]),
+            task_id=task_id,
+            opening=str(data["opening"]),
+            max_turns=int(data["max_turns"]),
+            tools=tools,
+        )
+
+
+async def test_the_relay_lists_the_episode_tools_but_not_start_episode(tmp_path: Path) -> None:
+    async with relayed(tmp_path) as (_, relay):
+        names = {t.name for t in (await relay.list_tools()).tools}
+    assert {"send_message", "search_catalog", "recommend", "abort_episode"} <= names
+    assert not names & {"start_episode", "list_tasks"}
+
+
+async def test_a_relayed_call_is_bound_to_the_episode(tmp_path: Path) -> None:
+    async with relayed(tmp_path) as (_, relay):
+        result = await relay.call_tool("get_user_history", {"episode_id": "someone-else"})
+    assert not result.is_error and outcome_of(result).data["user_id"]
+
+
+async def test_a_commit_through_the_relay_ends_the_harness_episode(tmp_path: Path) -> None:
+    async with relayed(tmp_path) as (episode, relay):
+        await relay.call_tool("recommend", {"item_id": None})
+        after = await relay.call_tool("get_user_history", {})
+    assert episode.ended and episode.end_reason == "abstained"
+    assert after.is_error and "has ended" in outcome_of(after).text
+
+
+async def test_a_tool_not_relayed_is_an_error(tmp_path: Path) -> None:
+    async with relayed(tmp_path) as (_, relay):
+        result = await relay.call_tool("start_episode", {"task_id": "t002"})
+    assert result.is_error and "unknown tool 'start_episode'" in outcome_of(result).text
