@@ -344,6 +344,11 @@ def show_version() -> None:
 
 
 def main() -> None:
+    # `evaluator judge` calls an LLM: its key may sit in .env here (never overriding the shell)
+    if Path(".env").is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(Path(".env"), override=False)
     # Python's own traceback when stderr is a file or pipe: full-width, not a squeezed panel
     app.pretty_exceptions_enable = sys.stderr.isatty()
     app()
