@@ -9,6 +9,7 @@ Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec s
 
 from __future__ import annotations
 
+import logging
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -223,6 +224,7 @@ def serve(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "
             "server may be using it: stop it or choose another --port"
         )
+    logging.getLogger().setLevel(log_level.value)  # also where a plain handler is in place
     try:
         run_server(settings, transport.value, http)
     except DataError as exc:

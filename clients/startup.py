@@ -5,11 +5,15 @@
   only when there is such a file, so start-up stays fast.
 - Unexpected errors print Python's own traceback when stderr is not a terminal (a log
   file, a pipe, CI), so it is full-width and greppable rather than a panel squeezed to
-  whatever width rich guesses; on a terminal, typer's panel.
+  whatever width rich guesses; on a terminal, typer's panel. Log records (the server's,
+  litellm's) then go through a plain handler too: the MCP server installs rich's only
+  when no handler is there yet, and rich squeezes its tracebacks into 80 columns minus
+  its time, level and path columns.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -31,7 +35,13 @@ def load_env_file(folder: Path | None = None) -> Path | None:
 
 def prepare(app: typer.Typer) -> None:
     load_env_file()
-    app.pretty_exceptions_enable = sys.stderr.isatty()
+    terminal = sys.stderr.isatty()
+    app.pretty_exceptions_enable = terminal
+    if not terminal and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.getLogger().addHandler(handler)
+        logging.getLogger().setLevel(logging.WARNING)  # the server's default; serve sets its own
 
 
 def missing_key(models: dict[str, str | None]) -> str | None:

@@ -127,3 +127,25 @@ def test_an_unexpected_error_prints_a_full_width_traceback_into_a_file(tmp_path:
     assert done.returncode == 1
     assert "Traceback (most recent call last)" in done.stderr
     assert f"RuntimeError: {'a' * 150}" in done.stderr
+
+
+def test_server_log_tracebacks_are_full_width_when_stderr_is_redirected(tmp_path: Path) -> None:
+    script = (
+        "import logging, typer\n"
+        "from taurec.clients.startup import prepare\n"
+        "from taurec.server.app import build_server\n"
+        "from taurec.server.settings import ServerSettings\n"
+        "prepare(typer.Typer())\n"
+        "build_server(ServerSettings(log_dir='logs'))  # the MCP server sets up its logging\n"
+        "try:\n"
+        "    raise RuntimeError('b' * 150)\n"
+        "except RuntimeError:\n"
+        "    logging.getLogger('taurec.server.episode').exception('start_episode failed')\n"
+    )
+    env = {**os.environ, "COLUMNS": "25"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ERROR taurec.server.episode: start_episode failed" in done.stderr
+    assert f"RuntimeError: {'b' * 150}" in done.stderr
