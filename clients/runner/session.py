@@ -132,7 +132,9 @@ def infra_summary(report: RunReport) -> str:
     """One line on an all-infrastructure-errors run, naming the first cause."""
     first = next((r.error for r in report.results if r.error), None) or "no cause recorded"
     n = len(report.results)
-    return (
-        f"all {n} episode{'s' if n != 1 else ''} ended as infrastructure errors, so the "
-        f"scores measure nothing; the first cause: {escape(first)}"
+    what = (
+        "the one episode ended as an infrastructure error"
+        if n == 1
+        else (f"all {n} episodes ended as infrastructure errors")
     )
+    return f"{what}, so the scores measure nothing; the first cause: {escape(first)}"
