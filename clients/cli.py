@@ -1,33 +1,145 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo."""
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo.
+
+Each command lives in its own module, which pulls in the MCP SDK, numpy, scipy and the
+catalog; the group below imports a command's module only when that command runs (or
+shows its own help), so `taurec --help` and `taurec --version` stay instant. A new
+command gets an entry in COMMANDS; importing its module here would undo that
+(tests/clients/test_cli_startup.py checks).
+"""
 
 from __future__ import annotations
 
-import typer
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
-from .a2a_demo_cli import a2a_demo
-from .catalog_cli import app as catalog_app
-from .crs_demo_cli import crs_demo
-from .plan_cli import app as plan_app
-from .play_cli import play
-from .run_cli import run
-from .serve_cli import serve
+import typer
+from typer.core import TyperCommand, TyperGroup
+
 from .startup import prepare
-from .tasks_cli import app as tasks_app
+
+if TYPE_CHECKING:
+    # typer ships its own click; these are the types its groups deal in
+    from typer._click import Command, Context
+
+
+@dataclass(frozen=True)
+class CommandEntry:
+    """Where a command lives and the line `taurec --help` shows for it."""
+
+    module: str
+    attribute: str  # a command function, or a Typer app of subcommands
+    summary: str
+
+
+#: every `taurec` command, in the order `taurec --help` lists them
+COMMANDS: dict[str, CommandEntry] = {
+    "serve": CommandEntry(
+        "taurec.clients.serve_cli",
+        "serve",
+        "Serve the benchmark to MCP agents. Logs one JSONL file per episode.",
+    ),
+    "run": CommandEntry(
+        "taurec.clients.run_cli",
+        "run",
+        "Run an agent over tasks x trials through the MCP server, then score the logs.",
+    ),
+    "play": CommandEntry(
+        "taurec.clients.play_cli",
+        "play",
+        "Play one episode as the agent: talk to the simulated user, search, recommend.",
+    ),
+    "tasks": CommandEntry(
+        "taurec.clients.tasks_cli",
+        "app",
+        "Task suites: validate them, print their answer keys, generate new ones.",
+    ),
+    "catalog": CommandEntry(
+        "taurec.clients.catalog_cli",
+        "app",
+        "Catalogs: generate synthetic ones, build from TMDB, import τ-Rec's, inspect.",
+    ),
+    "plan": CommandEntry("taurec.clients.plan_cli", "app", "Plans for sealed runs."),
+    "crs-demo": CommandEntry(
+        "taurec.clients.crs_demo_cli",
+        "crs_demo",
+        "Serve a small rule-based CRS (GET/POST /receive_message) for `taurec run --agent crs`.",
+    ),
+    "a2a-demo": CommandEntry(
+        "taurec.clients.a2a_demo_cli",
+        "a2a_demo",
+        "Serve a reference A2A agent (the scripted policy over the MCP URL it is handed) for "
+        "`taurec run --agent a2a`. Needs the a2a extra.",
+    ),
+}
+
+
+def load_command(name: str) -> Command:
+    """The command `name` runs, importing its module."""
+    from importlib import import_module
+
+    entry = COMMANDS[name]
+    target = getattr(import_module(entry.module), entry.attribute)
+    command: Command
+    if isinstance(target, typer.Typer):
+        command = typer.main.get_group(target)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """A group whose commands are imported when one is resolved to run; listing them
+    (the group's --help) shows each entry's summary without importing anything."""
+
+    entries: ClassVar[dict[str, CommandEntry]] = COMMANDS
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [*self.entries, *(n for n in super().list_commands(ctx) if n not in self.entries)]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if cmd_name in self.commands or cmd_name not in self.entries:
+            return super().get_command(ctx, cmd_name)
+        # a placeholder that carries the summary: listing must not import the command
+        return TyperCommand(cmd_name, help=self.entries[cmd_name].summary)
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] in self.entries and args[0] not in self.commands:
+            self.add_command(load_command(args[0]), args[0])
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="taurec",
+    cls=LazyCommands,
     help="taurec: a verifiable benchmark for agentic recommender systems.",
     no_args_is_help=True,
     add_completion=False,
 )
-app.add_typer(tasks_app, name="tasks")
-app.add_typer(catalog_app, name="catalog")
-app.add_typer(plan_app, name="plan")
-app.command("serve")(serve)
-app.command("run")(run)
-app.command("play")(play)
-app.command("crs-demo")(crs_demo)
-app.command("a2a-demo")(a2a_demo)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"taurec {version('taurec')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def taurec(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Options of `taurec` itself (the commands are listed in COMMANDS)."""
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shlex
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -33,17 +34,17 @@ from taurec.clients.agents.registry import (
     make_agent,
 )
 from taurec.clients.agents.registry import agents_of as agents_of_kind
+from taurec.clients.runner.backends import BackendError, RunJob, make_backend
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.log_failures import LogFailure, log_failures
-from taurec.clients.runner.runner import Runner
+from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.sealing import local_plan
 from taurec.clients.runner.session import (
     RunRefused,
     all_infra_errors,
     check_out,
     infra_summary,
-    play,
     set_aside_unfinished,
     start,
     table,
@@ -79,6 +80,11 @@ class TransportName(StrEnum):
     INPROC = "inproc"
     STDIO = "stdio"
     HTTP = "http"
+
+
+class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
+    LOCAL = "local"
+    RAY = "ray"
 
 
 class SimulatorName(StrEnum):
@@ -190,6 +196,17 @@ def run(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
+    backend: Annotated[
+        BackendName,
+        typer.Option("--backend", help="local (this process) or ray (a Ray cluster; taurec[ray])."),
+    ] = BackendName.LOCAL,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="--backend ray: the cluster's address (default: $RAY_ADDRESS, else a local Ray).",
+        ),
+    ] = None,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
     name = agent
@@ -237,6 +254,15 @@ def run(
     if not custom:
         _known_agent(name, loaded.kind)
     _check_agent_options(name, given, loaded.kind)
+    if backend is BackendName.RAY and transport is TransportName.HTTP:
+        _fail(
+            "--backend ray plays each episode against a server on its worker; use "
+            "--transport inproc or stdio (an http server is reached with --backend local)"
+        )
+    try:
+        the_backend = make_backend(backend.value, ray_address)
+    except BackendError as exc:
+        _fail(exc)
     the_agent = None
     if not dry_run:
         check_credentials(
@@ -269,6 +295,7 @@ def run(
         return
     if resume:
         set_aside_unfinished(out, started, err)
+    plan_path = None
     if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
         try:
             sealed, plan_path = local_plan(
@@ -294,6 +321,8 @@ def run(
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
+        "--backend": backend.value if backend is not BackendName.LOCAL else None,
+        "--ray-address": ray_address,
     }  # fmt: skip
     if todo:
         where = (
@@ -302,13 +331,15 @@ def run(
             else f"{out} (written there by the server at {url})"
         )
         err.print(
-            f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: {plural(len(todo), 'episode')} "
-            f"({plural(len({s.task_id for s in todo}), 'task')}, up to "
-            f"{plural(trials, 'trial')}), {connection.describe()}, {concurrency} at a time; "
-            f"logs in {where}"
+            f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: "
+            f"{plural(len(todo), 'episode')} ({plural(len({s.task_id for s in todo}), 'task')}, "
+            f"up to {plural(trials, 'trial')}), {connection.describe()}, {concurrency} at a time"
+            f"{' on Ray' if backend is BackendName.RAY else ''}; logs in {where}"
         )
-        runner = Runner(
-            the_agent,
+        job = RunJob(
+            partial(make_custom_agent, name, settings)
+            if custom
+            else partial(make_agent, name, settings, loaded.kind),
             connection,
             out,
             run_label,
@@ -316,8 +347,13 @@ def run(
             seed=seed,
             episode_timeout=episode_timeout,
             resolver=resolver,
+            plan_path=plan_path,
         )
-        report = play(runner, todo, err)
+        with RunProgress(len(todo), the_label, err) as progress:
+            try:
+                report = the_backend.run(job, todo, progress)
+            except (BackendError, DataError) as exc:
+                _fail(exc)
         unwritten = log_failures(report.results)
         if report.failure:
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")

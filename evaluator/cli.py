@@ -4,28 +4,24 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 from rich.console import Console
 
-from taurec.catalog.errors import DataError
-from taurec.tasks.trajectory_signing import LogKey, load_log_key
-
-from .aggregate import aggregate, task_counts
-from .episode import EpisodeScore
-from .evaluate import evaluate
-from .files import NotARunFile
+from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .judge_cli import judge
-from .logs import MAX_LOG_BYTES, Resolver, score_log
-from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
-from .render import markdown, print_explanation, print_groups, print_side_by_side, report_check
-from .rules import DEFAULT_RULES, RULES, rules_names
-from .sealed import RunCheck
 from .text import markup, plural
+
+if TYPE_CHECKING:
+    from taurec.tasks.trajectory_signing import LogKey
+
+    from .episode import EpisodeScore
+    from .sealed import RunCheck
+
+# `evaluator --help` loads this module only: each command imports the scoring stack
+# (numpy, scipy, the catalog) in its body, so the help stays instant.
 
 app = typer.Typer(
     name="evaluator",
@@ -61,6 +57,8 @@ RulesOpt = Annotated[
 
 
 def _rules(choice: str) -> list[str]:
+    from .rules import RULES, rules_names
+
     try:
         return rules_names(choice)
     except ValueError:
@@ -113,6 +111,9 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
         raise typer.Exit(2)
     if not verify:
         return None
+    from taurec.catalog.errors import DataError
+    from taurec.tasks.trajectory_signing import load_log_key
+
     try:
         return load_log_key(key_file)
     except DataError as exc:
@@ -136,6 +137,10 @@ def _score(
     max_log_mb: int = MAX_LOG_BYTES // 2**20,
     rules: str = DEFAULT_RULES,
 ) -> RunCheck:
+    from .evaluate import evaluate
+    from .files import NotARunFile
+    from .logs import Resolver
+
     resolver = Resolver(
         suite=suite,
         catalog=catalog,
@@ -187,6 +192,13 @@ def score(
     Every log's hash chain is checked (no key needed); --verify adds the signatures. A
     sealed run is scored by its plan: a planned episode that is missing or damaged counts
     as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
+    from importlib.metadata import version
+
+    import orjson
+
+    from .aggregate import aggregate
+    from .render import markdown, print_groups, print_side_by_side, report_check
+
     names = _rules(rules)
     key = _verify_key(verify, key_file)
     by_rules: dict[str, list[dict]] = {}
@@ -238,22 +250,91 @@ def score(
 
 @app.command()
 def explain(
-    episode: Annotated[Path, typer.Argument(help="One episode log (.jsonl).")],
+    logs: Annotated[list[Path], typer.Argument(help="Episode logs (.jsonl) or folders of them.")],
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """Show every constraint and policy verdict of one episode, with its evidence."""
-    from taurec.tasks.trajectory_reader import read_log
+    """Show every constraint and policy verdict of each episode, with its evidence (the
+    log seq it concerns), then the conversation."""
+    from .explain import explain_logs
+    from .log_paths import NotLogs, check_log_paths
+    from .logs import Resolver
 
     names = _rules(rules)
-    if not episode.is_file():
-        what = "a folder; expected one episode log (.jsonl)" if episode.is_dir() else "no such file"
-        err.print(f"[red]error:[/red] {markup(episode)}: {what}")
+    try:
+        files = check_log_paths(logs)
+    except NotLogs as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+    resolvers = [Resolver(suite=suite, catalog=catalog, rules=name) for name in names]
+    explain_logs(files, resolvers, Console(highlight=False))
+
+
+@app.command()
+def episodes(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    failed: Annotated[
+        bool, typer.Option("--failed", help="Only the episodes that failed.")
+    ] = False,
+    json: Annotated[bool, typer.Option("--json", help="Print the rows as a JSON list.")] = False,
+    csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    workers: WorkersOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """One row per episode: label, run, task, trial, stratum, pass/fail, reward, end
+    reason, failed constraints and policies, metrics, simulator faults, log path."""
+    from .episode_table import write_rows
+    from .log_paths import NotLogs, check_log_paths
+
+    if json and csv:
+        err.print("[red]error:[/red] --json and --csv exclude each other; give one")
         raise typer.Exit(2)
-    for name in names:
-        resolver = Resolver(suite=suite, catalog=catalog, rules=name)
-        print_explanation(score_log(read_log(episode), resolver), Console())
+    try:
+        check_log_paths(logdirs)
+    except NotLogs as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+    check = _score(logdirs, suite, catalog, workers, rules=_rules(rules)[0])
+    write_rows(check.scores, failed=failed, fmt="json" if json else "csv" if csv else "table")
+
+
+@app.command()
+def view(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free).")
+    ] = 0,
+    no_open: Annotated[
+        bool, typer.Option("--no-open", help="Print the address; do not open a browser.")
+    ] = False,
+    bundle: Annotated[
+        Path | None,
+        typer.Option("--bundle", help="Write the viewer as static files to this folder and exit."),
+    ] = None,
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """Browse episodes in a local web page: filter by label, task, stratum, pass/fail,
+    failed policy, end reason or simulator fault; read each conversation with its
+    verdicts. Served on 127.0.0.1 and updated as new logs appear; --bundle writes it
+    as static files instead."""
+    from .logs import Resolver
+    from .view_cli import run_view
+
+    (name,) = _rules(rules)[:1]
+    code = run_view(
+        logdirs, Resolver(suite=suite, catalog=catalog, rules=name), port, not no_open, bundle, err
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -274,6 +355,9 @@ def compare(
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
+    from .aggregate import task_counts
+    from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
+
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
     for label, group in by_label.items():
@@ -317,8 +401,13 @@ def export(
     seed: SeedOpt = 0,
 ) -> None:
     """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL)."""
+    import orjson
+
+    from taurec.catalog.errors import DataError
+
     from .export_cli import export_lines
-    from .files import find_logs
+    from .files import NotARunFile, find_logs
+    from .logs import Resolver
 
     try:
         files = find_logs(logdirs)
@@ -334,12 +423,48 @@ def export(
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
 
 
+@app.command()
+def report(
+    logdirs: Annotated[
+        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The HTML file to write.")],
+    title: Annotated[str, typer.Option("--title", help="The page's title.")] = "taurec report",
+    suite: SuiteOpt = None,
+    catalog: CatalogOpt = None,
+    seed: SeedOpt = 0,
+    workers: WorkersOpt = None,
+    rules: RulesOpt = DEFAULT_RULES,
+) -> None:
+    """Write one self-contained HTML report (plots beside tables; works offline)."""
+    from .report_cli import ReportError, write_report
+
+    (name,) = _rules(rules)[:1]
+    try:
+        write_report(
+            logdirs,
+            out,
+            title=title,
+            suite=suite,
+            catalog=catalog,
+            rules=name,
+            seed=seed,
+            workers=workers,
+            err=err,
+        )
+    except ReportError as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
+
+
 app.command("judge")(judge)
 
 
 @app.command("version")
 def show_version() -> None:
     """Print the installed taurec version."""
+    from importlib.metadata import version
+
     typer.echo(version("taurec"))
 
 

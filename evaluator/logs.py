@@ -23,6 +23,7 @@ from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
 
+from .defaults import MAX_LOG_BYTES
 from .episode import EpisodeScore
 from .files import find_logs
 from .kinds import EVALUATOR_KINDS
@@ -35,7 +36,6 @@ __all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "s
 
 #: The largest log the evaluator reads (a real episode is kilobytes; a sparse multi-GB
 #: file would exhaust memory). Resolver.max_log_bytes overrides it.
-MAX_LOG_BYTES = 64 * 1024 * 1024
 #: Suites kept loaded at once (each holds a catalog and its indexes).
 SUITE_CACHE = 8
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from taurec.tasks.trajectory_signing import LogKey
 
 from .episode import EpisodeScore
+from .episode_view import display_value
 from .sealed import RunCheck
 from .text import markup, md_cell, plural
 
@@ -222,10 +223,18 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
         f"outcome={score.outcome}" + (f" ({markup(score.item_id)})" if score.item_id else "")
     )
     verdict = "[green]PASS[/green]" if score.passed else "[red]FAIL[/red]"
-    console.print(
-        f"reward {score.reward:.0f} = constraint {score.constraint_score:.0f} × policy {score.policy_score:.0f}"
-        f"  → {verdict}   (partial constraint {score.constraint_partial:.2f})"
-    )
+    if score.kind == "recommendation":
+        console.print(
+            f"reward {score.reward:.0f} = constraint {score.constraint_score:.0f} × policy {score.policy_score:.0f}"
+            f"  → {verdict}   (partial constraint {score.constraint_partial:.2f})"
+        )
+    else:
+        console.print(f"reward {score.reward:.3f}  → {verdict}")
+    if score.metrics:
+        console.print(
+            "metrics: "
+            + ", ".join(f"{markup(k)} {v:.3g}" for k, v in sorted(score.metrics.items()))
+        )
     if score.constraint_verdicts:
         table = Table(title="constraints", title_justify="left")
         for col in ("constraint", "reveal", "item value", "holds"):
@@ -234,20 +243,20 @@ def print_explanation(score: EpisodeScore, console: Console) -> None:
             table.add_row(
                 markup(v.text),
                 v.reveal,
-                markup(repr(v.actual)),
+                markup(display_value(v.actual)),
                 "yes" if v.holds else "[red]no[/red]",
             )
         console.print(table)
     if score.policy_results:
         table = Table(title="policies", title_justify="left")
-        for col in ("policy", "verdict", "event", "reason"):
+        for col in ("policy", "verdict", "evidence", "reason"):
             table.add_column(col)
         for r in score.policy_results:
             style = {"pass": "green", "fail": "red"}.get(r.verdict.value, "dim")
             table.add_row(
                 r.policy.value,
                 f"[{style}]{r.verdict.value}[/{style}]",
-                str(r.seq or "-"),
+                f"seq {r.seq}" if r.seq is not None else "-",
                 markup(r.reason),
             )
         console.print(table)

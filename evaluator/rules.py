@@ -22,6 +22,7 @@ from taurec.policies.transcript import Transcript
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import Trajectory
 
+from .defaults import DEFAULT_RULES as DEFAULT_RULES
 from .judgement import ConstraintVerdict, Judgement
 from .taurec_trace import to_trace
 from .taurec_v1_rules import judge_trace
@@ -75,7 +76,6 @@ def judge_tau_rec(
     return judge_trace(task, to_trace(trajectory), catalog)
 
 
-DEFAULT_RULES: Final = "taurec"
 RULES: dict[str, RulesProfile] = {
     p.name: p
     for p in (

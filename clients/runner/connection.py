@@ -11,6 +11,7 @@ All episodes of a run share one client session; calls on it run concurrently.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,12 +19,26 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from taurec.server.app import build_server
 from taurec.server.episodes import SimulatorFactory
 from taurec.server.settings import ServerSettings
+from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+
+#: passed on to a `taurec serve` subprocess besides the SDK's short list of safe variables
+#: (which leaves out everything else): where its log key is, so it signs with the run's key
+SERVE_ENV: tuple[str, ...] = (KEY_ENV, KEY_FILE_ENV, "XDG_DATA_HOME")
+
+
+def serve_environment() -> dict[str, str]:
+    """The environment of a `taurec serve` subprocess."""
+    env = get_default_environment()
+    env.update({name: os.environ[name] for name in SERVE_ENV if name in os.environ})
+    return env
+
 
 Transport = Literal["inproc", "stdio", "http"]
 TRANSPORTS: tuple[Transport, ...] = ("inproc", "stdio", "http")
@@ -97,6 +112,7 @@ async def open_client(connection: Connection) -> AsyncIterator[Client]:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "taurec.clients.serve_cli", *serve_arguments(connection.settings)],
+            env=serve_environment(),
         )
         async with Client(params) as client:
             yield client

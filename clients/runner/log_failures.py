@@ -31,7 +31,8 @@ def log_failure(result: EpisodeResult) -> LogFailure | None:
     if result.episode_id is None or not result.infra_error:
         return None
     if result.log is None:
-        return LogFailure(result, "its log is missing")
+        why = f" ({result.error})" if result.error else ""
+        return LogFailure(result, f"its log is missing{why}")
     summary = summarize_log(result.log)
     if not summary.complete:
         return LogFailure(result, "its log has no end record (the server could not finish it)")

@@ -67,3 +67,12 @@ def test_whole_logs_and_other_failures_are_not_log_failures(tmp_path: Path) -> N
         EpisodeResult(SPEC, None, "infra_error", error="start_episode failed: unknown task"),
     ]
     assert log_failures(results) == []
+
+
+def test_a_missing_log_says_why_when_the_runner_knows() -> None:
+    result = EpisodeResult(
+        EpisodeSpec("t001", 0), "e" * 32, "infra_error", error="it is signed with another key"
+    )
+    failure = log_failure(result)
+    assert failure is not None
+    assert failure.cause == "its log is missing (it is signed with another key)"

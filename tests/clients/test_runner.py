@@ -19,6 +19,7 @@ from taurec.clients.runner.runner import EpisodeResult, Runner
 from taurec.evaluator.aggregate import aggregate
 from taurec.server.episodes import derive_seed
 from taurec.server.settings import ServerSettings
+from taurec.tasks.trajectory_signing import load_log_key
 
 
 def _end(result: EpisodeResult) -> dict:
@@ -124,6 +125,13 @@ async def test_episodes_run_over_stdio_through_a_taurec_serve_subprocess(tmp_pat
     results = await _play(ScriptedAgent(), tmp_path, *specs, transport="stdio")
     assert [r.spec for r in results] == specs
     assert all(r.passed and r.log is not None and r.log.is_relative_to(tmp_path) for r in results)
+
+
+async def test_a_taurec_serve_subprocess_signs_with_the_run_s_log_key(tmp_path: Path) -> None:
+    [result] = await _play(ScriptedAgent(), tmp_path, EpisodeSpec("t001", 0), transport="stdio")
+    end = _end(result)
+    key = load_log_key()  # where this process's environment says the key is
+    assert end["key_id"] == key.key_id and key.verify(end["chain"], end["hmac"])
 
 
 @pytest.fixture

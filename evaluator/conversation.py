@@ -1,0 +1,79 @@
+"""An episode log as a conversation: the user's and the agent's messages in order, each
+tool call folded together with its result, and the end record. What `evaluator explain`
+prints and the viewer shows. Pure: events in, plain JSON values out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Roles of conversation entries.
+USER, AGENT, TOOL, END = "user", "agent", "tool", "end"
+
+
+def _message(ev: dict[str, Any], role: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seq": ev["seq"], "role": role, "text": str(ev.get("text", ""))}
+    if ev.get("acts"):
+        entry["acts"] = ev["acts"]
+        entry["acts_by"] = ev.get("acts_by")
+    if role == AGENT and ev.get("delivered") is False:
+        entry["delivered"] = False
+    if role == USER and ev.get("left"):
+        entry["left"] = True
+    return entry
+
+
+def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per message, tool call (its result inside, under `result`) and end
+    record, in log order. Every entry has `seq` and `role`; a tool entry's result keeps
+    its own `seq`. A result whose call is not logged gets an entry of its own."""
+    entries: list[dict[str, Any]] = []
+    pending: dict[str, dict[str, Any]] = {}  # call_id -> the tool entry awaiting its result
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "user_message":
+            entries.append(_message(ev, USER))
+        elif kind == "agent_message":
+            entries.append(_message(ev, AGENT))
+        elif kind == "tool_call":
+            entry = {
+                "seq": ev["seq"],
+                "role": TOOL,
+                "name": str(ev.get("name", "")),
+                "arguments": {
+                    k: v for k, v in (ev.get("arguments") or {}).items() if k != "episode_id"
+                },
+                "result": None,
+            }
+            entries.append(entry)
+            pending[str(ev.get("call_id"))] = entry
+        elif kind == "tool_result":
+            result = {
+                "seq": ev["seq"],
+                "is_error": bool(ev.get("is_error", False)),
+                "content": ev.get("content"),
+            }
+            call = pending.pop(str(ev.get("call_id")), None)
+            if call is None:
+                entries.append(
+                    {"seq": ev["seq"], "role": TOOL, "name": "?", "arguments": {}, "result": result}
+                )
+            else:
+                call["result"] = result
+        elif kind == "end":
+            entries.append(
+                {
+                    "seq": ev["seq"],
+                    "role": END,
+                    "reason": str(ev.get("reason", "")),
+                    "item_id": ev.get("item_id"),
+                    "detail": ev.get("detail"),
+                }
+            )
+    return entries
+
+
+def entry_seqs(entry: dict[str, Any]) -> list[int]:
+    """The log seqs an entry shows (a tool call's and its result's)."""
+    result = entry.get("result")
+    return [entry["seq"]] + ([result["seq"]] if result else [])

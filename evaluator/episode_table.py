@@ -1,0 +1,96 @@
+"""Writing episode rows (episode_rows.py) as JSON, CSV or a terminal table, for
+`evaluator episodes`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from .episode import EpisodeScore
+from .episode_rows import COLUMNS, episode_rows
+from .text import markup
+
+#: How list cells are joined in CSV and the table.
+LIST_SEP = "; "
+
+
+def rows_json(rows: list[dict[str, Any]]) -> bytes:
+    return orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return LIST_SEP.join(map(str, value))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _natural(name: str) -> list[Any]:
+    """`regret@2` before `regret@10`."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def rows_csv(rows: list[dict[str, Any]]) -> str:
+    """One CSV line per row; each metric becomes a `metric:<name>` column."""
+    metric_names = sorted({name for r in rows for name in r["metrics"]}, key=_natural)
+    head = [c for c in COLUMNS if c != "metrics"] + [f"metric:{m}" for m in metric_names]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(head)
+    for r in rows:
+        writer.writerow(
+            [_cell(r[c]) for c in COLUMNS if c != "metrics"]
+            + [_cell(r["metrics"].get(m)) for m in metric_names]
+        )
+    return out.getvalue()
+
+
+def _why(row: dict[str, Any]) -> str:
+    parts = [f"constraint {c}" for c in row["failed_constraints"]]
+    parts += [f"policy {p}" for p in row["failed_policies"]]
+    if row["failure"]:
+        parts.append(row["failure"])
+    if row["simulator_faults"]:
+        parts.append(f"{row['simulator_faults']} simulator faults")
+    return LIST_SEP.join(parts)
+
+
+def rows_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=f"{len(rows)} episode{'s' if len(rows) != 1 else ''}", title_justify="left")
+    for col in ("label", "task", "trial", "result", "reward", "end", "why", "log"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        reward = "-" if r["reward"] is None else f"{r['reward']:.2f}"
+        table.add_row(
+            markup(r["label"]),
+            markup(r["task"]),
+            str(r["trial"]),
+            "[green]pass[/green]" if r["passed"] else "[red]fail[/red]",
+            reward,
+            markup(r["end_reason"]),
+            markup(_why(r)),
+            markup(r["path"]),
+        )
+    return table
+
+
+def write_rows(scores: list[EpisodeScore], *, failed: bool, fmt: str) -> None:
+    """Print the rows of `scores` (only the failed ones with `failed`) to stdout as
+    "json", "csv" or "table"."""
+    rows = [r for r in episode_rows(scores) if not (failed and r["passed"])]
+    if fmt == "json":
+        sys.stdout.buffer.write(rows_json(rows))
+    elif fmt == "csv":
+        sys.stdout.write(rows_csv(rows))
+    else:
+        Console().print(rows_table(rows))

@@ -1,0 +1,61 @@
+"""`evaluator report`: one self-contained HTML file of plots and tables over scored logs.
+
+The sections are built in the order of SECTIONS; a builder that finds nothing to show
+(no ranking runs, no judge scores, ...) leaves its section out. Plotly is imported here
+and by the section modules only, so it loads when a report is written and never at
+`evaluator --help`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .episode import EpisodeScore
+from .report_data import Judgements, ReportData, report_data
+from .report_episode_sections import failed_episodes, simulator_faults
+from .report_kind_sections import dialogue_metrics, judge_scores, learning_curves, ranking_metrics
+from .report_page import Section, render_page
+from .report_sections import (
+    cost_pareto,
+    failure_modes,
+    overview,
+    policy_violations,
+    reliability_cliff,
+    strata,
+)
+
+SectionBuilder = Callable[[ReportData], Section | None]
+
+#: the report's sections, in page order
+SECTIONS: tuple[SectionBuilder, ...] = (
+    overview,
+    reliability_cliff,
+    cost_pareto,
+    strata,
+    policy_violations,
+    failure_modes,
+    dialogue_metrics,
+    simulator_faults,
+    judge_scores,
+    ranking_metrics,
+    learning_curves,
+    failed_episodes,
+)
+
+
+def build_sections(data: ReportData) -> list[Section]:
+    return [s for s in (build(data) for build in SECTIONS) if s is not None]
+
+
+def render_report(
+    groups: list[dict[str, Any]],
+    scores: Sequence[EpisodeScore],
+    judgements: Judgements,
+    *,
+    title: str,
+    sources: Sequence[str],
+) -> str:
+    """The report's HTML for the groups `aggregate` made of `scores`."""
+    data = report_data(groups, scores, judgements)
+    return render_page(title, sources, build_sections(data))

@@ -1,0 +1,108 @@
+"""What the report is drawn from: the groups `evaluator score --json` reports, the
+episodes behind each, and the judge's scores when a judge has run.
+
+A series is one group (an agent label in one run of one kind); its name is the label,
+with the run added when a label has several runs of the same kind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean, stdev
+from typing import Any, Protocol
+
+from .episode import EpisodeScore
+
+
+class JudgeScoreLike(Protocol):
+    """One aspect of one episode as the judge store gives it (contract C)."""
+
+    mean: float
+    failures: int
+
+
+#: episode id -> aspect -> score
+Judgements = Mapping[str, Mapping[str, JudgeScoreLike]]
+
+GroupKey = tuple[str, str, str, str, str]
+
+
+def score_key(s: EpisodeScore) -> GroupKey:
+    """The group an episode is aggregated in (as aggregate.aggregate groups them)."""
+    return (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
+
+
+def group_key(g: Mapping[str, Any]) -> GroupKey:
+    return (g["label"], g["mode"], g.get("plan_id") or "", g["suite"].get("id") or "", g["kind"])
+
+
+@dataclass
+class Series:
+    name: str
+    group: dict[str, Any]
+    scores: list[EpisodeScore]
+
+    @property
+    def kind(self) -> str:
+        return str(self.group["kind"])
+
+
+@dataclass
+class ReportData:
+    series: list[Series]
+    judgements: Judgements = field(default_factory=dict)
+
+    def of_kind(self, kind: str) -> list[Series]:
+        return [s for s in self.series if s.kind == kind]
+
+
+def _run_name(g: Mapping[str, Any]) -> str:
+    if g.get("plan_id"):
+        return f"run {str(g['plan_id'])[:8]}"
+    return f"open, suite {g['suite'].get('id') or '?'}"
+
+
+def report_data(
+    groups: list[dict[str, Any]], scores: Iterable[EpisodeScore], judgements: Judgements
+) -> ReportData:
+    by_key: dict[GroupKey, list[EpisodeScore]] = defaultdict(list)
+    for s in scores:
+        by_key[score_key(s)].append(s)
+    runs_of: dict[tuple[str, str], int] = defaultdict(int)
+    for g in groups:
+        runs_of[(g["label"], g["kind"])] += 1
+    series = []
+    for g in groups:
+        name = str(g["label"])
+        if runs_of[(g["label"], g["kind"])] > 1:
+            name = f"{name} ({_run_name(g)})"
+        series.append(Series(name, g, by_key.get(group_key(g), [])))
+    return ReportData(series, judgements)
+
+
+def load_judgements(logdirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+    """The judge's scores found beside the logs, when the judge store is installed and a
+    judge has run; empty otherwise (the report then has no judge section)."""
+    try:
+        from .judge_store import load_judgements as load  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for folder in logdirs:
+        if folder.is_dir():
+            for episode, aspects in load(folder).items():
+                out.setdefault(episode, {}).update(aspects)
+    return out
+
+
+def mean_se(values: list[float]) -> tuple[float, float, int]:
+    """Mean, standard error and count of the values that are numbers (NaN skipped)."""
+    kept = [v for v in values if not math.isnan(v)]
+    if not kept:
+        return math.nan, math.nan, 0
+    se = stdev(kept) / math.sqrt(len(kept)) if len(kept) > 1 else 0.0
+    return fmean(kept), se, len(kept)

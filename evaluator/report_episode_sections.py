@@ -1,0 +1,100 @@
+"""The report's per-episode sections: the simulated users' faults (contract B's
+`simulator_faults`) and the list of failed episodes (contract D's episode rows), each
+shown when the scoring stack provides it."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+import plotly.graph_objects as go
+
+from .report_data import ReportData
+from .report_page import Cell, Section, Table, plot_text
+
+#: the most failed episodes listed; the rest are counted
+MAX_FAILED_ROWS = 300
+
+
+def simulator_faults(data: ReportData) -> Section | None:
+    episodes: Counter[str] = Counter()
+    faulty: Counter[str] = Counter()
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    for s in data.series:
+        for e in s.scores:
+            faults = list(getattr(e, "simulator_faults", None) or [])
+            name = getattr(e, "simulator", None)
+            if name is None and not faults:
+                continue
+            name = str(name or "unknown")
+            episodes[name] += 1
+            faulty[name] += bool(faults)
+            for f in faults:
+                kinds[name][str(getattr(f, "kind", "?"))] += 1
+    if not any(faulty.values()):
+        return None
+    names = sorted(episodes)
+    fig = go.Figure(
+        go.Bar(x=[plot_text(n) for n in names], y=[faulty[n] / episodes[n] for n in names])
+    )
+    fig.update_layout(
+        title="Episodes with a simulator fault",
+        yaxis={"title": "share of episodes", "rangemode": "tozero"},
+    )
+    rows: list[list[Cell]] = [[n, episodes[n], faulty[n], faulty[n] / episodes[n]] for n in names]
+    kind_rows: list[list[Cell]] = [[n, k, c] for n in names for k, c in sorted(kinds[n].items())]
+    return Section(
+        "simulator-faults",
+        "Simulator faults",
+        "Episodes in which the simulated user broke its own task (accepted an item that "
+        "violates it, rejected one that satisfies it, stated a hidden need or a wrong one): "
+        "failures these cause are the simulator's, not the agent's.",
+        [fig],
+        [
+            Table(
+                "Fault rate by simulator", ["simulator", "episodes", "with a fault", "rate"], rows
+            ),
+            Table("Faults by kind", ["simulator", "kind", "faults"], kind_rows),
+        ],
+    )
+
+
+def _joined(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "; ".join(map(str, value))
+    return "" if value is None else str(value)
+
+
+def failed_episodes(data: ReportData) -> Section | None:
+    try:
+        from .episode_rows import episode_rows  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    scores = [e for s in data.series for e in s.scores if not e.passed]
+    if not scores:
+        return None
+    rows: list[list[Cell]] = []
+    for row in episode_rows(scores)[:MAX_FAILED_ROWS]:
+        rows.append(
+            [
+                row.get("label"),
+                row.get("task"),
+                row.get("trial"),
+                row.get("stratum"),
+                row.get("end_reason"),
+                _joined(row.get("failed_constraints")),
+                _joined(row.get("failed_policies")),
+                row.get("failure"),
+                row.get("path"),
+            ]
+        )
+    shown = f"the first {MAX_FAILED_ROWS} of " if len(scores) > MAX_FAILED_ROWS else ""
+    headers = ["label", "task", "trial", "stratum", "end reason", "failed constraints"]
+    headers += ["failed policies", "why", "log"]
+    return Section(
+        "failed-episodes",
+        "Failed episodes",
+        f"Listing {shown}{len(scores)} failed episodes with what failed; "
+        "`evaluator explain LOG` shows one with its evidence.",
+        tables=[Table("Failed episodes", headers, rows)],
+    )

@@ -1,0 +1,171 @@
+"""The viewer's data: the episodes under some log folders, scored as `evaluator score`
+scores them, as rows (a list) and one detailed view per episode.
+
+`refresh()` looks at the folders again and scores only the logs that are new or changed
+since (by size and modification time), so a viewer left open over a run that is still
+writing logs stays current at the cost of the new logs only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.trajectory_reader import read_log
+
+from ..episode import EpisodeScore
+from ..episode_rows import episode_row
+from ..episode_view import episode_view
+from ..evaluate import evaluate
+from ..files import find_run_files
+from ..logs import Resolver
+
+#: Seconds between two looks at the folders, however often the page asks.
+MIN_REFRESH_S = 1.0
+
+
+def episode_key(score: EpisodeScore) -> str:
+    """A stable, URL-safe key of one episode (its log path, task and trial)."""
+    blob = f"{score.path}\0{score.label}\0{score.task_id}\0{score.trial}".encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def load_judged(paths: list[Path]) -> dict[str, dict[str, Any]]:
+    """Judge scores by episode id from `<logdir>/judge/`, where the judge has run."""
+    from ..judge_store import load_judgements
+
+    judged: dict[str, dict[str, Any]] = {}
+    for p in paths:
+        if p.is_dir():
+            try:
+                judged.update(load_judgements(p))
+            except (OSError, ValueError, DataError):
+                continue  # a damaged judge file must not hide the episodes
+    return judged
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+class LogSet:
+    """The episodes under `paths`, kept current by refresh()."""
+
+    def __init__(self, paths: list[Path], resolver: Resolver) -> None:
+        self.paths = paths
+        self.resolver = resolver
+        self.revision = 0
+        self.updated_at = ""
+        self.rows: list[dict[str, Any]] = []
+        self.judged: dict[str, dict[str, Any]] = {}
+        self._scores: dict[str, EpisodeScore] = {}  # by key
+        self._seen: dict[str, tuple[tuple[int, int] | None, EpisodeScore]] = {}  # by log path
+        self._lock = threading.Lock()
+        self._last = 0.0
+        self._on_disk: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """Score what changed on disk; True when the rows changed."""
+        with self._lock:
+            if not force and time.monotonic() - self._last < MIN_REFRESH_S:
+                return False
+            self._last = time.monotonic()
+            # signatures before scoring: a log that grows meanwhile is scored again next time
+            files = find_run_files(self.paths)
+            signatures = {str(p): _signature(p) for p in files.logs}
+            on_disk = (signatures, {str(p): _signature(p) for p in files.registers})
+            judged = load_judged(self.paths)
+            if on_disk == self._on_disk and judged.keys() == self.judged.keys() and not force:
+                return False  # nothing moved: no scoring, no rows rebuilt
+            self._on_disk = on_disk
+            known = {
+                path: score
+                for path, (sig, score) in self._seen.items()
+                if sig is not None and sig == signatures.get(path)
+            }
+            check = evaluate(self.paths, self.resolver, known=known)
+            excluded = {id(s): why for s, why in check.excluded}
+            everything = check.scores + [s for s, _ in check.excluded]
+            self._seen = {
+                s.path: (signatures[s.path], s) for s in everything if s.path in signatures
+            }
+            rows = []
+            scores = {}
+            for s in everything:
+                key = episode_key(s)
+                scores[key] = s
+                row = episode_row(s)
+                row["key"] = key
+                row["excluded"] = excluded.get(id(s))
+                rows.append(row)
+            if rows == self.rows and judged.keys() == self.judged.keys():
+                return False
+            self.rows, self._scores, self.judged = rows, scores, judged
+            self.revision += 1
+            self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
+            return True
+
+    def document(self) -> dict[str, Any]:
+        """The list the viewer shows."""
+        return {
+            "format": "taurec-episodes",
+            "revision": self.revision,
+            "updated_at": self.updated_at,
+            "paths": [str(p) for p in self.paths],
+            "rows": self.rows,
+        }
+
+    def detail(self, key: str) -> dict[str, Any] | None:
+        """The detailed view of one episode, None for an unknown key."""
+        with self._lock:  # the resolver's suite cache is shared with refresh()
+            return self._detail(key)
+
+    def _detail(self, key: str) -> dict[str, Any] | None:
+        score = self._scores.get(key)
+        if score is None:
+            return None
+        log = read_log(score.path) if score.path.endswith(".jsonl") else None
+        header = log.header.model_dump(mode="json") if log and log.header else None
+        events = log.events if log else []
+        task, title_of = self._task(score)
+        doc = episode_view(
+            score,
+            header,
+            events,
+            task=task,
+            title_of=title_of,
+            judged=self.judged.get(score.episode_id or ""),
+        )
+        doc["row"]["key"] = key
+        return doc
+
+    def _task(self, score: EpisodeScore) -> tuple[Any, Any]:
+        """The episode's task and a title lookup in its catalog (None, no titles when the
+        suite does not load: the episode was scored without it anyway)."""
+        if score.suite_spec is None:
+            return None, lambda _: None
+        # the suite was accepted when the episode was scored (a plan's, or --suite)
+        resolver = replace(
+            self.resolver, allowed_specs=self.resolver.allowed_specs | {score.suite_spec}
+        )
+        try:
+            ctx = resolver.context(score.suite_spec)
+        except DataError:
+            return None, lambda _: None
+        catalog = ctx.catalog
+
+        def title_of(item_id: str) -> str | None:
+            item = catalog.get(item_id)
+            return item.title if item is not None else None
+
+        return ctx.suite.get(score.task_id), title_of

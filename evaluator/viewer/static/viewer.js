@@ -1,0 +1,265 @@
+// The taurec episode viewer. Every text from a log (labels, messages, tool results) is
+// untrusted: it reaches the page only as DOM text (textContent / text nodes), never as HTML.
+"use strict";
+
+(function () {
+  const BUNDLE = !!document.querySelector('meta[name="taurec-bundle"]');
+  const POLL_MS = 2000;
+  const MAX_ROWS = 1000;
+  const state = { rows: [], revision: null, filters: {}, sort: { col: "label", dir: 1 }, key: null, seq: null, doc: null };
+  const episodeCallbacks = {};
+
+  // ---- DOM building: text only ------------------------------------------------------
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "class") node.className = value;
+      else if (name === "onclick") node.addEventListener("click", value);
+      else if (name === "text") node.textContent = String(value);
+      else node.setAttribute(name, value === true ? "" : String(value));
+    }
+    fill(node, children);
+    return node;
+  }
+  // replaceChildren with nested lists flattened and null / false left out
+  function fill(node, children) {
+    node.replaceChildren();
+    for (const child of [children].flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+  }
+  const $ = (sel) => document.querySelector(sel);
+  const fmt = (v, digits) => (v === null || v === undefined ? "–" : typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(digits === undefined ? 3 : digits)) : String(v));
+  const json = (v) => JSON.stringify(v, null, 2);
+
+  // ---- data ------------------------------------------------------------------------
+  function loadScript(src) {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onerror = () => setStatus("could not load " + src);
+    document.body.append(s);
+  }
+  window.taurecData = (doc) => receive(doc);
+  window.taurecEpisode = (key, doc) => { const cb = episodeCallbacks[key]; delete episodeCallbacks[key]; if (cb) cb(doc); };
+
+  function fetchEpisodes() {
+    if (BUNDLE) { loadScript("data/episodes.js"); return; }
+    const q = state.revision === null ? "" : "?since=" + encodeURIComponent(state.revision);
+    fetch("api/episodes" + q, { cache: "no-store" })
+      .then((r) => r.json())
+      .then((doc) => { if (!doc.unchanged) receive(doc); else setLive(); })
+      .catch(() => setStatus("server not answering; retrying"));
+  }
+  function fetchEpisode(key, done) {
+    if (BUNDLE) { episodeCallbacks[key] = done; loadScript("data/episode-" + encodeURIComponent(key) + ".js"); return; }
+    fetch("api/episode/" + encodeURIComponent(key), { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then(done)
+      .catch(() => setStatus("could not load episode " + key));
+  }
+  function setStatus(text) { $("#status").textContent = text; }
+  function setLive() {
+    const n = state.rows.length;
+    setStatus((BUNDLE ? "static bundle" : "live") + " · " + n + " episode" + (n === 1 ? "" : "s") + (state.updated ? " · updated " + state.updated : ""));
+  }
+  function receive(doc) {
+    state.rows = doc.rows || [];
+    state.revision = doc.revision;
+    state.updated = doc.updated_at;
+    renderFilters();
+    renderRuns();
+    renderList();
+    setLive();
+    route();
+  }
+
+  // ---- filters and list ------------------------------------------------------------
+  const resultOf = (r) => (r.passed ? "pass" : "fail");
+  const FILTERS = [
+    ["label", "label", (r) => [r.label]],
+    ["kind", "kind", (r) => [r.kind]],
+    ["task", "task", (r) => [r.task]],
+    ["stratum", "stratum", (r) => [r.stratum || "(none)"]],
+    ["result", "pass/fail", (r) => [resultOf(r)]],
+    ["policy", "failed policy", (r) => (r.failed_policies.length ? r.failed_policies : ["(none)"])],
+    ["end", "end reason", (r) => [r.end_reason]],
+    ["fault", "simulator fault", (r) => (r.simulator_faults ? ["any", ...r.simulator_fault_kinds] : ["(none)"])],
+    // a sealed run's planned episodes that have no log yet (never started) have none
+    ["logged", "log", (r) => [r.path.endsWith(".jsonl") ? "logged" : "planned, no log"]],
+  ];
+  function renderFilters() {
+    const form = $("#filters");
+    form.replaceChildren();
+    for (const [name, title, values] of FILTERS) {
+      const options = [...new Set(state.rows.flatMap(values))].sort();
+      const select = el("select", { name, id: "filter-" + name }, el("option", { value: "" }, "all"), options.map((v) => el("option", { value: v }, v)));
+      if (state.filters[name] && options.includes(state.filters[name])) select.value = state.filters[name];
+      else delete state.filters[name];
+      select.addEventListener("change", () => { if (select.value) state.filters[name] = select.value; else delete state.filters[name]; renderList(); });
+      form.append(el("label", {}, title, select));
+    }
+  }
+  function shown() {
+    const rows = state.rows.filter((r) => FILTERS.every(([name, , values]) => !state.filters[name] || values(r).includes(state.filters[name])));
+    const col = COLUMNS.find((c) => c.key === state.sort.col) || COLUMNS[0];
+    return rows.sort((a, b) => {
+      const x = col.sort(a), y = col.sort(b);
+      return (x < y ? -1 : x > y ? 1 : 0) * state.sort.dir || a.task.localeCompare(b.task) || a.trial - b.trial;
+    });
+  }
+  const why = (r) => [
+    ...r.failed_constraints.map((c) => "constraint " + c),
+    ...r.failed_policies.map((p) => "policy " + p),
+    ...(r.excluded ? ["excluded: " + r.excluded] : []),
+    ...(r.simulator_faults ? [r.simulator_faults + " simulator fault(s)"] : []),
+    ...(r.passed ? [] : r.failure ? [r.failure] : []),
+  ].join("; ");
+  const COLUMNS = [
+    { key: "label", title: "label", sort: (r) => r.label, cell: (r) => r.label },
+    { key: "task", title: "task", sort: (r) => r.task, cell: (r) => r.task },
+    { key: "trial", title: "trial", sort: (r) => r.trial, cell: (r) => String(r.trial) },
+    { key: "stratum", title: "stratum", sort: (r) => r.stratum || "", cell: (r) => r.stratum || "–" },
+    { key: "result", title: "result", sort: (r) => resultOf(r), cell: (r) => el("span", { class: resultOf(r) }, resultOf(r)) },
+    { key: "reward", title: "reward", sort: (r) => (r.reward === null ? -Infinity : r.reward), cell: (r) => fmt(r.reward, 2) },
+    { key: "end", title: "end", sort: (r) => r.end_reason, cell: (r) => r.end_reason },
+    { key: "turns", title: "turns", sort: (r) => r.turns, cell: (r) => String(r.turns) },
+    { key: "tools", title: "tool calls", sort: (r) => r.tool_calls, cell: (r) => String(r.tool_calls) },
+    { key: "why", title: "why it failed", sort: (r) => why(r), cell: (r) => el("span", { class: "why" }, why(r)) },
+  ];
+  function renderList() {
+    const head = $("#episodes thead tr");
+    head.replaceChildren(...COLUMNS.map((c) => {
+      const sorted = state.sort.col === c.key ? (state.sort.dir > 0 ? " sorted-asc" : " sorted-desc") : "";
+      return el("th", { class: "sortable" + sorted, "data-col": c.key, onclick: () => { state.sort = { col: c.key, dir: state.sort.col === c.key ? -state.sort.dir : 1 }; renderList(); } }, c.title);
+    }));
+    const rows = shown();
+    // thousands of rows make the page slow: the first MAX_ROWS are drawn, the rest counted
+    $("#episodes tbody").replaceChildren(...rows.slice(0, MAX_ROWS).map((r) => el("tr", { "data-key": r.key, class: r.key === state.key ? "selected" : null, onclick: () => { location.hash = "#/episode/" + r.key; } }, COLUMNS.map((c) => el("td", { "data-col": c.key }, c.cell(r))))));
+    $("#count").textContent = "(" + rows.length + " of " + state.rows.length + (rows.length > MAX_ROWS ? "; the first " + MAX_ROWS + " shown: filter or sort to see others" : "") + ")";
+    $("#empty").hidden = rows.length > 0;
+  }
+  function renderRuns() {
+    const groups = new Map();
+    for (const r of state.rows) {
+      const id = JSON.stringify([r.label, r.run || "(open)", r.kind]);
+      const g = groups.get(id) || { label: r.label, run: r.run ? r.run.slice(0, 12) : "(open)", kind: r.kind, n: 0, passed: 0 };
+      g.n += 1; g.passed += r.passed ? 1 : 0;
+      groups.set(id, g);
+    }
+    $("#runs tbody").replaceChildren(...[...groups.values()].map((g) => el("tr", {},
+      el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); pickFilter("label", g.label); } }, g.label)),
+      el("td", {}, g.run), el("td", {}, g.kind), el("td", {}, String(g.n)), el("td", {}, String(g.passed)),
+      el("td", {}, (100 * g.passed / g.n).toFixed(1) + "%"),
+      el("td", {}, el("a", { href: "#", class: "fail", onclick: (e) => { e.preventDefault(); pickFilter("label", g.label); pickFilter("result", "fail"); } }, String(g.n - g.passed))),
+    )));
+  }
+  function pickFilter(name, value) {
+    state.filters[name] = value;
+    const select = $("#filter-" + name);
+    if (select) select.value = value;
+    renderList();
+  }
+
+  // ---- one episode -------------------------------------------------------------------
+  function route() {
+    const m = /^#\/episode\/([0-9a-f]+)(?:\/seq\/(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    const key = m[1], seq = m[2] ? Number(m[2]) : null;
+    state.seq = seq;
+    if (key === state.key && state.doc) { showSeq(seq); return; }
+    state.key = key;
+    document.querySelectorAll("#episodes tbody tr").forEach((tr) => tr.classList.toggle("selected", tr.dataset.key === key));
+    fetchEpisode(key, (doc) => { if (state.key !== key) return; state.doc = doc; renderEpisode(doc); showSeq(state.seq); });
+  }
+  window.addEventListener("hashchange", route);
+
+  function seqLink(seq) {
+    if (seq === null || seq === undefined) return el("span", { class: "muted" }, "–");
+    return el("a", { class: "seq", href: "#/episode/" + state.key + "/seq/" + seq }, "seq " + seq);
+  }
+  function showSeq(seq) {
+    document.querySelectorAll(".highlight").forEach((n) => n.classList.remove("highlight"));
+    if (seq === null) return;
+    const target = document.getElementById("ev-" + seq);
+    if (!target) return;
+    const folded = target.closest("details");
+    if (folded) folded.open = true;
+    target.classList.add("highlight");
+    target.scrollIntoView({ block: "center" });
+  }
+
+  function verdictTable(title, head, rows) {
+    if (!rows.length) return null;
+    return [el("h3", {}, title), el("table", { class: "verdicts" }, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h)))), el("tbody", {}, rows))];
+  }
+  function renderEpisode(doc) {
+    const art = $("#detail");
+    $("#detail-hint").hidden = true;
+    art.hidden = false;
+    if (!doc) { fill(art, el("p", { class: "fail" }, "This episode is no longer in the logs.")); return; }
+    const r = doc.row, v = doc.verdicts;
+    const reasons = [
+      ...v.constraints.filter((c) => !c.holds).map((c) => [el("span", {}, "constraint not met: " + c.text + " (item has " + c.actual + ") "), seqLink(c.seq)]),
+      ...v.policies.filter((p) => p.verdict === "fail").map((p) => [el("span", {}, "policy " + p.policy + " violated: " + p.reason + " "), seqLink(p.seq)]),
+      ...v.faults.map((f) => [el("span", {}, "simulator fault " + f.kind + ": " + f.detail + " "), seqLink(f.seq)]),
+      ...(r.failure && !r.passed ? [[el("span", {}, r.failure)]] : []),
+      ...v.problems.filter((p) => p !== r.failure).map((p) => [el("span", {}, "problem: " + p)]),
+      ...(r.excluded ? [[el("span", {}, "excluded from the score: " + r.excluded)]] : []),
+    ];
+    const h = doc.header || {};
+    fill(art, [
+      el("h2", {}, r.label + " · " + r.task + " · trial " + r.trial),
+      el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, r.passed ? "PASS" : "FAIL"), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
+      reasons.length ? [el("h3", {}, r.passed ? "Notes" : "Why it failed"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
+      el("dl", { class: "kv" },
+        el("dt", {}, "kind"), el("dd", {}, r.kind), el("dt", {}, "stratum"), el("dd", {}, r.stratum || "–"),
+        el("dt", {}, "simulator"), el("dd", {}, (h.simulator && h.simulator.kind) || r.simulator || "–"),
+        el("dt", {}, "run"), el("dd", {}, (r.mode || "") + " " + (r.run || "")),
+        el("dt", {}, "started"), el("dd", {}, h.started_at || "–"),
+        el("dt", {}, "log"), el("dd", {}, r.path)),
+      verdictTable("Constraints", ["constraint", "reveal", "item value", "holds", "evidence"], v.constraints.map((c) => el("tr", {}, el("td", {}, c.text), el("td", {}, c.reveal), el("td", {}, c.actual), el("td", { class: c.holds ? "pass" : "fail" }, c.holds ? "yes" : "no"), el("td", {}, seqLink(c.seq))))),
+      verdictTable("Policies", ["policy", "verdict", "reason", "evidence"], v.policies.map((p) => el("tr", {}, el("td", {}, p.policy), el("td", { class: p.verdict === "pass" ? "pass" : p.verdict === "fail" ? "fail" : "na" }, p.verdict), el("td", {}, p.reason), el("td", {}, seqLink(p.seq))))),
+      verdictTable("Metrics", ["metric", "value", "evidence"], v.metrics.filter((m) => !(doc.stream && /@\d+$/.test(m.name))).map((m) => el("tr", {}, el("td", {}, m.name), el("td", {}, fmt(m.value)), el("td", {}, seqLink(m.seq))))),
+      verdictTable("Simulator faults", ["kind", "detail", "evidence"], v.faults.map((f) => el("tr", {}, el("td", {}, f.kind), el("td", {}, f.detail), el("td", {}, seqLink(f.seq))))),
+      doc.judge ? verdictTable("Judge scores (1-5)", ["aspect", "mean", "spread", "failures", "model"], doc.judge.map((j) => el("tr", {}, el("td", {}, j.aspect), el("td", {}, j.mean === null ? "no score" : fmt(j.mean, 2)), el("td", {}, fmt(j.spread, 2)), el("td", {}, String(j.failures)), el("td", {}, j.model || "–")))) : null,
+      doc.ranking ? renderRanking(doc.ranking) : null,
+      doc.stream ? verdictTable("Stream episodes", ["#", "recommended", "feedback", "regret", "rank", "questions", "evidence"], doc.stream.map((s) => el("tr", {}, el("td", {}, String(s.index)), el("td", {}, s.item_id || "–"), el("td", {}, s.feedback || "–"), el("td", {}, fmt(s.regret, 1)), el("td", {}, fmt(s.rank)), el("td", {}, String(s.questions)), el("td", {}, seqLink(s.seq))))) : null,
+      el("h3", {}, "Conversation"),
+      el("div", { id: "conversation" }, doc.conversation.map(renderEntry)),
+    ]);
+  }
+  function renderRanking(rk) {
+    return [
+      el("h3", {}, "Submitted ranking ", seqLink(rk.seq)),
+      el("p", {}, "positive: " + rk.positive + (rk.positive_title ? " (" + rk.positive_title + ")" : "") + " · " + (rk.rank ? "ranked " + rk.rank : "not in the list") + " · a trial passes within the top " + rk.pass_k),
+      rk.items.length ? el("ol", { class: "ranking" }, rk.items.map((i) => el("li", { class: i.positive ? "positive" : null }, i.id + (i.title ? " · " + i.title : "") + (i.positive ? "  ★ positive" : "")))) : el("p", { class: "fail" }, "no ranking submitted"),
+    ];
+  }
+  function renderActs(entry) {
+    if (!entry.acts || !entry.acts.length) return null;
+    return el("div", { class: "acts" }, el("span", { class: "muted" }, "acts" + (entry.acts_by ? " (" + entry.acts_by + ")" : "") + ":"), entry.acts.map((a) =>
+      el("span", { class: "act" }, [a.intent, a.slot ? a.slot + (a.value !== null && a.value !== undefined ? "=" + a.value : "") : null, a.items && a.items.length ? "[" + a.items.join(", ") + "]" : null].filter(Boolean).join(" "))));
+  }
+  function renderEntry(e) {
+    if (e.role === "tool") {
+      const res = e.result;
+      const args = Object.entries(e.arguments || {}).map(([k, v]) => k + "=" + JSON.stringify(v)).join(", ");
+      const node = el("details", { class: "tool" + (res && res.is_error ? " error" : ""), id: "ev-" + e.seq },
+        el("summary", {}, "seq " + e.seq + " · " + e.name + "(" + (args.length > 90 ? args.slice(0, 90) + "…" : args) + ")" + (res ? (res.is_error ? " → error" : " → result") : " → no result")),
+        el("div", {}, "arguments", el("pre", {}, json(e.arguments))),
+        res ? el("div", { id: "ev-" + res.seq }, "result (seq " + res.seq + ")" + (res.is_error ? ", an error" : ""), el("pre", {}, typeof res.content === "string" ? res.content : json(res.content))) : null);
+      return node;
+    }
+    if (e.role === "end") {
+      return el("div", { class: "msg end", id: "ev-" + e.seq }, el("div", { class: "who" }, "seq " + e.seq + " · end"), el("div", { class: "text" }, "ended: " + e.reason + (e.item_id ? " · item " + e.item_id : "") + (e.detail ? " · " + e.detail : "")));
+    }
+    const cls = "msg " + e.role + (e.delivered === false ? " undelivered" : "");
+    const who = e.role === "user" ? "user" : "agent" + (e.delivered === false ? " (not sent to the user)" : "");
+    return el("div", { class: cls, id: "ev-" + e.seq }, el("div", { class: "who" }, "seq " + e.seq + " · " + who + (e.left ? " · left" : "")), el("div", { class: "text" }, e.text), renderActs(e));
+  }
+
+  fetchEpisodes();
+  if (!BUNDLE) setInterval(fetchEpisodes, POLL_MS);
+})();

@@ -1,0 +1,107 @@
+"""The HTML report in headless Chromium, opened from file:// with no network: every plot
+renders (plotly draws an svg in each plot's div), the page logs no console error, and the
+section links work. Screenshots go to the `screenshots` folder."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from taurec.evaluator.cli import app
+from tests.support.browser import console_errors
+from tests.support.report_runs import ranking_run, recommendation_run, stream_run
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    logs = [
+        recommendation_run(root / "recommendation"),
+        ranking_run(root / "ranking"),
+        stream_run(root / "stream"),
+    ]
+    out = root / "report.html"
+    result = CliRunner().invoke(app, ["report", *map(str, logs), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _wait(condition: Callable[[], bool], seconds: float = 60) -> None:
+    """Poll until `condition` holds; fail after `seconds` (a hang, not a speed check)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the page"
+        time.sleep(0.1)
+
+
+def _rendered(driver: Any) -> tuple[int, int]:
+    """(plot divs, plot divs that hold an svg)."""
+    counts = driver.execute_script(
+        "const divs = [...document.querySelectorAll('.plotly-graph-div')];"
+        "return [divs.length, divs.filter(d => d.querySelector('svg.main-svg')).length];"
+    )
+    return int(counts[0]), int(counts[1])
+
+
+def test_every_plot_renders_offline_without_console_errors(
+    browser: Any, report: Path, screenshots: Path
+) -> None:
+    browser.get(report.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    divs, drawn = _rendered(browser)
+    assert divs == drawn and divs >= 7
+    assert console_errors(browser) == []
+    browser.save_screenshot(str(screenshots / "report-top.png"))
+
+
+def test_a_section_link_scrolls_to_its_plots(browser: Any, report: Path, screenshots: Path) -> None:
+    browser.get(report.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    browser.find_element("css selector", 'nav a[href="#streams"]').click()
+    _wait(lambda: browser.execute_script("return window.scrollY") > 0)
+    section = browser.find_element("id", "streams")
+    assert section.find_element("css selector", ".plotly-graph-div svg.main-svg")
+    assert browser.execute_script("return location.hash") == "#streams"
+    assert console_errors(browser) == []
+    browser.save_screenshot(str(screenshots / "report-streams.png"))
+
+
+def _score(label: str, task: str, reward: float) -> Any:
+    from taurec.evaluator.episode import EpisodeScore
+
+    return EpisodeScore(
+        path=f"{task}.jsonl",
+        label=label,
+        task_id=task,
+        trial=0,
+        end_reason="recommended",
+        outcome="item",
+        item_id="i1",
+        reward=reward,
+        complexity="simple",
+        reveal="volunteer",
+        episode_id=task,
+    )
+
+
+def test_a_label_with_markup_shows_as_plain_text_in_the_plots(browser: Any, tmp_path: Path) -> None:
+    from taurec.evaluator.aggregate import aggregate
+    from taurec.evaluator.report import render_report
+
+    label = '<b>bold</b> & "quoted"'
+    scores = [_score(label, "t1", 1.0), _score(label, "t2", 0.0), _score("plain", "t1", 1.0)]
+    page = tmp_path / "report.html"
+    page.write_text(render_report(aggregate(scores), scores, {}, title="t", sources=["s"]))
+    browser.get(page.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    legends = browser.execute_script(
+        "return [...document.querySelectorAll('.legendtext')].map(e => e.textContent)"
+    )
+    assert label in legends
+    assert browser.execute_script("return document.querySelectorAll('svg b').length") == 0
+    assert console_errors(browser) == []

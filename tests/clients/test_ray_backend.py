@@ -1,0 +1,184 @@
+"""The Ray backend on a small local cluster: the same scores as a local run, a killed
+worker's episode played again and counted once, and --resume."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from support import ray_agents
+from support.scoring import score_groups
+from typer.testing import CliRunner
+
+from taurec.clients.cli import app
+from taurec.clients.runner.backends import RunJob
+from taurec.clients.runner.connection import Connection
+from taurec.clients.runner.plan import EpisodeSpec, episode_logs, plan
+from taurec.clients.runner.ray_backend import RayBackend, ray_available
+from taurec.clients.runner.runner import EpisodeResult
+from taurec.clients.runner.sealing import local_plan
+from taurec.evaluator.cli import app as evaluator
+from taurec.server.settings import ServerSettings
+from taurec.tasks.run_register import read_register
+from taurec.tasks.suite import load_suite
+
+pytestmark = [
+    pytest.mark.ray,
+    pytest.mark.skipif(
+        not ray_available(), reason="Ray is not installed (pip install 'taurec[ray]')"
+    ),
+]
+
+TASKS = ["t001", "t002", "t003"]
+cli = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """One small local cluster for the module; the test agents travel to it by value."""
+    import ray
+
+    ray.cloudpickle.register_pickle_by_value(ray_agents)
+    ray.init(
+        address="local",  # a new cluster, even where $RAY_ADDRESS names one
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=80 * 1024 * 1024,
+        log_to_driver=False,
+        logging_level="WARNING",
+    )
+    yield ray
+    ray.shutdown()
+
+
+def _job(out: Path, make_agent: Any, trials: int = 1) -> tuple[RunJob, list[EpisodeSpec]]:
+    specs = plan(TASKS, trials)
+    sealed, path = local_plan(
+        out, "scripted", load_suite("builtin"), TASKS, trials, specs, resume=True
+    )
+    settings = ServerSettings(
+        suite="builtin", log_dir=out, run_label=sealed.run_id, agent_label="scripted"
+    ).model_copy(update={"plans": (path.resolve(),)})
+    job = RunJob(
+        make_agent, Connection("inproc", settings), out, sealed.run_id, concurrency=2,
+        plan_path=path, handle_signals=False,
+    )  # fmt: skip
+    return job, specs
+
+
+def _register(out: Path) -> list[tuple[str, int, int]]:
+    [path] = out.rglob("run.register")
+    state = read_register(path.read_bytes(), None)
+    assert state.problem is None, state.problem
+    return sorted((a.task_id, a.trial, a.attempt) for a in state.attempts)
+
+
+def test_a_ray_run_scores_exactly_like_a_local_run(ray_cluster: Any, tmp_path: Path) -> None:
+    options = ["run", "--tasks", ",".join(TASKS), "--trials", "2"]
+    local = cli.invoke(app, [*options, "--out", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    on_ray = cli.invoke(app, [*options, "--out", str(tmp_path / "ray"), "--backend", "ray"])
+    assert on_ray.exit_code == 0, on_ray.output
+    assert "on Ray" in on_ray.stderr
+    groups = score_groups(tmp_path / "ray")
+    assert groups == score_groups(tmp_path / "local")
+    assert groups[0]["n_episodes"] == 6 and "2" in groups[0]["pass_k"]
+
+
+def test_a_killed_worker_s_episode_is_played_again_and_counted_once(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    marker = tmp_path / "killed-once"
+    job, specs = _job(out, partial(ray_agents.kills_its_worker_once, str(marker), "t002"))
+    report = RayBackend(scratch_root=str(tmp_path)).run(job, specs)
+    assert marker.exists()  # a worker did die on t002
+    assert report.failure is None and len(report.results) == 3
+    assert all(r.error is None and r.score is not None for r in report.results)
+    assert _register(out) == [("t001", 0, 1), ("t002", 0, 1), ("t003", 0, 1)]
+    assert len(episode_logs(out)) == 3
+    assert [r.spec for r in report.results if r.passed] == [
+        r.spec for r in report.results if r.score is not None and r.score.passed
+    ]
+    [dead] = tmp_path.glob("taurec-episode-*/*/t002/*.jsonl")  # the dead attempt's scratch
+    recorded = [r.episode_id for r in report.results if r.spec.task_id == "t002"]
+    assert recorded[0] is not None and recorded[0][:12] not in dead.name
+    assert score_groups(out)[0]["n_episodes"] == 3
+
+
+def test_an_episode_whose_worker_always_dies_is_left_for_resume(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    job, specs = _job(out, partial(ray_agents.always_kills_its_worker, "t003"))
+    report = RayBackend(max_retries=0, scratch_root=str(tmp_path)).run(job, specs)
+    [lost] = [r for r in report.results if r.error is not None]
+    assert lost.spec == EpisodeSpec("t003", 0) and "resume plays it" in lost.error
+    assert _register(out) == [("t001", 0, 1), ("t002", 0, 1)]
+
+    resumed, _ = _job(out, partial(ray_agents.scripted))
+    again = RayBackend(scratch_root=str(tmp_path)).run(resumed, specs)
+    assert [r.spec for r in again.results] == [EpisodeSpec("t003", 0)]  # only what is left
+    assert _register(out) == [("t001", 0, 1), ("t002", 0, 1), ("t003", 0, 1)]
+    result = cli.invoke(evaluator, ["score", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    [run] = orjson.loads(result.stdout)["runs"]
+    assert run["counted"] == run["planned"] == 3
+
+
+def test_an_interrupted_ray_run_keeps_what_finished_and_resume_plays_the_rest(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    job, specs = _job(out, partial(ray_agents.scripted))
+
+    def stop(result: EpisodeResult) -> None:
+        raise KeyboardInterrupt  # as SIGINT does, once the first episode is recorded
+
+    report = RayBackend(scratch_root=str(tmp_path)).run(job, specs, stop)
+    assert report.interrupted and len(report.results) == 1
+    assert len(_register(out)) == len(episode_logs(out)) == 1
+
+    resumed, _ = _job(out, partial(ray_agents.scripted))
+    again = RayBackend(scratch_root=str(tmp_path)).run(resumed, specs)
+    assert len(again.results) == 2 and not again.interrupted
+    assert _register(out) == [("t001", 0, 1), ("t002", 0, 1), ("t003", 0, 1)]
+
+
+def test_a_cluster_address_that_does_not_answer_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "out"
+    options = ["run", "--tasks", "t001", "--out", str(out), "--backend", "ray"]
+    result = cli.invoke(app, [*options, "--ray-address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2
+    assert "no Ray cluster answers there" in " ".join(result.stderr.split())
+    assert not out.exists()  # refused before anything was written
+
+
+def test_the_cli_resumes_a_ray_run(ray_cluster: Any, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    options = ["run", "--tasks", ",".join(TASKS), "--trials", "1", "--out", str(out)]
+    first = cli.invoke(app, [*options, "--backend", "ray"])
+    assert first.exit_code == 0, first.output
+    again = cli.invoke(app, [*options, "--backend", "ray", "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "nothing to play" in again.stderr
+    assert len(episode_logs(out)) == 3
+
+
+def test_workers_can_play_against_a_taurec_serve_subprocess(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    options = ["run", "--tasks", "t001", "--trials", "1", "--out", str(out)]
+    result = cli.invoke(app, [*options, "--backend", "ray", "--transport", "stdio"])
+    assert result.exit_code == 0, result.output
+    assert _register(out) == [("t001", 0, 1)]
+    assert score_groups(out)[0]["n_episodes"] == 1

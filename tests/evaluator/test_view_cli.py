@@ -1,0 +1,90 @@
+"""`evaluator view`: served on loopback, or written as static files (--bundle); its errors."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import orjson
+from typer.testing import CliRunner
+
+from taurec.evaluator.cli import app
+
+runner = CliRunner()
+
+
+def test_the_bundle_holds_the_page_and_one_data_file_per_episode(logs, tmp_path: Path):
+    logs.run({"ta": 1, "tb": 0}, trials=1)
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["view", str(logs.out), "--suite", logs.spec, "--bundle", str(out)])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in out.iterdir()} == {"index.html", "viewer.js", "viewer.css", "data"}
+    assert 'name="taurec-bundle"' in (out / "index.html").read_text()
+    data = sorted(p.name for p in (out / "data").iterdir())
+    assert data[-1] == "episodes.js" and len(data) == 3
+    assert all(name.startswith("episode-") for name in data[:-1])
+
+
+def test_bundle_data_cannot_close_a_script_element(logs, tmp_path: Path):
+    path = logs.episode("ta", 0, item="c1")
+    lines = path.read_bytes().splitlines()
+    first = orjson.loads(lines[1])
+    first["text"] = "</script><script>alert(1)</script>"
+    lines[1] = orjson.dumps(first)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "site"
+    runner.invoke(app, ["view", str(logs.out), "--suite", logs.spec, "--bundle", str(out)])
+    (episode,) = (out / "data").glob("episode-*.js")
+    text = episode.read_text()
+    assert "</script>" not in text and "\\u003c/script\\u003e" in text
+
+
+def test_a_file_that_is_not_a_log_is_one_line_and_exit_2(tmp_path: Path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# hi\n")
+    result = runner.invoke(app, ["view", str(readme), "--no-open"])
+    assert result.exit_code == 2 and "not an episode log" in result.output
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(logs):
+    logs.run({"ta": 1}, trials=1)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["view", str(logs.out), "--no-open", "--port", str(port)])
+    assert result.exit_code == 2
+    assert f"--port {port}: cannot listen" in result.output
+
+
+def test_a_bundle_path_that_is_a_file_is_refused(logs, tmp_path: Path):
+    logs.run({"ta": 1}, trials=1)
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    result = runner.invoke(app, ["view", str(logs.out), "--bundle", str(target)])
+    assert result.exit_code == 2 and "not a folder" in result.output
+
+
+def test_view_prints_its_loopback_address_and_serves_the_episodes(logs):
+    logs.run({"ta": 1, "tb": 0}, trials=1)
+    command = [
+        str(Path(sys.executable).parent / "evaluator"),
+        "view",
+        str(logs.out),
+        "--suite",
+        logs.spec,
+        "--no-open",
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+        doc = httpx.get(url + "api/episodes", timeout=60).json()
+        assert sorted(r["task"] for r in doc["rows"]) == ["ta", "tb"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
