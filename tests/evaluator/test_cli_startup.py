@@ -9,12 +9,12 @@ from pathlib import Path
 
 SCRIPT = """
 import os, sys
-from taurec.evaluator import cli
+from taurec.evaluator import cli, evaluate
 
 def boom(*args, **kwargs):
     raise RuntimeError("a" * 150 + " " + os.environ.get("TAUREC_TEST_FROM_ENV_FILE", "unset"))
 
-cli.evaluate = boom
+evaluate.evaluate = boom  # the score command imports it when it runs
 sys.argv = ["evaluator", "score", "."]
 cli.main()
 """
