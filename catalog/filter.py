@@ -11,9 +11,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import orjson
@@ -45,6 +45,14 @@ MAX_WHOLE = 2**53 - 1
 #: Unknown names a warning lists, each cut short (the rest are counted): a warning names
 #: them, it does not echo a megabyte of them back.
 MAX_WARNED_NAMES = 10
+
+
+class RowLookup(Protocol):
+    """Finds an item's row by id (a dict, or a catalog folder's sorted ids)."""
+
+    def get(self, item_id: str, /) -> int | None: ...
+
+    def __contains__(self, item_id: object, /) -> bool: ...
 
 
 class FilterError(ValueError):
@@ -235,9 +243,7 @@ def _codes(
     return codes
 
 
-def match_mask(
-    columns: Columns, spec: FilterSpec, rows: Mapping[str, int]
-) -> tuple[Mask, list[str]]:
+def match_mask(columns: Columns, spec: FilterSpec, rows: RowLookup) -> tuple[Mask, list[str]]:
     """Which rows satisfy `spec` (cursor, sort and limit aside), and warnings about names."""
     c = columns
     warnings: list[str] = []
@@ -284,7 +290,7 @@ def match_mask(
 
 
 def run_filter(
-    items: Sequence[Item], columns: Columns, spec: FilterSpec, rows: Mapping[str, int]
+    items: Sequence[Item], columns: Columns, spec: FilterSpec, rows: RowLookup
 ) -> FilterPage:
     """The page of matches `spec.cursor` points at; FilterError on a bad cursor."""
     offset = spec.offset()

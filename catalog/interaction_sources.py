@@ -35,7 +35,7 @@ def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions
                     source=spec,
                 )
             params[key] = int(value)
-        items = (catalog or Catalog.load("builtin")).items
+        items = list((catalog or Catalog.load("builtin")).items)
         return generate_interactions(items, SyntheticSpec(**params))
     if kind == "movielens" and arg:
         from .movielens import read_movielens
@@ -46,7 +46,7 @@ def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions
         from .movielens_mapping import map_onto_catalog
 
         mapped, _ = map_onto_catalog(
-            read_movielens(arg), (catalog or Catalog.load("builtin")).items
+            read_movielens(arg), list((catalog or Catalog.load("builtin")).items)
         )
         return mapped
     if kind == "amazon" and arg.count(",") == 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,11 @@ def _parse_json(raw: bytes, source: Path) -> Any:
 
 def parse_items(records: Iterable[Any], *, source: str | Path) -> list[Item]:
     """Validate item records; the first problem raises, naming the item and field."""
-    items: list[Item] = []
+    return list(iter_parsed_items(records, source=source))
+
+
+def iter_parsed_items(records: Iterable[Any], *, source: str | Path) -> Iterator[Item]:
+    """`parse_items` one item at a time (a problem raises when its record is reached)."""
     seen: dict[str, int] = {}
     for n, rec in enumerate(records):
         label = f"item #{n}"
@@ -67,15 +71,28 @@ def parse_items(records: Iterable[Any], *, source: str | Path) -> list[Item]:
                 field="id",
             )
         seen[item.id] = n
-        items.append(item)
-    return items
+        yield item
 
 
 def read_catalog_file(path: str | Path) -> tuple[CatalogMeta, list[Item]]:
     """Load a catalog file; raises DataError (nothing is returned half-loaded)."""
     path = Path(path)
+    meta, stream = iter_catalog_file(path)
+    items = list(stream)
+    if not items:
+        raise DataError("holds no items; expected at least one", source=path)
+    return meta, items
+
+
+def iter_catalog_file(path: str | Path) -> tuple[CatalogMeta, Iterator[Item]]:
+    """A catalog file's meta and its items, validated as they are reached.
+
+    A JSON Lines file is read line by line, so its items need not fit in memory twice; a
+    JSON file is parsed whole. A bad record raises DataError when the iteration reaches it.
+    """
+    path = Path(path)
     try:
-        raw = path.read_bytes()
+        fh = open(path, "rb")  # noqa: SIM115 - closed by the JSONL reader, or below
     except FileNotFoundError:
         raise DataError(
             "no such file; expected a catalog JSON or JSONL file", source=path
@@ -84,39 +101,55 @@ def read_catalog_file(path: str | Path) -> tuple[CatalogMeta, list[Item]]:
         raise DataError(
             "is a directory; expected a catalog JSON or JSONL file", source=path
         ) from None
-    meta = CatalogMeta()
     if path.suffix == ".jsonl":
-        records: list[Any] = []
-        for lineno, line in enumerate(raw.splitlines(), 1):
-            if not line.strip():
-                continue
-            rec = _parse_json(line, Path(f"{path}:{lineno}"))
-            if lineno == 1 and isinstance(rec, dict) and set(rec) == {"meta"}:
-                meta = _meta(rec["meta"], path)
-                continue
-            records.append(rec)
-    else:
-        doc = _parse_json(raw, path)
-        if isinstance(doc, list):
-            records = doc
-        elif isinstance(doc, dict) and isinstance(doc.get("items"), list):
-            version = doc.get("format_version", CATALOG_FORMAT_VERSION)
-            if version != CATALOG_FORMAT_VERSION:
-                raise DataError(
-                    f"expected format_version {CATALOG_FORMAT_VERSION}, got {version!r}",
-                    source=path,
-                    field="format_version",
-                )
-            meta = _meta(doc.get("meta", {}), path)
-            records = doc["items"]
-        else:
+        return _jsonl(path, fh)
+    with fh:
+        raw = fh.read()
+    doc = _parse_json(raw, path)
+    del raw
+    meta = CatalogMeta()
+    if isinstance(doc, list):
+        records = doc
+    elif isinstance(doc, dict) and isinstance(doc.get("items"), list):
+        version = doc.get("format_version", CATALOG_FORMAT_VERSION)
+        if version != CATALOG_FORMAT_VERSION:
             raise DataError(
-                'expected a list of items or an object {"meta": ..., "items": [...]}', source=path
+                f"expected format_version {CATALOG_FORMAT_VERSION}, got {version!r}",
+                source=path,
+                field="format_version",
             )
-    items = parse_items(records, source=path)
-    if not items:
-        raise DataError("holds no items; expected at least one", source=path)
-    return meta, items
+        meta = _meta(doc.get("meta", {}), path)
+        records = doc["items"]
+    else:
+        raise DataError(
+            'expected a list of items or an object {"meta": ..., "items": [...]}', source=path
+        )
+    return meta, iter_parsed_items(records, source=path)
+
+
+def _jsonl(path: Path, fh: Any) -> tuple[CatalogMeta, Iterator[Item]]:
+    """The meta on a JSONL file's first line (if any) and a reader of the item lines."""
+    first = fh.readline()
+    meta = CatalogMeta()
+    pending: list[Any] = []
+    if first.strip():
+        rec = _parse_json(first, Path(f"{path}:1"))
+        if isinstance(rec, dict) and set(rec) == {"meta"}:
+            meta = _meta(rec["meta"], path)
+        else:
+            pending.append(rec)
+
+    def records() -> Iterator[Any]:
+        with fh:
+            yield from pending
+            for lineno, line in enumerate(fh, 2):
+                try:
+                    yield orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    if line.strip():  # blank lines are allowed
+                        yield _parse_json(line, Path(f"{path}:{lineno}"))
+
+    return meta, iter_parsed_items(records(), source=path)
 
 
 def _meta(rec: Any, path: Path) -> CatalogMeta:

@@ -48,17 +48,15 @@ class TitleMatcher:
     """Index of catalog titles for fast exact (normalised) mention search."""
 
     def __init__(self, items: Iterable[Item]) -> None:
-        items = list(items)
+        # One pass, holding no item: a catalog folder's items are decoded one at a time.
         by_tokens: dict[tuple[str, ...], list[str]] = defaultdict(list)
         titles: dict[tuple[str, ...], str] = {}
-        for item in items:
-            toks = title_tokens(item.title)
-            if not toks:
-                continue
-            by_tokens[toks].append(item.id)
-            titles.setdefault(toks, item.title)
         names: set[tuple[str, ...]] = set()
         for item in items:
+            toks = title_tokens(item.title)
+            if toks:
+                by_tokens[toks].append(item.id)
+                titles.setdefault(toks, item.title)
             for person in (*item.cast, item.director or ""):
                 toks = title_tokens(person)
                 if len(toks) > 1:

@@ -14,15 +14,17 @@ BM25 (k1 = 1.5, b = 0.75), computed by `bm25s`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+import bm25s
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from .bm25 import build_bm25
+from .bm25 import Bm25Builder
 from .columns import Columns
 from .item import Item
 
@@ -73,32 +75,119 @@ def _title_key(title: str) -> str:
     return " ".join(tokenize(title))
 
 
-class SearchIndex:
-    """A BM25 index over a list of items (see the module docstring for ranking)."""
+def title_hash(key: str | bytes) -> int:
+    """A 64-bit hash of a title key that is the same in every process (saved with the index)."""
+    raw = key.encode() if isinstance(key, str) else key
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little", signed=True)
 
-    def __init__(self, items: Sequence[Item], columns: Columns) -> None:
-        self._items = items
-        self._id_rank = columns.id_rank
-        # Token 0 is the empty token: bm25s scores an empty query through it; no item has it.
-        vocab: dict[str, int] = {"": 0}
-        chunks: list[npt.NDArray[np.int32]] = []
-        lengths: list[int] = []
-        for start in range(0, len(items), _CHUNK):
-            flat: list[str] = []
-            for item in items[start : start + _CHUNK]:
-                tokens = tokenize(_document(item))
-                lengths.append(len(tokens))
-                flat += tokens
-            for token in dict.fromkeys(flat):
-                vocab.setdefault(token, len(vocab))
-            chunks.append(np.fromiter(map(vocab.__getitem__, flat), np.int32, len(flat)))
-        token_ids = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int32)
-        doc_lengths = np.asarray(lengths, dtype=np.int64)
+
+# Batch tokenising: texts are joined by a separator and split in one pass over bytes. An
+# ASCII text's tokens are its runs of [a-z0-9_] once case-folded, so mapping every other
+# byte to a space and splitting finds them; any other text is tokenised by `tokenize`
+# first and its tokens joined by spaces (UTF-8 continuation bytes are all >= 0x80 and kept).
+_SEP = "\x1e"
+_KEPT = set(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\x1e")
+_BYTE_TABLE = bytes(c if c in _KEPT or c >= 0x80 else 0x20 for c in range(256))
+
+
+def _prepared(text: str) -> str:
+    folded = text.casefold()
+    if folded.isascii():
+        return folded.replace(_SEP, " ")
+    return " ".join(tokenize(text))
+
+
+def tokenize_batch(texts: Iterable[str]) -> list[bytes]:
+    """Every text's tokens (UTF-8), each text's followed by the separator token `b"\\x1e"`.
+
+    The same tokens `tokenize` gives, text by text, for a fraction of the time.
+    """
+    joined = f" {_SEP} ".join(map(_prepared, texts)) + f" {_SEP}"
+    return joined.encode().translate(_BYTE_TABLE).split()
+
+
+class _TokenIds(dict[bytes, int]):
+    """Token bytes -> id; an unseen token joins `vocab` (str -> id) when first looked up."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__({_SEP.encode(): -1})  # the separator ends a text
         self._vocab = vocab
-        self._bm25 = build_bm25(token_ids, doc_lengths, vocab)
-        # A hash column finds exact-title matches in one vectorised comparison.
-        self._title_keys = [_title_key(item.title) for item in items]
-        self._title_hash = np.fromiter(map(hash, self._title_keys), np.int64, len(items))
+
+    def __missing__(self, token: bytes) -> int:
+        tid = self[token] = self._vocab.setdefault(token.decode(), len(self._vocab))
+        return tid
+
+
+class SearchIndexBuilder:
+    """Tokenises items a chunk at a time; `finish` makes the BM25 retriever and title hashes."""
+
+    def __init__(self) -> None:
+        # Token 0 is the empty token: bm25s scores an empty query through it; no item has it.
+        self._vocab: dict[str, int] = {"": 0}
+        self._by_bytes = _TokenIds(self._vocab)
+        self._bm25 = Bm25Builder()
+        self._title_hash: list[npt.NDArray[np.int64]] = []
+
+    def add(self, items: Sequence[Item]) -> None:
+        for start in range(0, len(items), _CHUNK):
+            chunk = items[start : start + _CHUNK]
+            ids, lengths = self._token_ids(tokenize_batch(map(_document, chunk)))
+            self._bm25.add(ids, lengths)
+            title_tokens = tokenize_batch(item.title for item in chunk)
+            keys = b" ".join(title_tokens).split(_SEP.encode())[: len(chunk)]
+            hashes = (title_hash(key.strip()) for key in keys)
+            self._title_hash.append(np.fromiter(hashes, np.int64, len(chunk)))
+
+    def _token_ids(
+        self, tokens: list[bytes]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Token ids (new tokens join the vocabulary) and the token count of each text."""
+        ids = np.fromiter(map(self._by_bytes.__getitem__, tokens), np.int32, len(tokens))
+        ends = np.flatnonzero(ids < 0)
+        lengths = np.diff(ends, prepend=-1) - 1
+        return ids[ids >= 0], lengths.astype(np.int64)
+
+    def finish(self) -> tuple[bm25s.BM25, npt.NDArray[np.int64]]:
+        """The retriever (its vocabulary is the token vocabulary) and each row's title hash."""
+        hashes = self._title_hash
+        title_hashes = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.int64)
+        return self._bm25.finish(self._vocab), title_hashes
+
+
+class SearchIndex:
+    """A BM25 index over a list of items (see the module docstring for ranking).
+
+    Built from items (`build`) or from a saved retriever and title hashes
+    (`taurec.catalog.folder`); `items` is only read for the rows a query returns.
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Item],
+        id_rank: npt.NDArray[np.integer],
+        retriever: bm25s.BM25,
+        title_hashes: npt.NDArray[np.int64],
+    ) -> None:
+        self._items = items
+        self._id_rank = id_rank
+        self._bm25 = retriever
+        self._vocab: dict[str, int] = retriever.vocab_dict
+        self._title_hash = title_hashes
+
+    @classmethod
+    def build(cls, items: Sequence[Item], columns: Columns) -> SearchIndex:
+        builder = SearchIndexBuilder()
+        builder.add(items)
+        retriever, title_hashes = builder.finish()
+        return cls(items, columns.id_rank, retriever, title_hashes)
+
+    @property
+    def retriever(self) -> bm25s.BM25:
+        return self._bm25
+
+    @property
+    def title_hashes(self) -> npt.NDArray[np.int64]:
+        return self._title_hash
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
         """Per-row ranking score for `query` (0 for rows that match no query token)."""
@@ -109,8 +198,8 @@ class SearchIndex:
         key = _title_key(query)
         exact = [
             int(r)
-            for r in np.flatnonzero(self._title_hash == hash(key))
-            if self._title_keys[r] == key
+            for r in np.flatnonzero(self._title_hash == title_hash(key))
+            if _title_key(self._items[int(r)].title) == key
         ]
         if exact:
             scores[exact] += float(scores.max()) + 1.0

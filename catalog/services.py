@@ -52,6 +52,7 @@ def _alias_table() -> dict[str, str]:
     return table
 
 
+@lru_cache(maxsize=4096)
 def canonical_service(name: str) -> str:
     """The canonical spelling of a service name; an unknown name comes back trimmed.
 

@@ -1,15 +1,17 @@
 """The catalog store: items by id, in file order, with the indexes search and filter need.
 
-A `Catalog` is immutable once built. Indexes (columns, the BM25 index, sort orders) are
-built on first use and cached on the instance, so loading stays cheap for callers that
-only look items up.
+A `Catalog` is immutable once built. Loaded from a JSON file, its indexes (columns, the
+BM25 index, sort orders) are built on first use and cached on the instance, so loading
+stays cheap for callers that only look items up. Opened from a catalog folder
+(`taurec.catalog.folder`), every index is read from memory-mapped files and items are
+decoded one at a time when asked for; both give the same answers to every query.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.resources
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -18,7 +20,8 @@ import orjson
 from .availability import Availability, availability
 from .columns import Columns
 from .errors import DataError
-from .filter import FilterPage, FilterSpec, run_filter
+from .filter import FilterPage, FilterSpec, RowLookup, run_filter
+from .folder import CatalogFolder, is_catalog_folder
 from .io import CatalogMeta, item_record, read_catalog_file
 from .item import Item
 from .search import SearchHit, SearchIndex
@@ -47,8 +50,9 @@ class Catalog:
                     record=f"item {item.id!r}",
                     field="id",
                 )
-        self._items = items
-        self._row = by_id
+        self._items: Sequence[Item] = items
+        self._row: RowLookup = by_id
+        self._folder: CatalogFolder | None = None
         self.meta = meta
 
     @classmethod
@@ -58,21 +62,38 @@ class Catalog:
 
     @classmethod
     def load(cls, spec: str | Path) -> Catalog:
-        """Load `"builtin"` (the shipped snapshot) or a catalog file path (JSON or JSONL)."""
+        """Load `"builtin"` (the shipped snapshot), a catalog file (JSON or JSONL) or a
+        catalog folder (opened lazily, see `taurec.catalog.folder`)."""
         path = builtin_path() if str(spec) == BUILTIN else Path(spec)
+        if is_catalog_folder(path):
+            return cls.open_folder(path)
         meta, items = read_catalog_file(path)
         return cls(items, meta, source=str(path))
+
+    @classmethod
+    def open_folder(cls, path: str | Path) -> Catalog:
+        """Open a catalog folder: nothing is decoded or indexed until a query needs it."""
+        folder = CatalogFolder(Path(path))
+        cat = cls.__new__(cls)
+        cat._items = folder.items
+        cat._row = folder.rows
+        cat._folder = folder
+        cat.meta = folder.meta
+        return cat
 
     # --- lookup -------------------------------------------------------------------------
 
     @property
-    def items(self) -> list[Item]:
-        """All items in file order (do not mutate the list)."""
+    def items(self) -> Sequence[Item]:
+        """All items in file order (do not mutate it). From a catalog folder it is a lazy
+        sequence: each item is decoded when indexed, so iterate it only when you must."""
         return self._items
 
     @cached_property
     def ids(self) -> list[str]:
         """All item ids in file order."""
+        if self._folder is not None:
+            return self._folder.ids(self.columns)
         return [it.id for it in self._items]
 
     def get(self, item_id: str) -> Item | None:
@@ -107,6 +128,8 @@ class Catalog:
 
     @cached_property
     def _sha256(self) -> str:
+        if self._folder is not None:
+            return self._folder.sha256  # computed over the same bytes when it was written
         h = hashlib.sha256()
         for item in sorted(self._items, key=lambda it: it.id):
             h.update(orjson.dumps(item_record(item), option=orjson.OPT_SORT_KEYS))
@@ -125,13 +148,17 @@ class Catalog:
 
     @cached_property
     def columns(self) -> Columns:
-        """Columnar arrays over `items` (built on first use)."""
-        return Columns(self._items)
+        """Columnar arrays over `items` (built on first use, or mapped from a folder)."""
+        if self._folder is not None:
+            return self._folder.columns()
+        return Columns.of(self._items)
 
     @cached_property
     def search_index(self) -> SearchIndex:
-        """The BM25 index (built on first use; the slowest index to build)."""
-        return SearchIndex(self._items, self.columns)
+        """The BM25 index (built on first use, the slowest index to build; or mapped)."""
+        if self._folder is not None:
+            return self._folder.search_index(self._folder.items, self.columns)
+        return SearchIndex.build(self._items, self.columns)
 
     def search(self, query: str, limit: int = 10, offset: int = 0) -> list[SearchHit]:
         """Ranked BM25 hits for `query`; see `taurec.catalog.search` for the ranking rules."""

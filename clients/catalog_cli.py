@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import gc
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import orjson
 import typer
@@ -32,6 +31,8 @@ app = typer.Typer(
     add_completion=False,
 )
 
+#: The suffix that makes `--out` a catalog folder (`taurec.catalog.folder`).
+FOLDER_SUFFIX = ".taurec-catalog"
 #: Progress is redrawn once per this many items (redrawing per item would dominate).
 PROGRESS_STEP = 4096
 
@@ -48,10 +49,18 @@ def _fail(message: object) -> NoReturn:
 
 
 def _write(out: Path, meta: CatalogMeta, items: Iterable[Item]) -> None:
+    """Write a catalog file (.json, .jsonl) or, for a .taurec-catalog path, a catalog folder."""
     try:
-        write_catalog_file(out, meta, items)
+        if out.suffix == FOLDER_SUFFIX:
+            from taurec.catalog.folder import write_catalog_folder
+
+            write_catalog_folder(out, meta, items)
+        else:
+            write_catalog_file(out, meta, items)
     except OSError as exc:
         _fail(f"{out}: cannot write ({exc.strerror or exc})")
+    except DataError as exc:
+        _fail(exc)
 
 
 def _with_progress(items: Iterable[Item], total: int, label: str) -> Iterator[Item]:
@@ -77,7 +86,11 @@ def _with_progress(items: Iterable[Item], total: int, label: str) -> Iterator[It
 @app.command()
 def generate(
     out: Annotated[
-        Path, typer.Option("--out", help="File to write: .json, or .jsonl for JSON Lines.")
+        Path,
+        typer.Option(
+            "--out",
+            help="Where to write: .json, .jsonl (JSON Lines) or a .taurec-catalog folder.",
+        ),
     ],
     n: Annotated[int, typer.Option("--n", min=1, help="Number of items.")] = 300,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Random seed.")] = 0,
@@ -100,25 +113,6 @@ def generate(
     typer.echo(f"wrote {n:,} items to {out} (seed {seed})", err=True)
 
 
-def _summary(cat: Catalog) -> dict[str, Any]:
-    items = cat.items
-    years = [it.year for it in items]
-    return {
-        "name": cat.meta.name,
-        "source": cat.meta.source,
-        "snapshot_date": cat.meta.snapshot_date.isoformat() if cat.meta.snapshot_date else None,
-        "seed": cat.meta.seed,
-        "items": len(items),
-        "years": [min(years), max(years)],
-        "sponsored": sum(it.sponsored for it in items),
-        "on_no_service": sum(not it.streaming_services for it in items),
-        "genres": dict(Counter(g for it in items for g in it.genres).most_common()),
-        "content_ratings": dict(Counter(it.content_rating.value for it in items).most_common()),
-        "services": dict(Counter(s for it in items for s in it.streaming_services).most_common()),
-        "languages": dict(Counter(it.original_language for it in items).most_common()),
-    }
-
-
 def _counts_table(title: str, key: str, counts: dict[str, int], total: int) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column(key)
@@ -131,15 +125,19 @@ def _counts_table(title: str, key: str, counts: dict[str, int], total: int) -> T
 
 @app.command()
 def info(
-    spec: Annotated[str, typer.Argument(help="'builtin' or a catalog file path.")] = BUILTIN,
+    spec: Annotated[
+        str, typer.Argument(help="'builtin', a catalog file or a .taurec-catalog folder.")
+    ] = BUILTIN,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Summarise a catalog: where it came from, its size, genres, ratings and services."""
+    from taurec.catalog.summary import summary as catalog_summary
+
     try:
         cat = Catalog.load(spec)
     except DataError as exc:
         _fail(exc)
-    summary = _summary(cat)
+    summary = catalog_summary(cat)
     if json_out:
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
         return
@@ -156,9 +154,46 @@ def info(
     console.print(_counts_table("Languages", "language", summary["languages"], total))
 
 
+@app.command()
+def build(
+    source: Annotated[str, typer.Argument(help="'builtin', a catalog file or folder.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Where to write: a .taurec-catalog folder, .json or .jsonl."),
+    ],
+) -> None:
+    """Convert a catalog between formats; a .taurec-catalog folder is saved with its indexes.
+
+    A JSON Lines source is read one item at a time, so a million items convert in little
+    memory; a .json source is parsed whole first.
+    """
+    from taurec.catalog.io import iter_catalog_file
+    from taurec.catalog.store import builtin_path
+
+    path = builtin_path() if source == BUILTIN else Path(source)
+    try:
+        if path.is_dir():
+            cat = Catalog.load(path)
+            meta, items = cat.meta, iter(cat.items)
+        else:
+            meta, items = iter_catalog_file(path)
+    except DataError as exc:
+        _fail(exc)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _write(out, meta, items)
+    finally:
+        if was_enabled:
+            gc.enable()
+    typer.echo(f"wrote {out} from {path}", err=True)
+
+
 @app.command("build-tmdb")
 def build_tmdb(
-    out: Annotated[Path, typer.Option("--out", help="File to write: .json or .jsonl.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")
+    ],
     start: Annotated[
         str, typer.Option("--start", help="First release date of the discover window (YYYY-MM-DD).")
     ],
@@ -224,7 +259,9 @@ def _date(text: str, option: str) -> date:
 @app.command("import-tau-rec")
 def import_tau_rec(
     path: Annotated[Path, typer.Argument(help="A τ-Rec release folder or its catalog.json.")],
-    out: Annotated[Path, typer.Option("--out", help="File to write: .json or .jsonl.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write: .json, .jsonl or .taurec-catalog.")
+    ],
 ) -> None:
     """Convert the τ-Rec release catalog to our schema; print what had to be adapted."""
     from taurec.catalog.builders.taurec_release import import_catalog

@@ -58,7 +58,10 @@ def serve(
         str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
     ] = "builtin",
     catalog: Annotated[
-        str | None, typer.Option("--catalog", help="A catalog file replacing the suite's own.")
+        str | None,
+        typer.Option(
+            "--catalog", help="A catalog file or .taurec-catalog folder replacing the suite's own."
+        ),
     ] = None,
     simulator: Annotated[
         SimulatorName, typer.Option("--simulator", help="The simulated user: rule or llm.")

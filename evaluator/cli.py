@@ -43,7 +43,8 @@ SuiteOpt = Annotated[
     typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH)."),
 ]
 CatalogOpt = Annotated[
-    str | None, typer.Option("--catalog", help="Score against this catalog file.")
+    str | None,
+    typer.Option("--catalog", help="Score against this catalog file or .taurec-catalog folder."),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
 RulesOpt = Annotated[

@@ -107,3 +107,26 @@ def test_json_report_counts_episodes_with_replay_mismatches(logs, suite_dir):
     assert group["replay_mismatch_episodes"] == 1
     assert "result differs" in result.stderr
     assert Catalog.load(suite_dir / "catalog.json").get("h1").title != "Forged"
+
+
+def test_logs_replay_without_drift_against_a_catalog_folder_of_the_same_items(
+    logs, suite_dir, tmp_path
+):
+    from taurec.catalog.folder import write_catalog_folder
+
+    calls = [
+        (name, args, _true_result(suite_dir, name, args), False)
+        for name, args in (
+            ("get_item", {"item_id": "c1"}),
+            ("search_catalog", {"query": "film"}),
+            ("filter_catalog", {"genres_any": ["Comedy"], "limit": 1}),
+        )
+    ]
+    logs.episode("ta", 0, item="c1", calls=calls)
+    json_catalog = Catalog.load(suite_dir / "catalog.json")
+    folder = write_catalog_folder(
+        tmp_path / "same.taurec-catalog", json_catalog.meta, json_catalog.items
+    )
+    by_folder, by_file = _score(logs, catalog=str(folder)), _score(logs)
+    assert by_folder.replay_mismatches == 0 and by_folder.problems == []
+    assert by_folder.passed == by_file.passed and by_folder.reward == by_file.reward

@@ -10,6 +10,7 @@ import pytest
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.item import Item
+from taurec.catalog.store import Catalog
 from taurec.tasks import suite as suite_module
 from taurec.tasks.suite import (
     SuiteFormat,
@@ -261,3 +262,14 @@ def test_a_bad_catalog_item_fails_the_suite(
     item = make_item("a")
     folder = write_suite({"t1": make_task_doc()}, items=(item, item))
     assert "duplicate id" in str(_error(folder))
+
+
+def test_a_suite_may_name_a_catalog_folder(write_suite: WriteSuite, make_task_doc: MakeDoc) -> None:
+    from taurec.catalog.folder import write_catalog_folder
+
+    folder = write_suite({"t1": make_task_doc()}, manifest={"catalog": "small.taurec-catalog"})
+    json_catalog = Catalog.load(folder / "catalog.json")
+    write_catalog_folder(folder / "small.taurec-catalog", json_catalog.meta, json_catalog.items)
+    suite = load_suite(str(folder))
+    assert suite.catalog.sha256() == json_catalog.sha256()
+    assert suite.catalog.ids == json_catalog.ids

@@ -1,0 +1,288 @@
+"""Catalog folders (`NAME.taurec-catalog/`): a saved, memory-mapped catalog that opens in
+well under a second at a million items.
+
+The JSON (or JSONL) catalog file stays the interchange format; a folder is the same items
+saved with every index already built, for catalogs too large to parse on each start:
+
+    manifest.json          format, version, meta, item count, the catalog's sha256
+    items.jsonl            one item record per line, in row order, keys sorted
+    offsets.npy            int64 byte offset of each line (and the end of the file)
+    ids.npy, id_rows.npy   the ids in sorted order (UTF-8, fixed width) and their rows
+    columns/*.npy          the filter columns (numbers, codes), id and title ranks
+    columns/*.rows.npy ... memberships (genres, services, cast, director, language):
+    columns/members.json   the rows holding each key, and each key's catalog spelling
+    orders/*.npy           every filter sort order, precomputed
+    search/                the BM25 matrix and vocabulary (`bm25s` save format)
+    search/title_hash.npy  a stable hash of each title, for exact-title matches
+
+Arrays open with `mmap_mode="r"`: the operating system pages in what a query touches.
+Items are decoded only when asked for (`taurec.catalog.records`). The sha256 is computed
+as the folder is written, over the same bytes `Catalog.sha256` hashes for a JSON catalog,
+and read back from the manifest, so one content has one digest whichever format loads it.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import itertools
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from .columns import MEMBERSHIPS, NUMERIC, SORT_KEYS, Columns, ColumnsBuilder, Membership
+from .errors import DataError
+from .io import CatalogMeta
+from .item import Item
+from .records import ItemRecords, SortedIds
+from .search import SearchIndex, SearchIndexBuilder
+
+FOLDER_SUFFIX = ".taurec-catalog"
+FOLDER_FORMAT = "taurec-catalog"
+FOLDER_FORMAT_VERSION = 1
+#: Items written (and indexed) per chunk: bounds the memory of decoded items.
+CHUNK = 20_000
+_MANIFEST = "manifest.json"
+
+
+def is_catalog_folder(path: Path) -> bool:
+    """A directory with a catalog folder manifest (the suffix is a convention only)."""
+    return path.is_dir() and (path / _MANIFEST).is_file()
+
+
+def _order_name(key: str, descending: bool) -> str:
+    return f"{key}.{'desc' if descending else 'asc'}.npy"
+
+
+def write_catalog_folder(path: str | Path, meta: CatalogMeta, items: Iterable[Item]) -> Path:
+    """Write `items` (streamed, a chunk at a time) and their indexes as a catalog folder.
+
+    Atomic: the folder is built beside `path` and renamed into place, replacing an older
+    catalog folder there. Duplicate ids or no items raise DataError and write nothing.
+    """
+    path = Path(path)
+    if path.exists() and not is_catalog_folder(path):
+        raise DataError("exists and is not a catalog folder; expected a new path", source=path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    try:
+        _write(tmp, meta, items, source=path)
+        os.chmod(tmp, 0o755)  # mkdtemp makes 0700 folders; a catalog is ordinary readable data
+        if path.exists():
+            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+            os.replace(path, old / "catalog")
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return path
+
+
+def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Path) -> None:
+    columns = ColumnsBuilder()
+    search = SearchIndexBuilder()
+    offsets = array.array("q", [0])
+    at = 0
+    with open(folder / "items.jsonl", "wb") as fh:
+        it = iter(items)
+        while chunk := list(itertools.islice(it, CHUNK)):
+            lines = [record_line(item) for item in chunk]
+            for line in lines:
+                at += len(line)
+                offsets.append(at)
+            fh.writelines(lines)
+            columns.add(chunk)
+            search.add(chunk)
+            del chunk, lines
+    n = columns.n
+    if n == 0:
+        raise DataError("holds no items; expected at least one", source=source)
+    offset_arr = np.frombuffer(offsets, dtype=np.int64)
+    np.save(folder / "offsets.npy", offset_arr)
+    # Each index is saved and dropped before the next is built, to keep the peak low.
+    ids = columns.ids
+    cols = columns.finish()
+    del columns
+    id_rows = np.empty(n, dtype=np.int64)
+    id_rows[cols.id_rank] = np.arange(n)
+    np.save(folder / "ids.npy", _sorted_ids(ids, id_rows, source))
+    del ids
+    np.save(folder / "id_rows.npy", id_rows)
+    _save_columns(folder, cols)
+    del cols
+    retriever, title_hashes = search.finish()
+    del search
+    retriever.save(folder / "search", show_progress=False)
+    del retriever
+    np.save(folder / "search" / "title_hash.npy", title_hashes)
+    manifest = {
+        "format": FOLDER_FORMAT,
+        "format_version": FOLDER_FORMAT_VERSION,
+        "items": n,
+        "sha256": _sha256(folder / "items.jsonl", offset_arr, id_rows),
+        "meta": meta.model_dump(mode="json"),
+    }
+    (folder / _MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def record_line(item: Item) -> bytes:
+    """An item's line in items.jsonl: `item_record(item)` as sorted-key JSON, plus a newline.
+
+    orjson writes the field values held on an `Item` (str, int, float, bool, date, the
+    ContentRating enum, lists of str) exactly as `item_record`'s JSON mode does, so the
+    fields are dumped directly: this is the hot loop of writing a folder.
+    """
+    return orjson.dumps(item.__dict__, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def _sorted_ids(
+    ids: list[str], id_rows: npt.NDArray[np.int64], source: Path
+) -> npt.NDArray[np.bytes_]:
+    encoded = [ids[r].encode() for r in id_rows.tolist()]
+    for a, b in itertools.pairwise(encoded):
+        if a == b:
+            first = ids.index(a.decode())
+            raise DataError(
+                f"duplicate id (first seen as item #{first}); expected unique ids",
+                source=source,
+                record=f"item {a.decode()!r}",
+                field="id",
+            )
+    for key in encoded:
+        if key.endswith(b"\0"):
+            raise DataError("id ends in a NUL character; expected printable ids", source=source)
+    return np.asarray(encoded, dtype=np.bytes_)
+
+
+def _sha256(records: Path, offsets: npt.NDArray[np.int64], id_rows: npt.NDArray[np.int64]) -> str:
+    """`Catalog.sha256`'s digest: each record's sorted-key JSON plus a newline, in id order.
+
+    Lines are read with `pread`, not a memory map: a mapped file's pages would count in
+    the writer's resident memory, and the whole file is read here.
+    """
+    h = hashlib.sha256()
+    starts = offsets[id_rows].tolist()
+    sizes = (offsets[id_rows + 1] - offsets[id_rows]).tolist()
+    fd = os.open(records, os.O_RDONLY)
+    try:
+        for start, size in zip(starts, sizes, strict=True):
+            h.update(os.pread(fd, size, start))
+    finally:
+        os.close(fd)
+    return h.hexdigest()
+
+
+def _save_columns(folder: Path, cols: Columns) -> None:
+    out = folder / "columns"
+    out.mkdir()
+    for name, values in cols.numeric.items():
+        np.save(out / f"{name}.npy", values)
+    np.save(out / "id_rank.npy", cols.id_rank)
+    np.save(out / "title_rank.npy", cols.title_rank)
+    labels: dict[str, dict[str, list[str]]] = {}
+    for name, member in cols.members.items():
+        rows, starts = member.arrays
+        np.save(out / f"{name}.rows.npy", rows.astype(np.int32 if cols.n < 2**31 else np.int64))
+        np.save(out / f"{name}.starts.npy", starts.astype(np.int64))
+        labels[name] = {"keys": member.keys, "labels": member.labels}
+    (out / "members.json").write_bytes(orjson.dumps(labels))
+    orders = folder / "orders"
+    orders.mkdir()
+    small = np.int32 if cols.n < 2**31 else np.int64
+    for (key, descending), order in cols.all_orders().items():
+        np.save(orders / _order_name(key, descending), order.astype(small))
+
+
+class CatalogFolder:
+    """An opened catalog folder: meta, lazily read items, and loaders for the indexes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        manifest = _manifest(path)
+        self.meta = CatalogMeta.model_validate(manifest["meta"])
+        self.n: int = manifest["items"]
+        self.sha256: str = manifest["sha256"]
+        self.items = ItemRecords(path / "items.jsonl", self._array("offsets.npy"))
+        self.rows = SortedIds(self._array("ids.npy"), self._array("id_rows.npy"))
+        if len(self.items) != self.n:
+            raise DataError(
+                f"holds {len(self.items)} records but its manifest says {self.n}; "
+                "expected a complete catalog folder (write it again)",
+                source=path,
+            )
+
+    def _array(self, name: str) -> Any:
+        try:
+            return np.load(self.path / name, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise DataError(
+                f"cannot read {name} ({exc}); expected a complete catalog folder", source=self.path
+            ) from None
+
+    def columns(self) -> Columns:
+        col = "columns/"
+        numeric = {name: self._array(f"{col}{name}.npy") for name in NUMERIC}
+        labels = orjson.loads((self.path / "columns" / "members.json").read_bytes())
+        members = {
+            name: Membership(
+                key,
+                labels[name]["keys"],
+                labels[name]["labels"],
+                self._array(f"{col}{name}.rows.npy"),
+                self._array(f"{col}{name}.starts.npy"),
+            )
+            for name, (key, _) in MEMBERSHIPS.items()
+        }
+        orders = {
+            (key, d): self._array(f"orders/{_order_name(key, d)}")
+            for key in SORT_KEYS
+            for d in (False, True)
+        }
+        return Columns(
+            self.n,
+            numeric,
+            members,
+            self._array(f"{col}id_rank.npy"),
+            self._array(f"{col}title_rank.npy"),
+            orders,
+        )
+
+    def search_index(self, items: ItemRecords, columns: Columns) -> SearchIndex:
+        import bm25s
+
+        retriever = bm25s.BM25.load(self.path / "search", mmap=True, show_progress=False)
+        title_hashes = self._array("search/title_hash.npy")
+        return SearchIndex(items, columns.id_rank, retriever, title_hashes)
+
+    def ids(self, columns: Columns) -> list[str]:
+        return self.rows.in_row_order(columns.id_rank)
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    try:
+        doc = orjson.loads((path / _MANIFEST).read_bytes())
+    except FileNotFoundError:
+        raise DataError(
+            f"has no {_MANIFEST}; expected a catalog folder written by taurec", source=path
+        ) from None
+    except orjson.JSONDecodeError as exc:
+        raise DataError(f"{_MANIFEST} is not valid JSON ({exc})", source=path) from None
+    if not isinstance(doc, dict) or doc.get("format") != FOLDER_FORMAT:
+        raise DataError(f'{_MANIFEST}: expected "format": "{FOLDER_FORMAT}"', source=path)
+    if doc.get("format_version") != FOLDER_FORMAT_VERSION:
+        raise DataError(
+            f"{_MANIFEST}: expected format_version {FOLDER_FORMAT_VERSION}, "
+            f"got {doc.get('format_version')!r}",
+            source=path,
+        )
+    return doc
