@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from .startup import prepare
+
 if TYPE_CHECKING:
     # typer ships its own click; these are the types its groups deal in
     from typer._click import Command, Context
@@ -141,6 +143,7 @@ def taurec(
 
 
 def main() -> None:
+    prepare(app)
     app()
 
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from taurec.catalog.errors import DataError
+from taurec.evaluator.text import plural
 from taurec.tasks.run_plan import new_plan, write_plan
 from taurec.tasks.suite import load_suite, portable_suite_spec
 
@@ -62,7 +63,8 @@ def new(
         raise typer.Exit(2) from None
     typer.echo(
         f"plan {plan.plan_id[:12]}: label {plan.label}, suite {plan.suite.id}, "
-        f"{len(ids)} tasks x {trials} trials = {len(plan.episodes)} episodes -> {out}\n"
+        f"{plural(len(ids), 'task')} x {plural(trials, 'trial')} = "
+        f"{plural(len(plan.episodes), 'episode')} -> {out}\n"
         f"serve it: taurec serve --plan {out} ...; the contestant's bearer token is the "
         f'plan\'s "token" (keep the file itself private)',
         err=True,

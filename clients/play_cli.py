@@ -65,7 +65,9 @@ def play(
     suite: Annotated[
         str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
     ] = "builtin",
-    out: Annotated[Path, typer.Option("--out", help="Log folder.")] = Path("logs"),
+    out: Annotated[
+        Path, typer.Option("--log-dir", "--out", help="Log folder; --out is the same.")
+    ] = Path("logs"),
     trial: Annotated[int, typer.Option("--trial", min=0, help="Trial index (seeds the user).")] = 0,
     label: Annotated[str, typer.Option("--label", help="Your label in the logs.")] = "human",
 ) -> None:

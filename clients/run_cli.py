@@ -2,8 +2,13 @@
 
 With no options: the scripted agent, the built-in suite, the rule-based user, 4 trials,
 logs in `logs/`, the server in process. No API key, no network. Exit codes: 0 done,
-1 the run failed (server unreachable, or episode logs it could not write), 2 bad options
-or input, 130 interrupted.
+1 the run failed (server unreachable, the provider refused the key or model, episode logs
+it could not write, or every episode ended as an infrastructure error), 2 bad options or
+input (including a model whose API key is not set), 130 interrupted.
+
+`--agent` takes a registered name or one's own agent as `module:Class` or
+`path/file.py:Class` (see agents/custom.py); both get the same progress, resume, sealing
+and table (runner/session.py holds the rules shared with the Python `run_agent`).
 """
 
 from __future__ import annotations
@@ -21,22 +26,32 @@ from rich.markup import escape
 
 from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import AgentSettings
+from taurec.clients.agents.custom import is_custom, make_custom_agent
 from taurec.clients.agents.registry import (
     AgentProfile,
     AgentUnavailable,
-    agents_of,
     default_label,
     make_agent,
 )
+from taurec.clients.agents.registry import agents_of as agents_of_kind
 from taurec.clients.runner.backends import BackendError, RunJob, make_backend
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.estimate import estimate
 from taurec.clients.runner.log_failures import LogFailure, log_failures
-from taurec.clients.runner.plan import INCOMPLETE_DIR, existing, plan, remaining, set_aside
 from taurec.clients.runner.progress import RunProgress
-from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
 from taurec.clients.runner.sealing import local_plan
+from taurec.clients.runner.session import (
+    RunRefused,
+    all_infra_errors,
+    check_out,
+    infra_summary,
+    set_aside_unfinished,
+    start,
+    table,
+)
+from taurec.clients.startup import missing_key
 from taurec.evaluator.logs import Resolver
+from taurec.evaluator.text import plural
 from taurec.server.errors import from_validation_error
 from taurec.server.service import default_run_label
 from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
@@ -53,6 +68,12 @@ class AgentName(StrEnum):  # every kind's registered names (a test keeps the two
     LEARNER = "learner"  # stream suites
     CRS = "crs"  # a text-only CRS over HTTP
     A2A = "a2a"  # an Agent2Agent-protocol agent
+
+
+AGENT_HELP = (
+    f"Which agent plays: {', '.join(AgentName)}, or one's own as module:Class or "
+    "path/file.py:Class."
+)
 
 
 class TransportName(StrEnum):
@@ -103,16 +124,17 @@ def _resume_command(options: dict[str, object]) -> str:
 
 
 def run(
-    agent: Annotated[
-        AgentName, typer.Option("--agent", help="Which agent plays.")
-    ] = AgentName.SCRIPTED,
+    agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = AgentName.SCRIPTED.value,
     suite: Annotated[
         str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
     ] = "builtin",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per task (k).")] = 4,
-    out: Annotated[Path, typer.Option("--out", help="Log folder (scored at the end).")] = Path(
-        "logs"
-    ),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--log-dir", "--out", help="Log folder (scored at the end); --out is the same."
+        ),
+    ] = Path("logs"),
     tasks: Annotated[
         str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")
     ] = None,
@@ -189,13 +211,18 @@ def run(
     ] = None,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
-    name = agent.value
+    name = agent
+    custom = is_custom(name)
     if transport is TransportName.HTTP and not url:
         _fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
     if url and transport is not TransportName.HTTP:
         _fail("--url applies to --transport http only")
     if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
         _fail("--simulator applies to a server the run starts; an http server has its own")
+    try:
+        check_out(out)
+    except RunRefused as exc:
+        _fail(exc)
     given = {k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v}
     settings = AgentSettings(
         label=label,
@@ -207,7 +234,7 @@ def run(
         options=given,
     )
     if name == "llm" and not model:
-        _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)")
+        _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
     if name != "llm" and (model or temperature is not None or reasoning_effort):
         _fail("--model, --temperature and --reasoning-effort apply to --agent llm only")
     run_label = default_run_label()
@@ -226,6 +253,8 @@ def run(
     except DataError as exc:
         _fail(exc)
     task_ids = _select(loaded, tasks)
+    if not custom:
+        _known_agent(name, loaded.kind)
     _check_agent_options(name, given, loaded.kind)
     if backend is BackendName.RAY and transport is TransportName.HTTP:
         _fail(
@@ -238,39 +267,36 @@ def run(
         _fail(exc)
     the_agent = None
     if not dry_run:
+        check_credentials(
+            {"--model": model if name == "llm" else None,
+             "--simulator-model": simulator_model if simulator is SimulatorName.LLM else None}
+        )  # fmt: skip
         try:
-            the_agent = make_agent(name, settings, loaded.kind)
+            the_agent = (
+                make_custom_agent(name, settings)
+                if custom
+                else make_agent(name, settings, loaded.kind)
+            )
         except AgentUnavailable as exc:
             _fail(exc)
     # the agent's own label (a factory may derive it); a dry run makes no agent
     the_label = the_agent.label if the_agent is not None else default_label(name, settings)
     server = server.model_copy(update={"agent_label": the_label})
-    specs = plan(task_ids, trials)
-    done = existing(out, loaded.id, the_label)
-    if done and not resume and not dry_run:
-        _fail(
-            f"{out} already holds {len(done)} episode logs of agent {the_label!r} on suite "
-            f"{loaded.id!r}; add --resume to keep them and play only what is missing, "
-            "or choose another --out or --label"
+    try:
+        started = start(
+            out, loaded.id, the_label, task_ids, trials, resume=resume, refuse_mixing=not dry_run
         )
-    todo = remaining(specs, done) if resume else specs
+    except RunRefused as exc:
+        _fail(exc)
+    specs, todo, done = started.specs, started.todo, started.done
     if the_agent is None:  # a dry run
-        try:
-            profile = agents_of(loaded.kind)[name].profile
-        except (AgentUnavailable, KeyError):
-            _fail(f"unknown agent {name!r} for {loaded.kind!r} tasks")
+        profile = None if custom else agents_of_kind(loaded.kind)[name].profile
         _print_dry_run(
             name, profile, len(specs), todo, done if resume else None, model, simulator_model
         )
         return
-    if resume and done.incomplete:
-        moved = set_aside(out, done.incomplete)
-        err.print(
-            f"resume: set {len(moved)} unfinished episode logs aside in "
-            f"{out / INCOMPLETE_DIR} (they will not be scored) and will play them again"
-        )
-    if resume and len(specs) > len(todo):
-        err.print(f"resume: skipping {len(specs) - len(todo)} finished episodes")
+    if resume:
+        set_aside_unfinished(out, started, err)
     plan_path = None
     if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
         try:
@@ -288,11 +314,10 @@ def run(
     except ValueError as exc:
         _fail(exc)
     resolver = Resolver(allowed_specs=frozenset({portable_suite_spec(loaded.spec)}))
-    interrupted = False
-    played = []
+    report = None
     unwritten: list[LogFailure] = []
     options = {
-        "--agent": name, "--suite": suite, "--trials": trials, "--out": out,
+        "--agent": name, "--suite": suite, "--trials": trials, "--log-dir": out,
         "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
@@ -308,13 +333,15 @@ def run(
             else f"{out} (written there by the server at {url})"
         )
         err.print(
-            f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: {len(todo)} episodes "
-            f"({len({s.task_id for s in todo})} tasks, up to {trials} trials), "
-            f"{connection.describe()}, {concurrency} at a time"
+            f"running [bold]{escape(the_label)}[/bold] on {loaded.id}: "
+            f"{plural(len(todo), 'episode')} ({plural(len({s.task_id for s in todo}), 'task')}, "
+            f"up to {plural(trials, 'trial')}), {connection.describe()}, {concurrency} at a time"
             f"{' on Ray' if backend is BackendName.RAY else ''}; logs in {where}"
         )
         job = RunJob(
-            partial(make_agent, name, settings, loaded.kind),
+            partial(make_custom_agent, name, settings)
+            if custom
+            else partial(make_agent, name, settings, loaded.kind),
             connection,
             out,
             run_label,
@@ -329,47 +356,68 @@ def run(
                 report = the_backend.run(job, todo, progress)
             except (BackendError, DataError) as exc:
                 _fail(exc)
-        played = [r.score for r in report.results if r.score is not None]
         unwritten = log_failures(report.results)
         if report.failure:
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
             if report.results:
                 err.print(
-                    f"{len(report.results)} finished episodes are saved in {out}. Once the "
+                    f"{_saved(len(report.results))} in {out}. Once the "
                     f"cause is fixed, resume with:\n  {escape(_resume_command(options))}"
                 )
             raise typer.Exit(1)
-        interrupted = report.interrupted
-        if interrupted:
+        if report.interrupted:
             err.print(
-                f"[yellow]interrupted:[/yellow] {len(report.results)} finished episodes are "
-                f"saved in {out}; episodes in flight were cancelled. Resume with:\n  "
+                f"[yellow]interrupted:[/yellow] {_saved(len(report.results))} in {out}; "
+                f"episodes in flight were cancelled. Resume with:\n  "
                 f"{escape(_resume_command(options))}"
             )
             raise typer.Exit(130)
     else:
-        err.print(f"nothing to play: all {len(specs)} episodes are already in {out}")
-    check = score_out(out, played, resolver)
-    others = {name: rescore(out, resolver, name) for name in rules_for(loaded.spec)[1:]}
-    print_report(check, Console(), err, others)
+        err.print(f"nothing to play: every planned episode ({len(specs)}) is already in {out}")
+    check, both = table(out, report, resolver, loaded.spec, Console(), err)
     if unwritten:
         err.print(
-            f"[red]error:[/red] {len(unwritten)} of {len(todo)} episodes have no whole log "
+            f"[red]error:[/red] {len(unwritten)} of {plural(len(todo), 'episode')} have no whole log "
             f"({escape(_named_cause(unwritten))}); they count as infrastructure errors. "
             f"Free space where the logs go, then resume with:\n  "
             f"{escape(_resume_command(options))}"
         )
         raise typer.Exit(1)
-    both = " --rules both" if others else ""
-    err.print(f"score again with: evaluator score {out}{both}")
+    if report is not None and all_infra_errors(report):
+        err.print(f"[red]error:[/red] {infra_summary(report)}")
+        raise typer.Exit(1)
+    err.print(f"score again with: evaluator score {out}{' --rules both' if both else ''}")
     if not check.clean:
         raise typer.Exit(1)
+
+
+def _known_agent(name: str, kind: str) -> None:
+    try:
+        known = agents_of_kind(kind)
+    except AgentUnavailable as exc:
+        _fail(exc)
+    if name not in known:
+        _fail(
+            f"--agent: unknown agent {name!r} for {kind!r} tasks; expected one of "
+            f"{', '.join(known)}, or one's own as module:Class or path/file.py:Class"
+        )
+
+
+def check_credentials(models: dict[str, str | None]) -> None:
+    """Stop (exit 2) before the first episode when litellm lacks a variable a named model
+    needs, instead of failing every episode on it."""
+    if (message := missing_key(models)) is not None:
+        _fail(message)
+
+
+def _saved(n: int) -> str:
+    return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
 
 
 def _check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
     """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
     try:
-        entry = agents_of(kind).get(name)
+        entry = agents_of_kind(kind).get(name)
     except AgentUnavailable:
         entry = None
     requires = entry.profile.requires if entry is not None else ()
@@ -386,7 +434,7 @@ def _named_cause(failures: list[LogFailure]) -> str:
 
 def _print_dry_run(
     name: str,
-    profile: AgentProfile,
+    profile: AgentProfile | None,
     planned: int,
     todo: list[object],
     done: object,
@@ -394,9 +442,14 @@ def _print_dry_run(
     simulator_model: str | None,
 ) -> None:
     console = Console(highlight=False)
-    console.print(f"dry run: agent {name}, {planned} episodes planned, {len(todo)} to play")
+    console.print(
+        f"dry run: agent {escape(name)}, {plural(planned, 'episode')} planned, {len(todo)} to play"
+    )
     if done is not None:
         console.print(f"(resume: {planned - len(todo)} already finished)")
+    if profile is None:
+        console.print("no estimate: the cost of one's own agent is not known in advance")
+        return
     for line in estimate(profile, len(todo), agent_model=model, user_model=simulator_model).lines():
         console.print(line)
 

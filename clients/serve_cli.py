@@ -1,7 +1,7 @@
 """`taurec serve`: the MCP server, over stdio (default) or Streamable HTTP.
 
-Exit code 2 when the settings or the suite are bad (one line on stderr), 0 after a
-graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
+Exit code 2 when the settings or the suite are bad, when the LLM user's model lacks its
+API key, or when the HTTP port is already in use (one line on stderr, checked before the server starts), 0 after a graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
 messages only; everything else goes to stderr. HTTP binds loopback unless told otherwise,
 and refuses a non-loopback host without an auth token unless --allow-remote is given.
 Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec serve`.
@@ -9,6 +9,7 @@ Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec s
 
 from __future__ import annotations
 
+import logging
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -21,6 +22,8 @@ from taurec.server.app import run_server
 from taurec.server.errors import from_validation_error
 from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
 from taurec.tasks.run_plan import read_plan
+
+from .startup import missing_key
 
 
 class TransportName(StrEnum):
@@ -224,12 +227,41 @@ def serve(
             "can reach it can play episodes and write logs",
             err=True,
         )
+    if simulator is SimulatorName.LLM and (
+        why := missing_key({"--simulator-model": simulator_model})
+    ):
+        _fail(why)
+    if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
+        _fail(
+            f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "
+            "server may be using it: stop it or choose another --port"
+        )
+    logging.getLogger().setLevel(log_level.value)  # also where a plain handler is in place
     try:
         run_server(settings, transport.value, http)
     except DataError as exc:
         _fail(exc)
     except KeyboardInterrupt:  # pragma: no cover - a second Ctrl-C while stopping
         raise typer.Exit(0) from None
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (e.g. "Address already in use"); None if it can.
+    Bound the way the server binds (SO_REUSEADDR), then released at once."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return str(exc.strerror or exc)
+    return None
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from statistics import fmean, median
 from typing import Any
 
 from taurec.policies.checks import Verdict
-from taurec.tasks.task import PolicyName
+from taurec.tasks.task import Complexity, PolicyName, RevealDifficulty
 
 from .episode import EpisodeScore
 from .memory import collector_paused
@@ -79,12 +79,20 @@ def _efficiency(scores: list[EpisodeScore]) -> dict[str, Any]:
     }
 
 
+#: Strata in their defined order (easiest first), not alphabetically; others after these.
+STRATUM_ORDER: dict[str, tuple[str, ...]] = {
+    "complexity": tuple(Complexity),
+    "reveal": tuple(RevealDifficulty),
+}
+
+
 def _by_stratum(scores: list[EpisodeScore], attr: str) -> dict[str, float]:
     groups: dict[str, list[EpisodeScore]] = defaultdict(list)
     for s in scores:
         groups[getattr(s, attr) or "unknown"].append(s)
+    order = STRATUM_ORDER.get(attr, ())
     out = {}
-    for key in sorted(groups):
+    for key in sorted(groups, key=lambda k: (order.index(k) if k in order else len(order), k)):
         value = pass_k(task_counts(groups[key]), 1)
         if value is not None:
             out[key] = value

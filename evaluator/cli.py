@@ -12,7 +12,7 @@ from rich.console import Console
 
 from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .judge_cli import judge
-from .text import markup
+from .text import markup, plural
 
 if TYPE_CHECKING:
     from taurec.tasks.trajectory_signing import LogKey
@@ -139,6 +139,7 @@ def _score(
     rules: str = DEFAULT_RULES,
 ) -> RunCheck:
     from .evaluate import evaluate
+    from .files import NotARunFile
     from .logs import Resolver
 
     resolver = Resolver(
@@ -151,7 +152,7 @@ def _score(
     )
     try:
         check = evaluate(paths, resolver, workers=workers)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, NotARunFile) as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
     if not check.scores and not check.excluded and not check.runs:
@@ -247,7 +248,8 @@ def score(
     for g in groups:
         if g["mode"] == "open":
             err.print(
-                f"[yellow]warning:[/yellow] {markup(g['label'])}: {g['n_episodes']} episodes from "
+                f"[yellow]warning:[/yellow] {markup(g['label'])}: "
+                f"{plural(g['n_episodes'], 'episode')} from "
                 "an open server (no run plan): any client could start any episode under any "
                 "label, so these numbers are not comparable with sealed runs"
             )
@@ -363,7 +365,7 @@ def compare(
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
     from .aggregate import task_counts
-    from .passk import paired_difference
+    from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
 
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
@@ -380,14 +382,15 @@ def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, 
     if n == 0:
         err.print("[red]error:[/red] the two labels share no task")
         raise typer.Exit(2)
-    verdict = (
-        "distinguishable from noise (the 95% CI excludes 0)"
-        if lo > 0 or hi < 0
-        else "NOT distinguishable from noise (the 95% CI includes 0)"
-    )
+    if n < MIN_SHARED_TASKS:
+        err.print(
+            f"[yellow]warning:[/yellow] only {plural(n, 'shared task')}; a paired bootstrap "
+            f"over fewer than {MIN_SHARED_TASKS} tasks is too rough to rely on"
+        )
     Console(highlight=False).print(
-        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over {n} shared tasks, "
-        f"95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: {verdict} (rules {rules})"
+        f"pass^1({markup(label_a)}) - pass^1({markup(label_b)}) = {100 * diff:+.1f} points over "
+        f"{plural(n, 'shared task')}, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]: "
+        f"{difference_verdict(lo, hi)} (rules {rules})"
     )
 
 
@@ -412,13 +415,13 @@ def export(
     from taurec.catalog.errors import DataError
 
     from .export_cli import export_lines
-    from .files import find_logs
+    from .files import NotARunFile, find_logs
     from .logs import Resolver
 
     try:
         files = find_logs(logdirs)
         lines = export_lines(files, fmt.value, Resolver(suite=suite), seed)
-    except (FileNotFoundError, DataError) as exc:
+    except (FileNotFoundError, NotARunFile, DataError) as exc:
         err.print(f"[red]error:[/red] {markup(str(exc))}")
         raise typer.Exit(2) from None
     blob = b"".join(orjson.dumps(line) + b"\n" for line in lines)
@@ -475,4 +478,11 @@ def show_version() -> None:
 
 
 def main() -> None:
+    # `evaluator judge` calls an LLM: its key may sit in .env here (never overriding the shell)
+    if Path(".env").is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(Path(".env"), override=False)
+    # Python's own traceback when stderr is a file or pipe: full-width, not a squeezed panel
+    app.pretty_exceptions_enable = sys.stderr.isatty()
     app()

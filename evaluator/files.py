@@ -19,6 +19,10 @@ from taurec.tasks.run_register import REGISTER_NAME
 JUDGE_DIR = "judge"
 
 
+class NotARunFile(ValueError):
+    """A file given by name that is neither an episode log nor a run register."""
+
+
 @dataclass
 class RunFiles:
     logs: list[Path] = field(default_factory=list)
@@ -28,7 +32,8 @@ class RunFiles:
 
 def find_run_files(paths: Iterable[str | Path]) -> RunFiles:
     """Every log and register under `paths`, sorted by path components, deduplicated.
-    FileNotFoundError when a path given does not exist."""
+    FileNotFoundError when a path given does not exist; NotARunFile when a file given by
+    name is neither a log (*.jsonl) nor a register (a README, a report, ...)."""
     logs: set[str] = set()
     registers: set[str] = set()
     problems: list[str] = []
@@ -36,6 +41,11 @@ def find_run_files(paths: Iterable[str | Path]) -> RunFiles:
         if p.is_dir():
             _walk(str(p), logs, registers, problems)
         elif p.is_file():
+            if p.name != REGISTER_NAME and not p.name.endswith(".jsonl"):
+                raise NotARunFile(
+                    f"{p}: not an episode log; expected *.jsonl files, a {REGISTER_NAME} or "
+                    "folders of them"
+                )
             (registers if p.name == REGISTER_NAME else logs).add(str(p))
         else:
             raise FileNotFoundError(f"{p}: no such file or directory")

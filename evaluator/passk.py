@@ -123,3 +123,20 @@ def paired_difference(
         bootstrap_ci(diffs, seed=seed, resamples=resamples),
         len(diffs),
     )
+
+
+#: Below this many shared tasks `compare` warns: the bootstrap's CI is too rough to trust.
+MIN_SHARED_TASKS = 10
+
+
+def difference_verdict(lo: float, hi: float) -> str:
+    """What a paired difference's 95% CI says. A CI without width (one shared task, or
+    every task's difference the same) measures no noise, so it gives no verdict."""
+    if not hi > lo:
+        return (
+            "no verdict: the 95% CI has no width (every shared task differs by the same "
+            "amount, so the bootstrap measures no noise; run more tasks or trials)"
+        )
+    if lo > 0 or hi < 0:
+        return "distinguishable from noise (the 95% CI excludes 0)"
+    return "NOT distinguishable from noise (the 95% CI includes 0)"

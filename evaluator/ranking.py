@@ -24,6 +24,7 @@ from .episode import EpisodeScore
 from .kinds import EVALUATOR_KINDS, EvaluatorKind
 from .passk import bootstrap_ci, pass_k_with_ci
 from .render import run_rows
+from .text import plural
 
 if TYPE_CHECKING:
     from .logs import Resolver, SuiteContext
@@ -131,7 +132,7 @@ def ranking_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         *run_rows(group),
         (
             "episodes / tasks",
-            f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
+            f"{group['n_episodes']} / {group['n_tasks']} (up to {plural(group['trials'], 'trial')})",
         ),
     ]
     for name in (*METRICS, "reward"):

@@ -12,7 +12,7 @@ from taurec.tasks.trajectory_signing import LogKey
 from .episode import EpisodeScore
 from .episode_view import display_value
 from .sealed import RunCheck
-from .text import markup, md_cell
+from .text import markup, md_cell, plural
 
 #: Problems and excluded logs listed one by one; the rest are counted.
 SHOWN = 20
@@ -44,7 +44,7 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         *run_rows(group),
         (
             "episodes / tasks",
-            f"{group['n_episodes']} / {group['n_tasks']} (up to {group['trials']} trials)",
+            f"{group['n_episodes']} / {group['n_tasks']} (up to {plural(group['trials'], 'trial')})",
         ),
     ]
     for k, v in group["pass_k"].items():
@@ -86,7 +86,9 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     if eff["cost_usd"] is not None:
         rows.append(("cost (USD)", f"{eff['cost_usd']:.4f}"))
     if group["tasks_short_of_k"]:
-        short = ", ".join(f"k={k}: {len(v)} tasks" for k, v in group["tasks_short_of_k"].items())
+        short = ", ".join(
+            f"k={k}: {plural(len(v), 'task')}" for k, v in group["tasks_short_of_k"].items()
+        )
         rows.append(("tasks with fewer trials than k", short))
     return rows
 
@@ -238,9 +240,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
-            cells.append(
-                "-" if v is None else f"{100 * v:.1f} ({100 * ci[0]:.1f}-{100 * ci[1]:.1f})"
-            )
+            cells.append("-" if v is None else f"{_pct(v)} [{_pct(ci[0])}, {_pct(ci[1])}]")
         cells += [
             _pct(g["constraint_score"]),
             _pct(g["policy_score"]),

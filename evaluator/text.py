@@ -27,3 +27,8 @@ def markup(text: object) -> str:
 def md_cell(text: object) -> str:
     """`text` for one Markdown table cell: control characters and | escaped."""
     return plain(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`n` and the noun in the right number: "1 episode", "2 episodes", "0 episodes"."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"

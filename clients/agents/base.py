@@ -16,7 +16,8 @@ reference agent here is no better informed than an external one.
 
 An agent that returns without committing leaves the episode open; the runner then ends
 it as `agent_error`. An LLM agent whose provider keeps failing raises AgentInfraError;
-the runner ends the episode as `infra_error` (reported apart, never silently dropped).
+the runner ends the episode as `infra_error` (reported apart, never silently dropped); one
+whose provider refuses its key or model raises ProviderRefused and the run stops.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ ASIDE_META_KEY: Final = "taurec/aside"
 class AgentInfraError(Exception):
     """The agent could not go on for reasons that are not its own (e.g. the LLM provider
     failed after retries). The runner ends the episode as `infra_error`."""
+
+
+class ProviderRefused(AgentInfraError):
+    """The LLM provider refused the credentials, the permission or the model (never
+    retried): every other episode would fail alike, so the runner stops the run."""
 
 
 class EpisodeEndedError(RuntimeError):

@@ -19,8 +19,10 @@ It returns when the episode has ended (normally by `recommend`), when the model 
 or after `max_steps` LLM calls; the runner ends an episode left open as `agent_error`.
 Transient provider errors are retried with exponential backoff; when retries run out
 (or the provider refuses the credentials or the model) it raises AgentInfraError, which
-the runner records as `infra_error`. API keys come from the environment only (see
-.env.example); litellm reads them itself.
+the runner records as `infra_error`; a refused key or model (authentication, permission)
+raises ProviderRefused, which stops the whole run (every other episode would fail alike).
+API keys come from the environment only (see .env.example); litellm reads them itself.
+The model `mock` (llm_mock.py) plays through litellm's mock replies, without a key.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taurec.policies.document import policy_text
-from taurec.server.llm_runtime import load_litellm, transient_errors
+from taurec.server.llm_runtime import load_litellm, refusal_errors, transient_errors
 
-from .base import AgentInfraError, AgentSettings, Episode
+from .base import AgentInfraError, AgentSettings, Episode, ProviderRefused
+from .llm_mock import MOCK_MODEL, is_mock, mock_reply
 from .tool_schema import HIDDEN_ARGUMENTS, function_tools
 
 log = logging.getLogger(__name__)
@@ -180,7 +183,7 @@ class LLMAgent:
                 with anyio.fail_after(s.timeout):
                     return await self._call(messages, tools)
             except fatal as exc:
-                raise AgentInfraError(f"{s.model}: {type(exc).__name__}: {exc}") from exc
+                raise ProviderRefused(f"{s.model}: {type(exc).__name__}: {exc}") from exc
             except retried as exc:
                 if attempt == s.max_retries:
                     raise AgentInfraError(
@@ -205,6 +208,8 @@ class LLMAgent:
             kwargs["temperature"] = s.temperature
         if s.reasoning_effort is not None:
             kwargs["reasoning_effort"] = s.reasoning_effort
+        if is_mock(s.model):  # litellm answers with the mock's move; no provider, no key
+            kwargs.update(model=f"openai/{MOCK_MODEL}", **mock_reply(messages))
         kwargs.update(s.litellm_kwargs)
         completion = s.completion
         if completion is None:
@@ -360,6 +365,4 @@ def _provider_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[Base
     """(transient, fatal) litellm errors: the first are retried; the second (bad key,
     no access, unknown model) are not the agent's fault and not worth retrying."""
     litellm = load_litellm()
-    transient = transient_errors(litellm)
-    fatal = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
-    return transient, fatal
+    return transient_errors(litellm), refusal_errors(litellm)

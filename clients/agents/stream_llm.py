@@ -19,9 +19,9 @@ from typing import Any, Final
 
 import anyio
 
-from taurec.server.llm_runtime import load_litellm, transient_errors
+from taurec.server.llm_runtime import load_litellm, refusal_errors, transient_errors
 
-from .base import AgentInfraError, Episode
+from .base import AgentInfraError, Episode, ProviderRefused
 from .stream_play import Action, Dialogue
 
 _QUESTION = re.compile(r"QUESTION:\s*(.+)", re.S)
@@ -109,6 +109,7 @@ class LLMStreamPolicy:
             litellm = load_litellm()
             completion = litellm.acompletion
         retryable = transient_errors(litellm or load_litellm())
+        refused = refusal_errors(litellm or load_litellm())
         for attempt in range(self._max_retries + 1):
             try:
                 kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -116,6 +117,8 @@ class LLMStreamPolicy:
                     kwargs["temperature"] = self.temperature
                 reply = await completion(**kwargs)
                 break
+            except refused as exc:
+                raise ProviderRefused(f"{self.model}: {type(exc).__name__}: {exc}") from exc
             except retryable as exc:
                 if attempt == self._max_retries:
                     raise AgentInfraError(f"{self.model}: {type(exc).__name__}: {exc}") from exc

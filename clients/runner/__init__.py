@@ -1,8 +1,11 @@
 """The harness: runs agents over tasks x trials through the MCP server.
 
-`run_agent(agent, ...)` is the scripting entry point; `taurec run` is the command.
+`run_agent(agent, ...)` is the scripting entry point; `taurec run` is the command. Both
+keep the same rules (session.py).
 """
 
-from .runner import EpisodeResult, Runner, RunReport, run_agent
+from .programmatic import run_agent
+from .runner import EpisodeResult, Runner, RunReport
+from .session import RunRefused
 
-__all__ = ["EpisodeResult", "RunReport", "Runner", "run_agent"]
+__all__ = ["EpisodeResult", "RunRefused", "RunReport", "Runner", "run_agent"]

@@ -35,26 +35,28 @@ from taurec.clients.agents.base import (
     Agent,
     AgentInfraError,
     Episode,
+    ProviderRefused,
     ToolOutcome,
     outcome_of,
 )
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.episodes import derive_seed
-from taurec.server.service import default_run_label
-from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import log_path
-from taurec.tasks.suite import load_suite, portable_suite_spec
+from taurec.tasks.suite import portable_suite_spec
 
-from .connection import Connection, Transport, open_client
-from .plan import INCOMPLETE_DIR, EpisodeSpec, plan
-from .sealing import local_plan
+from .connection import Connection, open_client
+from .plan import INCOMPLETE_DIR, EpisodeSpec
 
 log = logging.getLogger(__name__)
 
 
 class LogsElsewhere(RuntimeError):
     """An HTTP server's episode logs are not under the runner's `out`."""
+
+
+class RunStopped(RuntimeError):
+    """An episode met an error every other episode would meet too (ProviderRefused)."""
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
@@ -74,6 +76,7 @@ class EpisodeResult:
     log: Path | None = None
     score: EpisodeScore | None = None
     error: str | None = None  # why the runner ended it, or why it could not start
+    stops_run: bool = False  # the provider refused the agent's key or model
 
     @property
     def passed(self) -> bool:
@@ -139,6 +142,8 @@ class Runner:
                             report.results.append(result)
                             if self.on_result is not None:
                                 self.on_result(result)
+                            if result.stops_run:
+                                raise RunStopped(result.error)
 
                     async with anyio.create_task_group() as workers:
                         for _ in range(max(1, min(self.concurrency, len(specs)))):
@@ -153,6 +158,11 @@ class Runner:
     def _failure(self, first: BaseException, report: RunReport) -> str:
         if isinstance(first, LogsElsewhere):
             return str(first)
+        if isinstance(first, RunStopped):
+            return (
+                f"{first} (not retried; the other episodes would fail alike, so the run "
+                "stopped: check the key and the model name)"
+            )
         text = f"{type(first).__name__}: {first}" if str(first) else type(first).__name__
         if not report.results:
             return text
@@ -197,12 +207,14 @@ class Runner:
         )
         error: str | None = None
         reason: str | None = None
+        refused = False
         timeout = self.episode_timeout if self.episode_timeout else math.inf
         try:
             with anyio.fail_after(timeout):
                 await self.agent.run(episode)
         except AgentInfraError as exc:
             reason, error = "infra_error", f"{type(exc).__name__}: {exc}"
+            refused = isinstance(exc, ProviderRefused)
         except TimeoutError:
             reason, error = "agent_error", f"the agent took longer than {timeout:g} s"
         except Exception as exc:
@@ -214,7 +226,8 @@ class Runner:
             aborted = await self._abort(episode, reason, error)
             if aborted.is_error and "has ended (" not in aborted.text:
                 error = f"{error}; abort_episode failed: {aborted.text}"
-        return self._finish(spec, episode.episode_id, episode.end_reason or reason, error)
+        result = self._finish(spec, episode.episode_id, episode.end_reason or reason, error)
+        return replace(result, stops_run=refused)
 
     async def _start(
         self, client: Client, spec: EpisodeSpec, arguments: dict[str, Any]
@@ -233,9 +246,9 @@ class Runner:
                 if self._log_of(spec, episode_id) is None:
                     raise LogsElsewhere(
                         f"the server at {self.connection.url} does not write its episode logs "
-                        f"under --out {self.out}: the log of episode {episode_id[:12]} "
+                        f"under --log-dir {self.out}: the log of episode {episode_id[:12]} "
                         f"({spec.task_id}, trial {spec.trial}) is not there. Give the "
-                        "server's --log-dir (that folder as this machine sees it) as --out, "
+                        "server's --log-dir (that folder as this machine sees it) as the run's --log-dir, "
                         "so that the run can score, resume and refuse to mix runs; the "
                         "episode was left unplayed, and --resume sets its log aside and "
                         "plays it again"
@@ -281,41 +294,9 @@ class Runner:
         return None
 
 
-def run_agent(
-    agent: Agent,
-    *,
-    suite: str = "builtin",
-    tasks: Sequence[str] | None = None,
-    trials: int = 1,
-    out: str | Path = "logs",
-    transport: Transport = "inproc",
-    url: str | None = None,
-    concurrency: int = 8,
-    seed: int | None = None,
-) -> RunReport:
-    """Play `agent` on a suite's tasks (all, or `tasks`) x `trials`, logging under `out`:
-    the scripting entry point (`taurec run` adds resume, progress and the final table).
-    Score the logs with `evaluator score OUT`, or use each result's `score`."""
-    out = Path(out)
-    loaded = load_suite(suite)
-    if tasks is None:
-        tasks = [t.id for t in loaded.tasks]
-    specs = plan(list(tasks), trials)
-    run_label = default_run_label()
-    settings = ServerSettings(
-        suite=suite, log_dir=out, run_label=run_label, agent_label=agent.label
-    )
-    if transport != "http":  # the server this run starts serves a sealed plan
-        sealed, plan_path = local_plan(out, agent.label, loaded, tasks, trials, specs, resume=False)
-        run_label = sealed.run_id
-        settings = settings.model_copy(update={"plans": (plan_path.resolve(),)})
-    runner = Runner(
-        agent,
-        Connection(transport, settings, url),
-        out,
-        run_label,
-        concurrency=concurrency,
-        seed=seed,
-        handle_signals=False,
-    )
-    return anyio.run(runner.run, specs)
+def __getattr__(name: str) -> object:  # run_agent lives in programmatic.py; still found here
+    if name == "run_agent":
+        from .programmatic import run_agent
+
+        return run_agent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -59,7 +59,7 @@ def local_plan(
                 raise DataError(
                     f"--resume: the run's plan {path} does not hold {len(extra)} of the "
                     f"episodes asked for (e.g. task {extra[0].task_id} trial {extra[0].trial}); "
-                    "resume with the tasks and trials of the first run, or use another --out"
+                    "resume with the tasks and trials of the first run, or use another --log-dir"
                 )
             return earlier
     plan = new_plan(

@@ -25,7 +25,7 @@ from taurec.clients.agents.stream_baselines import (
 )
 from taurec.clients.agents.stream_learner import BayesianStreamLearner, reading
 from taurec.clients.agents.stream_play import LocalStreamPort, StreamPolicy, play_stream
-from taurec.clients.runner.runner import run_agent
+from taurec.clients.runner import run_agent
 from taurec.evaluator.stream_metrics import score_choice, stream_summary
 from taurec.server.stream_session import StreamSession
 from taurec.tasks.stream import StreamTask

@@ -69,3 +69,20 @@ def test_later_prompts_carry_the_earlier_episodes_and_their_feedback() -> None:
     _, prompts = run(task, [f"RECOMMEND: {first}", f"RECOMMEND: {second}"])
     assert "Earlier episodes:" in prompts[1]
     assert f"Recommended {first}" in prompts[1] and "Chosen score:" in prompts[1]
+
+
+def test_a_refused_key_is_not_retried_and_stops_the_run() -> None:
+    import pytest
+
+    from taurec.clients.agents.base import ProviderRefused
+
+    calls: list[int] = []
+
+    async def refusing(**kwargs: Any) -> Any:
+        calls.append(1)
+        raise litellm.AuthenticationError("invalid api key", llm_provider="openai", model="m")
+
+    policy = LLMStreamPolicy("openai/gpt-4o-mini", completion=refusing)
+    with pytest.raises(ProviderRefused, match="AuthenticationError"):
+        asyncio.run(policy._complete([{"role": "user", "content": "hi"}]))
+    assert calls == [1]

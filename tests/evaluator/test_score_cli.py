@@ -1,3 +1,4 @@
+import re
 from math import comb
 
 import orjson
@@ -121,6 +122,9 @@ def test_markdown_format_prints_a_table_row_per_label(logs):
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0].startswith("| agent | run | episodes | pass^1 | pass^2 |")
     assert "| agentA | open | 6 |" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if "| agentA |" in line)
+    pass_1 = row.split(" | ")[3]
+    assert re.fullmatch(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\]", pass_1), pass_1
 
 
 def test_explain_shows_constraint_and_policy_verdicts(logs):
@@ -132,11 +136,43 @@ def test_explain_shows_constraint_and_policy_verdicts(logs):
 
 
 def test_compare_says_whether_a_difference_is_distinguishable(logs):
-    logs.run({"ta": 4, "tb": 4, "tc": 4}, trials=4, label="strong")
+    logs.run({"ta": 4, "tb": 4, "tc": 3}, trials=4, label="strong")
     logs.run({"ta": 0, "tb": 0, "tc": 0}, trials=4, label="weak")
     result = runner.invoke(app, ["compare", "strong", "weak", str(logs.out), "--suite", logs.spec])
-    assert result.exit_code == 0 and "+100.0 points" in result.stdout
+    assert result.exit_code == 0 and "+91.7 points over 3 shared tasks" in result.stdout
     assert "distinguishable from noise (the 95% CI excludes 0)" in result.stdout
+
+
+def test_compare_gives_no_verdict_on_one_shared_task(logs):
+    logs.run({"ta": 0}, trials=2, label="a")
+    logs.run({"ta": 2}, trials=2, label="b")
+    result = runner.invoke(app, ["compare", "a", "b", str(logs.out), "--suite", logs.spec])
+    assert result.exit_code == 0
+    assert "over 1 shared task," in result.stdout and "no verdict" in result.stdout
+    assert "distinguishable" not in result.stdout
+
+
+def test_compare_warns_below_ten_shared_tasks(logs):
+    logs.run({"ta": 1, "tb": 0, "tc": 1}, trials=1, label="a")
+    logs.run({"ta": 0, "tb": 1, "tc": 1}, trials=1, label="b")
+    result = runner.invoke(app, ["compare", "a", "b", str(logs.out), "--suite", logs.spec])
+    assert result.exit_code == 0
+    assert "warning: only 3 shared tasks" in result.stderr and "fewer than 10" in result.stderr
+
+
+def test_a_file_that_is_not_a_log_is_one_line_with_exit_2(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# a readme\n\nnot JSON\n")
+    result = runner.invoke(app, ["score", str(readme)])
+    assert result.exit_code == 2
+    assert "README.md: not an episode log" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+
+
+def test_explain_on_a_folder_is_one_line_with_exit_2(tmp_path):
+    result = runner.invoke(app, ["explain", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_compare_names_the_labels_that_exist_when_one_is_missing(logs):

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from taurec.catalog.errors import DataError
 from taurec.clients.agents.scripted import ScriptedAgent
-from taurec.clients.runner.runner import run_agent
+from taurec.clients.runner import run_agent
 from taurec.evaluator.cli import app
 from taurec.evaluator.logs import Resolver, find_logs, score_paths
 from taurec.tasks.trajectory_signing import (

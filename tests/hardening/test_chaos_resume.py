@@ -186,7 +186,7 @@ def test_a_run_whose_out_is_not_the_http_servers_log_dir_stops_before_playing(
         runner = Runner(ScriptedAgent(), connection, elsewhere, "r", handle_signals=False)
         report = anyio.run(runner.run, specs)
         assert report.failure is not None and not report.results
-        assert "does not write its episode logs under --out" in report.failure
+        assert "does not write its episode logs under --log-dir" in report.failure
         # one episode was started to find out, and left without an end record
         complete, incomplete = _logs(server_logs)
         assert not complete and len(incomplete) == 1

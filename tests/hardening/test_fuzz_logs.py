@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from taurec.clients.agents.scripted import ScriptedAgent
-from taurec.clients.runner.runner import run_agent
+from taurec.clients.runner import run_agent
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, find_logs, score_log, score_paths, verification_problem

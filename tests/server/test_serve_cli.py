@@ -34,3 +34,28 @@ def test_help_lists_the_options() -> None:
     for option in ("--transport", "--host", "--port", "--suite", "--catalog", "--simulator",
                    "--log-dir", "--label", "--task", "--trial"):  # fmt: skip
         assert option in result.output
+
+
+def test_a_port_in_use_is_one_line_with_exit_2() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["--transport", "http", "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_an_llm_user_without_its_key_is_one_line_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = ["--simulator", "llm", "--simulator-model", "openai/gpt-4o-mini"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "--simulator-model openai/gpt-4o-mini: OPENAI_API_KEY not set" in result.output
+    assert result.output.count("\n") == 1

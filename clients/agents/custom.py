@@ -1,0 +1,112 @@
+"""Agents of one's own: `taurec run --agent module:Class` or `--agent path/file.py:Class`.
+
+The class (or any callable that returns an agent) is looked up and made here; the run then
+treats it as it treats the built-in agents (progress, resume, sealing, the final table).
+A class whose constructor takes one required argument (or one named `settings`) gets the run's AgentSettings (label, seed,
+suite, ...); one that takes none is called without. `--label` overrides the `label` of
+the agent made. Every failure is an AgentUnavailable with one line saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .base import Agent, AgentSettings
+from .registry import AgentUnavailable
+
+EXPECTED = "expected module:Class (e.g. my_agents:EchoAgent) or path/file.py:Class"
+
+
+def is_custom(spec: str) -> bool:
+    """Whether `--agent` names one's own agent rather than a registered one."""
+    return ":" in spec
+
+
+def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
+    """The agent `spec` names, made with `settings`; AgentUnavailable naming what was
+    wrong (module or file not found, no such attribute, not an agent)."""
+    where, _, name = spec.rpartition(":")
+    if not where or not name.isidentifier():
+        raise AgentUnavailable(f"--agent {spec!r}: {EXPECTED}")
+    module = _load(where, spec)
+    factory = getattr(module, name, None)
+    if factory is None:
+        raise AgentUnavailable(f"--agent {spec!r}: {where} has no attribute {name!r}")
+    if not callable(factory):
+        raise AgentUnavailable(f"--agent {spec!r}: {name} is not a class or factory")
+    agent = _call(factory, settings, spec)
+    if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
+        raise AgentUnavailable(
+            f"--agent {spec!r}: {name} made a {type(agent).__name__}, not an agent; an agent "
+            "has a `label` (str) and an `async def run(self, episode)`"
+        )
+    if settings.label:
+        agent.label = settings.label
+    if not isinstance(agent.label, str) or not agent.label:
+        raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
+    return agent
+
+
+def _load(where: str, spec: str) -> ModuleType:
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        return _load_file(Path(where), spec)
+    try:
+        return importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and where.startswith(exc.name):
+            raise AgentUnavailable(
+                f"--agent {spec!r}: no module named {where!r} (is it installed, or run from "
+                "the folder that holds it?)"
+            ) from None
+        raise AgentUnavailable(f"--agent {spec!r}: importing {where} failed: {exc}") from None
+    except Exception as exc:
+        raise AgentUnavailable(
+            f"--agent {spec!r}: importing {where} failed: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _load_file(path: Path, spec: str) -> ModuleType:
+    if not path.is_file():
+        raise AgentUnavailable(f"--agent {spec!r}: no such file {str(path)!r}")
+    name = f"taurec_custom_agent_{abs(hash(path.resolve()))}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise AgentUnavailable(f"--agent {spec!r}: {path} cannot be loaded as Python")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AgentUnavailable(
+            f"--agent {spec!r}: loading {path} failed: {type(exc).__name__}: {exc}"
+        ) from None
+    return module
+
+
+def _takes_settings(factory: Any) -> bool:
+    """One required positional parameter, or one named `settings`: it gets the settings."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: call it without
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    return len(required) == 1 or any(p.name == "settings" for p in parameters)
+
+
+def _call(factory: Any, settings: AgentSettings, spec: str) -> Any:
+    try:
+        return factory(settings) if _takes_settings(factory) else factory()
+    except Exception as exc:
+        raise AgentUnavailable(
+            f"--agent {spec!r}: making the agent failed: {type(exc).__name__}: {exc}"
+        ) from None

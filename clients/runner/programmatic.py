@@ -1,0 +1,82 @@
+"""`run_agent()`: the Python entry point of the harness, as `taurec run` is the command.
+
+It keeps the command's rules (runner/session.py): a folder that already holds logs of the
+same agent on the same suite is refused unless `resume=True`; a resume sets unfinished
+logs aside and plays only what is missing; progress is drawn on stderr (a bar on a
+terminal) and the evaluator's table is printed on stdout at the end (`quiet=True` prints
+neither). The run is sealed (a plan under `out/.plans/`) when it starts its own server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from taurec.clients.agents.base import Agent
+from taurec.evaluator.logs import Resolver
+from taurec.server.service import default_run_label
+from taurec.server.settings import ServerSettings
+from taurec.tasks.suite import load_suite, portable_suite_spec
+
+from .connection import Connection, Transport
+from .runner import Runner, RunReport
+from .sealing import local_plan
+from .session import PYTHON_NAMES, play, set_aside_unfinished, start, table
+
+
+def run_agent(
+    agent: Agent,
+    *,
+    suite: str = "builtin",
+    tasks: Sequence[str] | None = None,
+    trials: int = 1,
+    out: str | Path = "logs",
+    transport: Transport = "inproc",
+    url: str | None = None,
+    concurrency: int = 8,
+    seed: int | None = None,
+    resume: bool = False,
+    quiet: bool = False,
+) -> RunReport:
+    """Play `agent` on a suite's tasks (all, or `tasks`) x `trials`, logging under `out`,
+    then print the evaluator's table. Raises RunRefused (a ValueError) when `out` is not
+    a folder or already holds this agent's logs on this suite and `resume` is off. Each
+    result carries its `score`; `evaluator score OUT` scores the folder again."""
+    out = Path(out)
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)
+    stdout = Console(quiet=quiet)
+    loaded = load_suite(suite)
+    task_ids = list(tasks) if tasks is not None else [t.id for t in loaded.tasks]
+    run = start(out, loaded.id, agent.label, task_ids, trials, resume=resume, names=PYTHON_NAMES)
+    if resume:
+        set_aside_unfinished(out, run, stderr)
+    run_label = default_run_label()
+    settings = ServerSettings(
+        suite=suite, log_dir=out, run_label=run_label, agent_label=agent.label
+    )
+    if transport != "http":  # the server this run starts serves a sealed plan
+        sealed, plan_path = local_plan(
+            out, agent.label, loaded, task_ids, trials, run.specs, resume=resume
+        )
+        run_label = sealed.run_id
+        settings = settings.model_copy(update={"plans": (plan_path.resolve(),)})
+    resolver = Resolver(allowed_specs=frozenset({portable_suite_spec(loaded.spec)}))
+    runner = Runner(
+        agent,
+        Connection(transport, settings, url),
+        out,
+        run_label,
+        concurrency=concurrency,
+        seed=seed,
+        resolver=resolver,
+        handle_signals=False,
+    )
+    report = play(runner, run.todo, stderr) if run.todo else RunReport()
+    if report.failure:
+        stderr.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
+    elif not report.interrupted:
+        table(out, report, resolver, loaded.spec, stdout, stderr)
+    return report

@@ -1,0 +1,59 @@
+"""The rules `taurec run` and `run_agent()` share (runner/session.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from taurec.clients.agents.base import Episode
+from taurec.clients.runner import RunRefused, run_agent
+from taurec.clients.runner.session import PYTHON_NAMES, check_out
+
+
+class Abstainer:
+    label = "abstainer"
+
+    async def run(self, episode: Episode) -> None:
+        await episode.recommend(None)
+
+
+def test_run_agent_prints_the_evaluator_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = run_agent(Abstainer(), tasks=["t001"], out=tmp_path / "logs")
+    assert len(report.results) == 1
+    shown = capsys.readouterr()
+    assert "agent: abstainer" in shown.out and "pass^1" in shown.out
+
+
+def test_run_agent_refuses_to_mix_two_runs_of_one_agent(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    run_agent(Abstainer(), tasks=["t001"], out=out, quiet=True)
+    with pytest.raises(RunRefused, match=r"already holds 1 episode logs.*resume=True"):
+        run_agent(Abstainer(), tasks=["t001"], out=out, quiet=True)
+    assert len(list(out.rglob("*.jsonl"))) == 1
+
+
+def test_run_agent_resumes_playing_only_what_is_missing(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    run_agent(Abstainer(), tasks=["t001", "t004"], out=out, quiet=True)
+    (lost,) = out.rglob("t004/*.jsonl")
+    lost.unlink()
+    report = run_agent(Abstainer(), tasks=["t001", "t004"], out=out, resume=True, quiet=True)
+    assert [r.spec.task_id for r in report.results] == ["t004"]
+
+
+def test_quiet_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_agent(Abstainer(), tasks=["t001"], out=tmp_path / "logs", quiet=True)
+    shown = capsys.readouterr()
+    assert shown.out == "" and shown.err == ""
+
+
+def test_a_file_is_no_log_folder(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("hello")
+    with pytest.raises(RunRefused, match=r"out .*README\.md is a file; expected a folder"):
+        check_out(readme, PYTHON_NAMES)
+    with pytest.raises(RunRefused, match=r"is under .*README\.md, which is a file"):
+        check_out(readme / "logs", PYTHON_NAMES)
