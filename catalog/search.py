@@ -103,8 +103,13 @@ def _prepared(text: str) -> str:
 
 def _joined(texts: Iterable[str]) -> bytes:
     """The texts' tokens separated by spaces, each text's followed by the separator token."""
-    joined = f" {_SEP} ".join(map(_prepared, texts)) + f" {_SEP}"
-    return joined.encode().translate(_BYTE_TABLE)
+    texts = list(texts)
+    # Case folding works character by character, so when the whole batch folds to ASCII
+    # (and no text holds the separator) it is folded in one call, not text by text.
+    folded = f" {_SEP} ".join(texts).casefold()
+    if not (folded.isascii() and folded.count(_SEP) == len(texts) - 1):
+        folded = f" {_SEP} ".join(map(_prepared, texts))
+    return (folded + f" {_SEP}").encode().translate(_BYTE_TABLE)
 
 
 def tokenize_batch(texts: Iterable[str]) -> list[bytes]:
