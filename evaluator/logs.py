@@ -93,7 +93,7 @@ class Resolver:
         hit = self._cache.get(key)
         if hit is None:
             try:
-                suite = load_suite(key)
+                suite = load_suite(key, audit=False)  # scoring needs no defect report
                 catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
                 hit = SuiteContext(
                     suite,

@@ -120,6 +120,11 @@ class HttpServer:
         """Whether it accepts connections."""
         return self._uvicorn.started
 
+    @property
+    def open_connections(self) -> int:
+        """How many client connections it holds open now."""
+        return len(self._uvicorn.server_state.connections)
+
     async def serve(self) -> None:
         return_large_blocks()  # request bodies are unmapped when done (see memory.py)
         try:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,7 +88,16 @@ class Suite:
         return self.format is SuiteFormat.TAUREC
 
     def get(self, task_id: str) -> Any | None:
-        return next((t for t in self.tasks if t.id == task_id), None)
+        return self._by_id.get(task_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, Any]:
+        """Tasks by id (the first of a repeated id, as a scan would find), built once:
+        the evaluator looks one up per log."""
+        out: dict[str, Any] = {}
+        for t in self.tasks:
+            out.setdefault(t.id, t)
+        return out
 
     def sha256(self) -> str:
         """Hash of the catalog content and every task: equal digests mean the same suite."""
@@ -112,14 +122,15 @@ def packaged_suites_dir() -> Path:
     return Path(str(importlib.resources.files("taurec.tasks") / "suites"))
 
 
-def load_suite(spec: str) -> Suite:
+def load_suite(spec: str, *, audit: bool = True) -> Suite:
     """Load "builtin" (or another suite shipped in the package, e.g. "stream:builtin"), a
     suite folder, or `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
+    Without `audit`, a τ-Rec release's defects are not looked for (its warnings lack them).
     """
     if spec.startswith(TAU_REC_PREFIX):
         from .taurec_release import read_release  # it builds on this module: import on use
 
-        release = read_release(spec.removeprefix(TAU_REC_PREFIX))
+        release = read_release(spec.removeprefix(TAU_REC_PREFIX), audit=audit)
         return Suite(
             id="tau-rec",
             spec=spec,

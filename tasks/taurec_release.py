@@ -140,8 +140,10 @@ def convert_task(doc: Any, *, source: Path | str) -> tuple[RecommendationTask, l
     return task, notes
 
 
-def read_release(path: str | Path) -> Release:
-    """Load the release at `path`, reporting its defects as warnings (see the module doc)."""
+def read_release(path: str | Path, *, audit: bool = True) -> Release:
+    """Load the release at `path`, reporting its defects as warnings (see the module doc).
+    Without `audit`, the task-by-task defect check (most of the loading time) is skipped:
+    scoring logs needs the tasks, not a report on them."""
     root = find_release_root(path)
     meta, items, warnings = import_catalog(root / CATALOG_FILE)
     warnings = [f"catalog: {w}" for w in warnings]
@@ -157,7 +159,8 @@ def read_release(path: str | Path) -> Release:
     check_unique_ids(tasks, source=root / TASKS_DIR)
     tasks.sort(key=lambda t: t.id)
     catalog = Catalog.from_items(items, meta)
-    warnings.extend(defect_summary(tasks, catalog))
+    if audit:
+        warnings.extend(defect_summary(tasks, catalog))
     return Release(root=root, catalog=catalog, tasks=tasks, warnings=warnings)
 
 

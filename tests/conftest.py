@@ -6,8 +6,13 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+
+# No per-example time limit: on a loaded machine a slow example is not a failure.
+settings.register_profile("taurec", deadline=None)
+settings.load_profile("taurec")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -24,3 +29,10 @@ def _log_key_in_a_temporary_file(tmp_path_factory: pytest.TempPathFactory) -> It
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with slow tests first: run in parallel, the longest start at once instead of
+    finishing last on one worker while the others idle (tests do not depend on order)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

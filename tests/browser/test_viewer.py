@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hang_guard import HANG_GUARD_S
 
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.bundle import write_bundle
@@ -17,7 +18,7 @@ from tests.support.browser import console_errors
 from tests.support.viewer import HOSTILE_LABEL, HOSTILE_TEXT, hostile_copy, make_run, served
 
 #: Seconds to wait for the page: long enough for a loaded machine, short of a hang.
-WAIT_S = 60
+WAIT_S = HANG_GUARD_S
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.baselines import PopularityAgent, RandomAgent
 from taurec.clients.agents.registry import make_agent
@@ -24,6 +26,7 @@ async def _run(agent, out: Path, specs: list[EpisodeSpec]) -> list[EpisodeResult
     return sorted(report.results, key=lambda r: r.spec)
 
 
+@pytest.mark.slow
 async def test_random_commits_a_catalog_title_every_episode_and_is_seeded(tmp_path: Path) -> None:
     specs = plan(TASKS, 2)
     first = await _run(RandomAgent(seed=1), tmp_path / "a", specs)

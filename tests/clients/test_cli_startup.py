@@ -10,6 +10,7 @@ from importlib.metadata import version
 
 import pytest
 import typer
+from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.clients.cli import COMMANDS, app, load_command
@@ -21,7 +22,11 @@ HEAVY = ("mcp", "numpy", "scipy", "bm25s", "litellm", "uvicorn", "pydantic", "pl
 def _imported_by(module: str) -> list[str]:
     code = f"import sys, {module}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=HANG_GUARD_S,
     )
     return done.stdout.split()
 

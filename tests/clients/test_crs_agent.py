@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import free_port
 from support.loopback import serve_app
 from support.scoring import score_groups
@@ -34,18 +35,20 @@ def crs_url() -> Iterator[str]:
 
 
 def test_the_reference_crs_answers_the_health_check(crs_url: str) -> None:
-    response = httpx.get(f"{crs_url}/receive_message")
+    response = httpx.get(f"{crs_url}/receive_message", timeout=HANG_GUARD_S)
     assert response.status_code == 200 and response.text == "Model is running."
 
 
 def test_the_reference_crs_replies_in_the_response_field(crs_url: str) -> None:
     body = {"context": [], "message": "Hello"}
-    response = httpx.post(f"{crs_url}/receive_message", json=body)
+    response = httpx.post(f"{crs_url}/receive_message", json=body, timeout=HANG_GUARD_S)
     assert response.json() == {"response": ASK}
 
 
 def test_the_reference_crs_refuses_a_request_without_context(crs_url: str) -> None:
-    response = httpx.post(f"{crs_url}/receive_message", json={"message": "Hi"})
+    response = httpx.post(
+        f"{crs_url}/receive_message", json={"message": "Hi"}, timeout=HANG_GUARD_S
+    )
     assert response.status_code == 400
 
 
@@ -136,19 +139,22 @@ def test_the_crs_demo_command_serves_on_the_given_port() -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        for _ in range(600):  # until it listens (a hang fails after a minute)
+        deadline = time.monotonic() + HANG_GUARD_S  # until it listens (only a hang fails)
+        while True:
             try:
                 health_check(f"http://127.0.0.1:{port}")
                 break
             except CrsError:
                 if proc.poll() is not None:
                     pytest.fail((proc.stderr.read() if proc.stderr else b"").decode())
+                if time.monotonic() > deadline:
+                    pytest.fail("taurec crs-demo did not start")
                 time.sleep(0.1)
-        else:
-            pytest.fail("taurec crs-demo did not start")
         body = {"context": [], "message": "I want a comedy."}
-        reply = httpx.post(f"http://127.0.0.1:{port}/receive_message", json=body)
+        reply = httpx.post(
+            f"http://127.0.0.1:{port}/receive_message", json=body, timeout=HANG_GUARD_S
+        )
         assert reply.json()["response"].startswith("How about")
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_GUARD_S)

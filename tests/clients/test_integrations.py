@@ -21,6 +21,7 @@ from typing import Any
 import litellm
 import pytest
 from mcp import Client, StdioServerParameters
+from support.hang_guard import HANG_GUARD_S
 
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.tasks.answers import answers, compliant_answers
@@ -212,7 +213,7 @@ def test_the_plain_mcp_client_example_plays_an_episode_that_scores(tmp_path: Pat
         [sys.executable, str(EXAMPLES / "plain_mcp_client.py"), *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD_S,
     )
     assert done.returncode == 0, done.stderr
     assert "ended: recommended" in done.stdout

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.clients.cli import app
@@ -26,7 +27,7 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
             ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=HANG_GUARD_S,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"cannot mount a 2 MB tmpfs here ({exc}); the full-disk run needs one")
@@ -35,7 +36,7 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     try:
         yield folder
     finally:
-        subprocess.run(["umount", str(folder)], check=False, timeout=30)
+        subprocess.run(["umount", str(folder)], check=False, timeout=HANG_GUARD_S)
 
 
 def test_a_run_onto_a_full_disk_exits_non_zero_and_every_log_reads_back_whole(

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from support.hang_guard import HANG_GUARD_S
 from support.scoring import score_groups as _groups
 from typer.testing import CliRunner
 
@@ -28,7 +29,7 @@ def _start(out: Path) -> subprocess.Popen[str]:
 
 
 def _wait_for_logs(out: Path, proc: subprocess.Popen[str], n: int) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_GUARD_S
     while len(list(out.rglob("*.jsonl"))) < n:
         assert proc.poll() is None, "the run ended before it could be interrupted"
         assert time.monotonic() < deadline
@@ -46,7 +47,7 @@ def test_a_killed_run_finished_with_resume_scores_like_an_uninterrupted_one(
     proc = _start(killed)
     _wait_for_logs(killed, proc, 15)
     proc.kill()  # SIGKILL: no chance to clean up
-    proc.wait(timeout=10)
+    proc.wait(timeout=HANG_GUARD_S)
     assert _complete(killed) < EPISODES
     resumed = cli.invoke(app, ["run", *OPTIONS, "--out", str(killed), "--resume"])
     assert resumed.exit_code == 0, resumed.output
@@ -65,7 +66,7 @@ def test_sigint_stops_the_run_keeping_every_finished_episode(tmp_path: Path) -> 
     proc = _start(out)
     _wait_for_logs(out, proc, 15)
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=HANG_GUARD_S)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
     summaries = [summarize_log(p) for p in episode_logs(out)]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.clients.cli import app
@@ -34,7 +35,7 @@ def _cut_off_mid_stream(out: Path) -> None:
     proc = subprocess.Popen(
         [*RUN, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_GUARD_S
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             logs = episode_logs(out) if out.exists() else []
@@ -50,7 +51,7 @@ def _cut_off_mid_stream(out: Path) -> None:
         raise AssertionError("the run ended before a stream could be cut off")
     finally:
         proc.kill()
-        proc.wait(timeout=10)
+        proc.wait(timeout=HANG_GUARD_S)
 
 
 def _groups(out: Path) -> list[dict[str, Any]]:

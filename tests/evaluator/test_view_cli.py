@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.evaluator.cli import app
@@ -83,8 +84,8 @@ def test_view_prints_its_loopback_address_and_serves_the_episodes(logs):
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/")
-        doc = httpx.get(url + "api/episodes", timeout=60).json()
+        doc = httpx.get(url + "api/episodes", timeout=HANG_GUARD_S).json()
         assert sorted(r["task"] for r in doc["rows"]) == ["ta", "tb"]
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        proc.wait(timeout=HANG_GUARD_S)

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import ServerProcess, http_server_process
 from support.scoring import score_groups as _groups
 
@@ -36,8 +37,6 @@ TASK_IDS = [f"t{i:03d}" for i in range(1, 7)]
 TRIALS = 2
 EPISODES = len(TASK_IDS) * TRIALS
 RUN = [sys.executable, "-m", "taurec.clients.run_cli", "--agent", "scripted"]
-#: Hang guards only; nothing here asserts how long anything takes.
-HANG_GUARD_S = 120
 
 
 def _run(

@@ -43,6 +43,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from support.hang_guard import HANG_GUARD_S
 
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
@@ -57,8 +58,6 @@ CALLS_PER_EXAMPLE: Final = 16
 EXAMPLES: Final = 320
 #: Examples of the smaller bound-mode run (one episode, soon ended).
 BOUND_EXAMPLES: Final = 40
-#: Seconds a single call may take before it counts as hung (a hang guard, not a benchmark).
-HANG_GUARD_S: Final = 10.0
 #: The longest error text an agent should receive: errors name the argument, they do not
 #: echo it back.
 MAX_ERROR_CHARS: Final = 5_000
@@ -854,6 +853,7 @@ def test_every_listed_tool_has_an_argument_strategy(harness: Harness) -> None:
     assert set(harness.validators) == set(harness.tools), "every tool declares an output schema"
 
 
+@pytest.mark.slow
 def test_fuzzed_calls_always_get_a_well_formed_result(harness: Harness) -> None:
     fuzz(harness, EXAMPLES)
     assert harness.calls >= MIN_CALLS, harness.calls

@@ -21,6 +21,7 @@ import anyio
 import orjson
 import pytest
 from mcp import Client
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import ServerProcess, http_server_process
 
 from taurec.clients.agents.base import Episode, ToolOutcome, outcome_of
@@ -45,8 +46,6 @@ EPISODES = CLIENTS * PER_CLIENT
 #: with traffic, and anything per episode larger than 36 KiB. 30 times the measured growth:
 #: an assertion about memory, not a benchmark.
 MAX_GROWTH_KIB = 16 * 1024
-#: Hang guard only (the run takes about a minute on 2 cores); never a timing assertion.
-HANG_GUARD_S = 600
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="reads the server's RSS from /proc (Linux)"

@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from support.episodes import ITEMS, make_task
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import free_port
 from support.results import error_text, ok
 from typer.testing import CliRunner
@@ -145,7 +146,7 @@ async def test_over_http_one_token_fills_its_quota_and_another_token_still_start
         while not server.started:
             await anyio.sleep(0.01)
         try:
-            with anyio.fail_after(120):
+            with anyio.fail_after(HANG_GUARD_S):
                 filled = [await start("client-a-token-0001") for _ in range(2)]
                 refused = await start("client-a-token-0001")
                 other = await start("client-b-token-0002")
@@ -215,7 +216,7 @@ async def test_the_sweep_ends_abandoned_episodes_while_it_runs(tmp_path: Path) -
     (path,) = tmp_path.rglob("*.jsonl")
     async with anyio.create_task_group() as tg:
         tg.start_soon(service.sweep_idle)
-        with anyio.fail_after(30):
+        with anyio.fail_after(HANG_GUARD_S):
             while read_log(path).events[-1]["type"] != "end":
                 await anyio.sleep(0.02)
         tg.cancel_scope.cancel()
@@ -233,7 +234,7 @@ async def test_the_http_server_runs_the_idle_sweep(tmp_path: Path) -> None:
         while not server.started:
             await anyio.sleep(0.01)
         try:
-            with anyio.fail_after(60):
+            with anyio.fail_after(HANG_GUARD_S):
                 async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                     ok(await client.call_tool("start_episode", {"task_id": "t001"}))
                 (path,) = tmp_path.rglob("*.jsonl")

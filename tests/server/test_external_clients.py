@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import http_server as serve_http
 
 from taurec.server.app import build_server
@@ -76,7 +77,7 @@ def test_the_inspector_lists_every_tool_over_stdio(
 ) -> None:
     command = [node_tools["NODE"], node_tools["INSPECTOR_JS"], "--cli", "--format", "json"]
     command += ["--method", "tools/list", "--", *SERVE, "--log-dir", str(tmp_path)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     tools = json.loads(done.stdout)["result"]["tools"]
     assert [tool["name"] for tool in tools] == _tool_names(tmp_path)
@@ -91,7 +92,7 @@ def test_the_inspector_script_calls_tools_over_http(node_tools: dict[str, str]) 
         ["bash", str(SCRIPTS / "inspector.sh"), "http"],
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_GUARD_S,
         env=_script_env(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -110,7 +111,7 @@ def test_the_conformance_suite_fails_only_the_expected_scenarios(
         ["bash", str(SCRIPTS / "conformance.sh")],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_GUARD_S,
         env=_script_env(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -230,6 +231,6 @@ def test_http_on_loopback_refuses_foreign_host_and_origin_headers(
     if origin is not None:
         headers["Origin"] = origin.format(port=http_port)
     response = httpx.post(
-        f"http://127.0.0.1:{http_port}/mcp", json=INITIALIZE, headers=headers, timeout=10
+        f"http://127.0.0.1:{http_port}/mcp", json=INITIALIZE, headers=headers, timeout=HANG_GUARD_S
     )
     assert response.status_code == status, response.text

@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from mcp import Client, StdioServerParameters
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import free_port, http_server_process
 
 from taurec.catalog.store import Catalog
@@ -22,9 +23,6 @@ from taurec.server.simulator import UserReply
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason
 from taurec.tasks.trajectory_reader import read_log
-
-#: A hang guard for waits on other processes and threads, never a speed assertion.
-HANG_GUARD_S = 30
 
 
 def _ends(log_dir: Path) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from support.hang_guard import HANG_GUARD_S
 from support.http_server import http_server as serve_http
 
 from taurec.evaluator.logs import Resolver, score_paths
@@ -91,7 +92,7 @@ def test_stdio_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
     proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
     proc.stdin.flush()
     answers = [proc.stdout.readline(), proc.stdout.readline()]  # initialize, tools/call
-    rest, stderr = proc.communicate(timeout=30)  # closes stdin: the server exits
+    rest, stderr = proc.communicate(timeout=HANG_GUARD_S)  # closes stdin: the server exits
     lines = [line for line in [*answers, *rest.splitlines()] if line.strip()]
     assert [json.loads(line)["id"] for line in lines] == [1, 2]
     assert "task_id" in lines[-1]
@@ -117,6 +118,7 @@ async def test_a_full_episode_over_http(http_server: tuple[str, Path]) -> None:
     assert scores[str(log)].item_id == item and not scores[str(log)].infra_error
 
 
+@pytest.mark.slow
 async def test_a_hundred_simultaneous_http_episodes_do_not_cross_talk(
     http_server: tuple[str, Path],
 ) -> None:
@@ -129,7 +131,7 @@ async def test_a_hundred_simultaneous_http_episodes_do_not_cross_talk(
             eid, item = await play(client, task_id, k, f"agent-{k}")
         played[eid] = (task_id, k, item)
 
-    with anyio.fail_after(600):  # a hang guard only: a loaded 2-core machine takes minutes
+    with anyio.fail_after(HANG_GUARD_S):  # a hang guard only: a loaded 2-core machine takes minutes
         async with anyio.create_task_group() as tg:
             for k in range(100):
                 tg.start_soon(one, k)

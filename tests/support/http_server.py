@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from support.hang_guard import HANG_GUARD_S
+
 SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
 
 
@@ -67,7 +69,7 @@ class ServerProcess:
         """SIGKILL: the server gets no chance to clean up (a crash, an OOM kill)."""
         if self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=HANG_GUARD_S)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -78,30 +80,54 @@ class ServerProcess:
                 self.kill()
 
 
+#: Fresh ports tried when the one picked was taken meanwhile (tests run in parallel).
+PORT_ATTEMPTS = 5
+
+
 @contextmanager
 def http_server_process(log_dir: Path, *extra: str) -> Iterator[ServerProcess]:
     """Start the server, wait until its port accepts connections, yield it; stop it on
     exit (unless the test killed it). RuntimeError with the server's stderr when it does
-    not come up in 120 s."""
-    port = free_port()
-    args = ["--transport", "http", "--port", str(port), "--log-dir", str(log_dir), *extra]
+    not come up within the hang guard."""
     with tempfile.TemporaryFile() as stderr_file:
-        proc = subprocess.Popen([*SERVE, *args], stdout=subprocess.DEVNULL, stderr=stderr_file)
-        server = ServerProcess(proc, port, stderr_file)
-        deadline = time.monotonic() + 120  # a hang guard: a loaded machine starts slowly
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        for _ in range(PORT_ATTEMPTS):
+            server = _started(log_dir, extra, stderr_file)
+            if server is not None:
                 break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    server.kill()
-                    raise RuntimeError(f"the server did not start: {server.stderr()!r}") from None
-                time.sleep(0.05)
+            stderr_file.seek(0)
+            last = stderr_file.read().decode(errors="replace")
+            stderr_file.seek(0)
+            stderr_file.truncate()
+        else:
+            raise RuntimeError(f"the server found no free port in {PORT_ATTEMPTS} tries: {last!r}")
         try:
             yield server
         finally:
             server.stop()
+
+
+def _started(log_dir: Path, extra: tuple[str, ...], stderr_file: IO[bytes]) -> ServerProcess | None:
+    """The server, accepting connections on a free port; None when another process took
+    that port between its choice and the server's bind."""
+    port = free_port()
+    args = ["--transport", "http", "--port", str(port), "--log-dir", str(log_dir), *extra]
+    proc = subprocess.Popen([*SERVE, *args], stdout=subprocess.DEVNULL, stderr=stderr_file)
+    server = ServerProcess(proc, port, stderr_file)
+    deadline = time.monotonic() + HANG_GUARD_S  # a loaded machine starts slowly
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                if "address already in use" in server.stderr().lower():
+                    return None
+                raise RuntimeError(f"the server did not start: {server.stderr()!r}") from None
+            time.sleep(0.05)
+            continue
+        if proc.poll() is None:
+            return server
+        return None  # it exited, while the port answered: another process holds it
 
 
 @contextmanager

@@ -11,8 +11,10 @@ from typing import Any
 
 import uvicorn
 
+from support.hang_guard import HANG_GUARD_S
+
 #: Seconds to wait for the server to listen (catches a hang, not a slow machine).
-START_TIMEOUT = 60.0
+START_TIMEOUT = HANG_GUARD_S
 
 
 @contextmanager

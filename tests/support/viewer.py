@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from support.hang_guard import HANG_GUARD_S
 from taurec.clients.agents.baselines import RandomAgent
 from taurec.clients.agents.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
@@ -79,5 +80,5 @@ def served(paths: list[Path]) -> Iterator[str]:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
     finally:
         server.should_exit = True
-        thread.join(timeout=30)
+        thread.join(timeout=HANG_GUARD_S)
         sock.close()

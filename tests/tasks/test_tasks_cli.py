@@ -18,7 +18,8 @@ from taurec.clients.tasks_cli import app
 WriteSuite = Callable[..., Path]
 MakeDoc = Callable[..., dict[str, Any]]
 
-runner = CliRunner()
+# wide enough for a problem table with a long tmp path (as under pytest-xdist)
+runner = CliRunner(env={"COLUMNS": "200"})
 
 
 def test_validate_prints_tasks_and_grid_and_exits_0(

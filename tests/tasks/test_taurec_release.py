@@ -105,6 +105,19 @@ def test_declared_strata_mismatch_is_a_warning_not_an_error(tmp_path: Path) -> N
     )
 
 
+def test_a_release_loaded_without_audit_has_the_same_tasks_and_no_defect_report(
+    tmp_path: Path,
+) -> None:
+    bad_history = {"u9": {"watched": ["zz"], "ratings": {}}}
+    spec = (
+        f"tau-rec:{write_release(tmp_path / 'rel', [release_task('q1', user_history=bad_history)])}"
+    )
+    audited, quick = load_suite(spec), load_suite(spec, audit=False)
+    assert any(w.startswith("release defect") for w in audited.warnings)
+    assert not any(w.startswith("release defect") for w in quick.warnings)
+    assert quick.sha256() == audited.sha256()
+
+
 def test_defects_are_summarised_per_code(tmp_path: Path) -> None:
     bad_history = {"u9": {"watched": ["zz"], "ratings": {}}}
     no_services = {"user_services": [], "policy_flags": ["recommend_tool", "availability"]}
