@@ -8,7 +8,9 @@ Two paths are measured. The folder path: `taurec catalog generate` writes a JSON
 which is turned into a `.taurec-catalog` folder (columns, sort orders, BM25 matrix, items
 by offset; what `taurec catalog build` does, timed in two parts: reading and validating
 the JSONL items, and indexing and writing them), and the folder is opened memory-mapped
-by `taurec catalog info` (whose time includes the CLI's start-up). The JSON path:
+by `taurec catalog info` (whose time includes the CLI's start-up). Within the indexing
+and writing, the search index (tokenising every item and building the BM25 matrix, what
+`SearchIndexBuilder` does) is timed on its own: the issue's build target is for it. The JSON path:
 the JSONL file is parsed and validated whole, and columns and the BM25 index are built in
 memory on first use. The JSON path needs about 9 GB at 1,000,000 items, so it is measured
 at `--json-n` items (default 100,000, never more than the folder size) and said so.
@@ -176,6 +178,28 @@ def build_folder(source: str, out: str) -> dict[str, float]:
                 return
             yield item
 
+    from taurec.catalog import folder as folder_module
+
+    spent |= {"search": 0.0, "search_cpu": 0.0}
+
+    def clocked(fn: Any) -> Any:
+        def run(*args: Any) -> Any:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args)
+            finally:
+                spent["search"] += time.perf_counter() - start
+                spent["search_cpu"] += time.process_time() - start_cpu
+
+        return run
+
+    class SearchIndexTimed(folder_module.SearchIndexBuilder):
+        """The writer's search index builder, its tokenising and BM25 matrix timed."""
+
+        add = clocked(folder_module.SearchIndexBuilder.add)
+        finish = clocked(folder_module.SearchIndexBuilder.finish)
+
+    folder_module.SearchIndexBuilder = SearchIndexTimed  # type: ignore[misc]
     gc.disable()  # as `taurec catalog build` does: items hold no reference cycles
     start, start_cpu = time.perf_counter(), time.process_time()
     meta, items = iter_catalog_file(source)
@@ -228,11 +252,24 @@ def measure(n: int, json_n: int, runs: int, seed: int, work: Path) -> tuple[list
             )
         )
         index = phases["total"] - phases["read"]
-        target, ok = verdict(index, rss, TARGETS["build"]) if size == n else ("", "")
         index_cpu = phases["total_cpu"] - phases["read_cpu"]
         figures.append(
+            Figure("  of which index + write", "folder", size, index, rss, cpu=index_cpu)
+        )
+        # The issue's build target is for the search index: tokenising and the BM25 matrix
+        # (the process's peak RSS is its upper bound: the whole write stays under it).
+        target, ok = verdict(phases["search"], rss, TARGETS["build"]) if size == n else ("", "")
+        figures.append(
             Figure(
-                "  of which index + write", "folder", size, index, rss, None, target, ok, index_cpu
+                "    of which the search index",
+                "folder",
+                size,
+                phases["search"],
+                rss,
+                None,
+                target,
+                ok,
+                phases["search_cpu"],
             )
         )
         took, rss, _, cpu = timed_child(taurec("catalog", "info", str(folder), "--json"))

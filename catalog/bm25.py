@@ -63,13 +63,17 @@ class Bm25Builder:
         df = np.bincount(indices, minlength=n_vocab)
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         avg_len = float(lengths.mean()) if n_docs else 0.0
+        doc_norm = K1 * ((1 - B) + B * lengths / avg_len) if avg_len else np.full(n_docs, K1)
         data = np.empty(len(indices), dtype=np.float32)
-        for lo in range(0, len(indices), _WEIGHT_STEP):
-            hi = min(lo + _WEIGHT_STEP, len(indices))
-            row = np.searchsorted(indptr, np.arange(lo, hi), side="right") - 1
+        first = 0  # weighted a run of whole documents at a time, about _WEIGHT_STEP entries
+        while first < n_docs:
+            end = int(np.searchsorted(indptr, indptr[first] + _WEIGHT_STEP, side="right")) - 1
+            end = min(max(end, first + 1), n_docs)
+            lo, hi = int(indptr[first]), int(indptr[end])
+            norm = np.repeat(doc_norm[first:end], np.diff(indptr[first : end + 1]))
             col, f = indices[lo:hi], tf[lo:hi]
-            norm = K1 * ((1 - B) + B * lengths[row] / avg_len) if avg_len else np.full(hi - lo, K1)
             data[lo:hi] = (idf[col].astype(np.float64) * (f / (norm + f))).astype(np.float32)
+            first = end
         del tf
         csr = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_docs, n_vocab), copy=False)
         del data, indices, indptr

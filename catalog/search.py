@@ -18,6 +18,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
@@ -27,6 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .bm25 import Bm25Builder
 from .columns import Columns
 from .item import Item
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: How many times the title is repeated in an item's searchable text.
 TITLE_WEIGHT = 3
@@ -97,25 +101,39 @@ def _prepared(text: str) -> str:
     return " ".join(tokenize(text))
 
 
+def _joined(texts: Iterable[str]) -> bytes:
+    """The texts' tokens separated by spaces, each text's followed by the separator token."""
+    texts = list(texts)
+    # Case folding works character by character, so when the whole batch folds to ASCII
+    # (and no text holds the separator) it is folded in one call, not text by text.
+    folded = f" {_SEP} ".join(texts).casefold()
+    if not (folded.isascii() and folded.count(_SEP) == len(texts) - 1):
+        folded = f" {_SEP} ".join(map(_prepared, texts))
+    return (folded + f" {_SEP}").encode().translate(_BYTE_TABLE)
+
+
 def tokenize_batch(texts: Iterable[str]) -> list[bytes]:
     """Every text's tokens (UTF-8), each text's followed by the separator token `b"\\x1e"`.
 
     The same tokens `tokenize` gives, text by text, for a fraction of the time.
     """
-    joined = f" {_SEP} ".join(map(_prepared, texts)) + f" {_SEP}"
-    return joined.encode().translate(_BYTE_TABLE).split()
+    return _joined(texts).split()
 
 
-class _TokenIds(dict[bytes, int]):
-    """Token bytes -> id; an unseen token joins `vocab` (str -> id) when first looked up."""
+def _token_array(texts: Iterable[str]) -> pa.Array:
+    """`tokenize_batch`'s tokens as an Arrow string array, split in C++ (no Python objects).
 
-    def __init__(self, vocab: dict[str, int]) -> None:
-        super().__init__({_SEP.encode(): -1})  # the separator ends a text
-        self._vocab = vocab
+    The joined bytes hold only spaces between tokens (every other ASCII byte is mapped to a
+    space), so splitting on runs of ASCII whitespace is `bytes.split`, once the leading
+    spaces are gone (Arrow makes an empty first token of them).
+    """
+    import pyarrow as pa  # imported when a catalog is indexed, not when one is opened
+    import pyarrow.compute as pc
 
-    def __missing__(self, token: bytes) -> int:
-        tid = self[token] = self._vocab.setdefault(token.decode(), len(self._vocab))
-        return tid
+    data = _joined(texts).lstrip(b" ")
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+    whole = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(data))
+    return pc.ascii_split_whitespace(whole).flatten()
 
 
 class SearchIndexBuilder:
@@ -124,25 +142,33 @@ class SearchIndexBuilder:
     def __init__(self) -> None:
         # Token 0 is the empty token: bm25s scores an empty query through it; no item has it.
         self._vocab: dict[str, int] = {"": 0}
-        self._by_bytes = _TokenIds(self._vocab)
         self._bm25 = Bm25Builder()
         self._title_hash: list[npt.NDArray[np.int64]] = []
 
     def add(self, items: Sequence[Item]) -> None:
         for start in range(0, len(items), _CHUNK):
             chunk = items[start : start + _CHUNK]
-            ids, lengths = self._token_ids(tokenize_batch(map(_document, chunk)))
+            ids, lengths = self._token_ids(_token_array(map(_document, chunk)))
             self._bm25.add(ids, lengths)
-            title_tokens = tokenize_batch(item.title for item in chunk)
-            keys = b" ".join(title_tokens).split(_SEP.encode())[: len(chunk)]
-            hashes = (title_hash(key.strip()) for key in keys)
+            keys = _joined(item.title for item in chunk).split(_SEP.encode())[: len(chunk)]
+            hashes = (title_hash(b" ".join(key.split())) for key in keys)
             self._title_hash.append(np.fromiter(hashes, np.int64, len(chunk)))
 
-    def _token_ids(
-        self, tokens: list[bytes]
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-        """Token ids (new tokens join the vocabulary) and the token count of each text."""
-        ids = np.fromiter(map(self._by_bytes.__getitem__, tokens), np.int32, len(tokens))
+    def _token_ids(self, tokens: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Token ids (new tokens join the vocabulary, in order of first appearance) and the
+        token count of each text. Arrow numbers the chunk's distinct tokens in order of
+        first appearance, so only those (not every token) are looked up in Python."""
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(tokens)
+        vocab, sep = self._vocab, _SEP
+        distinct = encoded.dictionary.to_pylist()
+        lookup = np.fromiter(
+            (-1 if t == sep else vocab.setdefault(t, len(vocab)) for t in distinct),
+            np.int32,
+            len(distinct),
+        )
+        ids = lookup[encoded.indices.to_numpy(zero_copy_only=False)]
         ends = np.flatnonzero(ids < 0)
         lengths = np.diff(ends, prepend=-1) - 1
         return ids[ids >= 0], lengths.astype(np.int64)

@@ -3,9 +3,28 @@ from __future__ import annotations
 import bm25s
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from taurec.catalog.bm25 import build_bm25
-from taurec.catalog.search import QueryError, tokenize
+from taurec.catalog.search import (
+    TITLE_WEIGHT,
+    QueryError,
+    SearchIndexBuilder,
+    _token_array,
+    tokenize,
+    tokenize_batch,
+)
+
+_EXOTIC = [
+    "...And Justice for All",
+    "Amélie's  Fabulous-Destiny",
+    "naïve CAFÉ 42_x",
+    "ＦＵＬＬ width ℌello",
+    "Ölçek Straße ß İstanbul",
+    "日本語 タイトル",
+    "a\x1eb\tc\u00a0d\u2028e",
+]
 
 
 def test_exact_title_query_ranks_that_title_first(make_item, make_catalog):
@@ -110,3 +129,44 @@ def test_vectorised_bm25_matrix_matches_bm25s_own_index():
     reference.index(docs, show_progress=False)
     for query in (["a"], ["b", "c"], ["a", "g", "d"]):
         np.testing.assert_allclose(ours.get_scores(query), reference.get_scores(query), rtol=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(), max_size=6))
+def test_arrow_token_split_gives_the_batch_tokens(texts):
+    assert [t.encode() for t in _token_array(texts).to_pylist()] == tokenize_batch(texts)
+
+
+def _searchable(item):
+    fields = [item.title] * TITLE_WEIGHT + [item.overview, *item.genres, *item.cast]
+    return " ".join([*fields, item.director or "", *item.keywords])
+
+
+def test_index_vocabulary_numbers_tokens_in_order_of_first_appearance(make_item):
+    items = [
+        make_item(str(i), title=text, overview=_EXOTIC[-1 - i], cast=[text.upper()])
+        for i, text in enumerate(_EXOTIC)
+    ]
+    builder = SearchIndexBuilder()
+    builder.add(items[:2])  # two chunks: ids continue across them
+    builder.add(items[2:])
+    retriever, _ = builder.finish()
+    tokens = [t for item in items for t in tokenize(_searchable(item))]
+    assert retriever.vocab_dict == {"": 0} | {t: i + 1 for i, t in enumerate(dict.fromkeys(tokens))}
+
+
+def test_index_scores_equal_bm25s_over_per_item_tokens(make_item):
+    items = [
+        make_item(str(i), title=text, overview=" ".join(_EXOTIC[: i + 1]), keywords=["x"] * i)
+        for i, text in enumerate(_EXOTIC)
+    ]
+    builder = SearchIndexBuilder()
+    builder.add(items)
+    ours, _ = builder.finish()
+    docs = [tokenize(_searchable(item)) for item in items]
+    reference = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
+    reference.index(docs, show_progress=False)
+    for token in {t for d in docs for t in d}:
+        np.testing.assert_allclose(
+            ours.get_scores([token]), reference.get_scores([token]), rtol=1e-6
+        )
