@@ -205,11 +205,12 @@ class HttpSettings(BaseModel):
         "this new requests get 503.",
     )
     keep_alive_seconds: int = Field(
-        default=5,
+        default=30,
         ge=1,
         le=600,
         description="How long an idle keep-alive connection stays open (uvicorn "
-        "timeout_keep_alive).",
+        "timeout_keep_alive). Longer than clients' own idle expiry (httpx: 5 s), so a "
+        "client never sends on a connection the server is closing at that moment.",
     )
     max_header_bytes: int = Field(
         default=16 * 1024,
