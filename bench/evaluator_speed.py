@@ -36,10 +36,25 @@ resolver, shares of the total):
   - starting worker processes: on a few hundred logs the pool costs more than it saves
     (the default stays one process below 2,000 logs);
   - aggregation (pass^k with bootstrap intervals) is a fixed 0.05-0.2 s per report.
+What was tried against these shares, each measured apart on the same 620 logs:
+  - the events' validation: pydantic-core validates the whole list in strict mode at about
+    1.5 us an event; a structural check in Python (exact types, keys, bounds, falling back
+    to pydantic) took twice as long (65-100 ms against 30-54 ms), so pydantic stays;
+  - the chain already hashes each line's raw bytes (nothing is re-serialised); SHA-256
+    alone over the lines is 26-28 ms of the chain check's 32-38 ms, so the loop has
+    little left to give;
+  - replay already memoises results across a resolver's episodes; availability results
+    are now keyed by the user's services instead of the task (35 service sets among
+    τ-Rec's 60 tasks): cold replay of the 620 episodes 114-118 ms -> 88-95 ms (medians);
+  - reading: one open per log (fstat, read) instead of stat + read_bytes: 38-42 ms ->
+    36-38 ms for the 620 logs;
+  - the worker pool forks with the parent's suite loaded and sends each worker contiguous
+    chunks; what remains is sending the scores back (pickling 620 EpisodeScores and
+    unpickling them costs about 0.1 s, a tenth of one process's scoring).
 τ-Rec's evaluator does much less per episode (no chain, no replay, no strict validation
 of every event): the 2x/3x targets are not met; see docs/status.md for the figures.
 
-    python bench/evaluator_speed.py --episodes 620
+    python bench/evaluator_speed.py --episodes 620 --repeats 5
 """
 
 from __future__ import annotations

@@ -201,14 +201,15 @@ def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
     key needed): an edited, reordered or spliced chained log fails verification. With a
     verify key, the end record's HMAC is checked too, and unchained logs fail."""
     try:
-        size = path.stat().st_size
-        if size > resolver.max_log_bytes:
-            return _unreadable(
-                path,
-                f"{size:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
-                "(--max-log-mb); not read",
-            )
-        raw = path.read_bytes()
+        with open(path, "rb", buffering=0) as f:  # one open: its size, then all of it
+            size = os.fstat(f.fileno()).st_size
+            if size > resolver.max_log_bytes:
+                return _unreadable(
+                    path,
+                    f"{size:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
+                    "(--max-log-mb); not read",
+                )
+            raw = f.read()
     except OSError as exc:
         return _unreadable(path, f"cannot read: {exc.strerror or exc}")
     log = parse_log_bytes(raw, str(path))

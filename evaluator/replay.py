@@ -22,24 +22,35 @@ def _canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
-_USER_TOOLS = frozenset({"check_availability", "get_user_history", "check_content_preference"})
+#: Tools whose answer depends on the episode's user: on the whole task, or (availability)
+#: only on the user's services, so every task with the same services shares its results.
+_TASK_TOOLS = frozenset({"get_user_history", "check_content_preference"})
+
+
+def _scope(task: RecommendationTask, name: str) -> object:
+    """What besides the arguments a tool's result depends on (the catalog aside)."""
+    if name in _TASK_TOOLS:
+        return task.id
+    if name == "check_availability":
+        return tuple(task.user.services)
+    return ""
 
 
 class Replayer:
     """Replays calls against one catalog, remembering results: agents repeat queries, and
-    one suite's episodes share most of them. The cache key includes the task for the
-    tools whose answer depends on the user."""
+    one suite's episodes share most of them. The cache key includes what else the answer
+    depends on: the task, or the user's services (`_scope`)."""
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._cache: dict[tuple[str, str, bytes], Any] = {}  # result, None, or the exception
+        self._cache: dict[tuple[object, str, bytes], Any] = {}  # result, None, or the exception
 
     def expected(self, task: RecommendationTask, name: str, arguments: dict[str, Any]) -> Any:
         """The result (JSON value) the call must have returned; None if not replayable.
         Raises what the call raises for bad arguments."""
         # the episode id addresses the episode; results depend on the task, which the key holds
         args = {k: v for k, v in arguments.items() if k != "episode_id"}
-        key = (task.id if name in _USER_TOOLS else "", name, _canonical(args))
+        key = (_scope(task, name), name, _canonical(args))
         if key not in self._cache:
             try:
                 result = replay_call(self.catalog, task, name, arguments)

@@ -130,3 +130,42 @@ def test_logs_replay_without_drift_against_a_catalog_folder_of_the_same_items(
     by_folder, by_file = _score(logs, catalog=str(folder)), _score(logs)
     assert by_folder.replay_mismatches == 0 and by_folder.problems == []
     assert by_folder.passed == by_file.passed and by_folder.reward == by_file.reward
+
+
+def _tasks_by_services():
+    from taurec.tasks.generator import generate_tasks
+
+    catalog = Catalog.load("builtin")
+    tasks = generate_tasks(catalog, 30, 0)
+    by: dict[tuple[str, ...], list] = {}
+    for task in tasks:
+        by.setdefault(tuple(task.user.services), []).append(task)
+    return catalog, by
+
+
+def test_availability_replays_per_services_so_tasks_with_other_services_get_their_own_answer():
+    from taurec.evaluator.replay import Replayer
+
+    catalog, by = _tasks_by_services()
+    first, *others = by.values()
+    replayer = Replayer(catalog)
+    for item in catalog.ids[:20]:
+        args = {"episode_id": "e", "item_id": item}
+        replayer.expected(first[0], "check_availability", args)  # cached for these services
+        for group in others:
+            assert replayer.expected(group[0], "check_availability", args) == replay_call(
+                catalog, group[0], "check_availability", args
+            )
+
+
+def test_tasks_with_the_same_services_share_one_replayed_availability():
+    from taurec.evaluator.replay import Replayer
+
+    catalog, by = _tasks_by_services()
+    a, b = next(group for group in by.values() if len(group) > 1)[:2]
+    assert a.id != b.id
+    replayer = Replayer(catalog)
+    args = {"episode_id": "e", "item_id": catalog.ids[0]}
+    assert replayer.expected(a, "check_availability", args) is replayer.expected(
+        b, "check_availability", args
+    )
