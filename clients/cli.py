@@ -143,8 +143,10 @@ def taurec(
 
 
 def main() -> None:
+    from taurec.evaluator.command_line import run_app
+
     prepare(app)
-    app()
+    run_app(app, "taurec")
 
 
 if __name__ == "__main__":

@@ -264,8 +264,9 @@ def explain(
     catalog: CatalogOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """Show every constraint and policy verdict of each episode, with its evidence (the
-    log seq it concerns), then the conversation."""
+    """Show every constraint and policy verdict of each episode, then the conversation.
+
+    Each verdict names its evidence by the log seq it concerns."""
     from .explain import explain_logs
     from .log_paths import NotLogs, check_log_paths
     from .logs import Resolver
@@ -295,8 +296,10 @@ def episodes(
     workers: WorkersOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """One row per episode: label, run, task, trial, stratum, pass/fail, reward, end
-    reason, failed constraints and policies, metrics, simulator faults, log path."""
+    """One row per episode, with its verdicts and metrics (table, JSON or CSV).
+
+    Columns: label, run, task, trial, stratum, pass/fail, reward, end reason, failed
+    constraints and policies, metrics, simulator faults, log path."""
     from .episode_table import write_rows
     from .log_paths import NotLogs, check_log_paths
 
@@ -331,10 +334,11 @@ def view(
     catalog: CatalogOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
-    """Browse episodes in a local web page: filter by label, task, stratum, pass/fail,
-    failed policy, end reason or simulator fault; read each conversation with its
-    verdicts. Served on 127.0.0.1 and updated as new logs appear; --bundle writes it
-    as static files instead."""
+    """Browse episodes in a local web page, updated as new logs appear.
+
+    Filter by label, task, stratum, pass/fail, failed policy, end reason or simulator
+    fault; read each conversation with its verdicts. Served on 127.0.0.1; --bundle
+    writes it as static files instead."""
     from .logs import Resolver
     from .view_cli import run_view
 
@@ -485,4 +489,6 @@ def main() -> None:
         load_dotenv(Path(".env"), override=False)
     # Python's own traceback when stderr is a file or pipe: full-width, not a squeezed panel
     app.pretty_exceptions_enable = sys.stderr.isatty()
-    app()
+    from .command_line import run_app
+
+    run_app(app, "evaluator")

@@ -46,8 +46,10 @@ def judge(
         int, typer.Option("--concurrency", min=1, help="Judge calls in flight at once.")
     ] = 4,
 ) -> None:
-    """Grade each dialogue on five aspects (1-5) with an LLM judge; answers are cached in
-    LOGDIR/judge/. Unreadable replies are "no score" (counted), never 0."""
+    """Grade each dialogue on five aspects (1-5) with an LLM judge.
+
+    Answers are cached in LOGDIR/judge/. Unreadable replies are "no score" (counted),
+    never 0."""
     from .judge_rubrics import ASPECTS, UnknownAspect
     from .judge_run import JudgeError, JudgeSettings, judge_logs
 
