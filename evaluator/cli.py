@@ -32,6 +32,26 @@ app = typer.Typer(
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"evaluator (taurec) {version('taurec')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def evaluator(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Options of `evaluator` itself."""
+
+
 class Format(StrEnum):
     TABLE = "table"
     MARKDOWN = "markdown"

@@ -85,6 +85,8 @@ def failure_summary(score: EpisodeScore) -> str | None:
         return summary(score)
     if score.outcome == "abstain":
         return "abstained"
+    if score.outcome == "item" and score.no_valid:
+        return "recommended a title though none fits: it should have abstained"
     if score.outcome == "none":
         return "no recommendation"
     return None

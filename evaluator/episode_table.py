@@ -17,6 +17,9 @@ from .episode import EpisodeScore
 from .episode_rows import COLUMNS, episode_rows
 from .text import markup
 
+#: the table's width when stdout is no terminal (a pipe, a file): wide enough for every column
+PIPED_WIDTH = 240
+
 #: How list cells are joined in CSV and the table.
 LIST_SEP = "; "
 
@@ -93,4 +96,7 @@ def write_rows(scores: list[EpisodeScore], *, failed: bool, fmt: str) -> None:
     elif fmt == "csv":
         sys.stdout.write(rows_csv(rows))
     else:
-        Console().print(rows_table(rows))
+        console = Console()
+        if not console.is_terminal:  # piped or redirected: no terminal to fit, keep rows whole
+            console = Console(width=PIPED_WIDTH)
+        console.print(rows_table(rows))

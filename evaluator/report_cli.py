@@ -40,15 +40,10 @@ def write_report(
 ) -> None:
     """Score `logdirs` and write the report to `out`; ReportError on bad input."""
     check_output(out)
-    try:
-        from .report import render_report
-    except ImportError as exc:
-        raise ReportError(
-            f"the report needs plotly ({exc}); install it with: pip install 'taurec[report]'"
-        ) from None
     from .aggregate import aggregate
     from .evaluate import evaluate
     from .logs import Resolver
+    from .report import render_report
     from .report_data import load_judgements
 
     resolver = Resolver(suite=suite, catalog=catalog, rules=rules)

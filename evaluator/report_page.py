@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,14 @@ def plot_text(value: object) -> str:
     """`value` for a plotly label: `<`, `>` and `&` escaped (plotly renders a few tags and
     decodes these entities back to text, but shows `&quot;` as it is)."""
     return html.escape(str(value), quote=False)
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def prose(value: str) -> str:
+    """`value` as HTML text, with `backticked` spans set as code."""
+    return _CODE.sub(r"<code>\1</code>", text(value))
 
 
 def cell(value: Cell) -> str:
@@ -120,7 +129,7 @@ def render_page(title: str, sources: Sequence[str], sections: Sequence[Section])
         tables = "".join(_table(t) for t in section.tables)
         parts.append(
             f'<section id="{section.key}"><h2>{text(section.title)}</h2>'
-            f'<p class="intro">{text(section.intro)}</p>'
+            f'<p class="intro">{prose(section.intro)}</p>'
             f'<div class="row">{"".join(figures)}{tables}</div></section>'
         )
     listed = ", ".join(text(s) for s in sources)

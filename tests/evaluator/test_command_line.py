@@ -60,3 +60,10 @@ def test_help_and_version_still_exit_0() -> None:
     assert _run("taurec", "--version").returncode == 0
     helped = _run("evaluator", "score", "--help")
     assert helped.returncode == 0 and "Usage" in helped.stdout
+
+
+def test_evaluator_version_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    done = _run("evaluator", "--version")
+    assert done.returncode == 0 and version("taurec") in done.stdout

@@ -121,3 +121,18 @@ def test_a_failed_stream_counts_its_episodes_with_regret():
     )
     (row,) = episode_rows([score])
     assert row["failure"] == "regret in 2 of 3 episodes"
+
+
+def test_a_title_recommended_where_none_fits_is_named_as_the_failure() -> None:
+    score = EpisodeScore(
+        path="x.jsonl",
+        label="a",
+        task_id="t",
+        trial=0,
+        end_reason="committed",
+        outcome="item",
+        item_id="i1",
+        no_valid=True,
+    )
+    (row,) = episode_rows([score])
+    assert row["failure"] == "recommended a title though none fits: it should have abstained"

@@ -342,3 +342,11 @@ def test_failed_episodes_are_listed_from_the_episode_rows(monkeypatch):
     assert "failed-episodes" in page.sections
     assert [r[:3] for r in page.tables["Failed episodes"]] == [["a", "t2", "0"]]
     assert page.row("Failed episodes", "a")[6] == "p1"
+
+
+def test_backticked_words_in_a_section_intro_are_set_as_code() -> None:
+    from taurec.evaluator.report_page import prose
+
+    assert prose("run `evaluator explain <LOG>` now") == (
+        "run <code>evaluator explain &lt;LOG&gt;</code> now"
+    )
