@@ -240,7 +240,7 @@
   function renderActs(entry) {
     if (!entry.acts || !entry.acts.length) return null;
     return el("div", { class: "acts" }, el("span", { class: "muted" }, "acts" + (entry.acts_by ? " (" + entry.acts_by + ")" : "") + ":"), entry.acts.map((a) =>
-      el("span", { class: "act" }, [a.intent, a.slot ? a.slot + (a.value !== null && a.value !== undefined ? "=" + a.value : "") : null, a.items && a.items.length ? "[" + a.items.join(", ") + "]" : null].filter(Boolean).join(" "))));
+      el("span", { class: "act" }, [a.intent, a.slot ? a.slot + (a.value !== null && a.value !== undefined ? (/^[=<>!]/.test(String(a.value)) ? " " : "=") + a.value : "") : null, a.items && a.items.length ? "[" + a.items.join(", ") + "]" : null].filter(Boolean).join(" "))));
   }
   function renderEntry(e) {
     if (e.role === "tool") {
