@@ -116,6 +116,16 @@ p.intro { max-width: 60rem; color: #444; }
 """
 
 
+# Each plot is drawn as its div is reached, before the divs after it share the row: once
+# the page is laid out, every plot is fitted to its final box (else the first of a row
+# keeps the whole row's width and is cut off).
+_RESIZE = (
+    "window.addEventListener('load', function () {"
+    " document.querySelectorAll('.plotly-graph-div').forEach(function (d) {"
+    " Plotly.Plots.resize(d); }); });"
+)
+
+
 def render_page(title: str, sources: Sequence[str], sections: Sequence[Section]) -> str:
     """The whole page: plotly.js once, then each section's plots beside its tables."""
     nav = "".join(f'<a href="#{s.key}">{text(s.title)}</a>' for s in sections)
@@ -138,5 +148,5 @@ def render_page(title: str, sources: Sequence[str], sections: Sequence[Section])
         f"<title>{text(title)}</title><style>{_STYLE}</style>"
         f'<script type="text/javascript">{get_plotlyjs()}</script></head><body>'
         f"<header><h1>{text(title)}</h1><p>Logs: {listed}</p><nav>{nav}</nav></header>"
-        f"{''.join(parts)}</body></html>\n"
+        f"{''.join(parts)}<script>{_RESIZE}</script></body></html>\n"
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.evaluator.cli import app
@@ -31,7 +32,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _wait(condition: Callable[[], bool], seconds: float = 60) -> None:
+def _wait(condition: Callable[[], bool], seconds: float = HANG_GUARD_S) -> None:
     """Poll until `condition` holds; fail after `seconds` (a hang, not a speed check)."""
     deadline = time.monotonic() + seconds
     while not condition():
@@ -57,6 +58,27 @@ def test_every_plot_renders_offline_without_console_errors(
     assert divs == drawn and divs >= 7
     assert console_errors(browser) == []
     browser.save_screenshot(str(screenshots / "report-top.png"))
+
+
+def _misfitted(driver: Any) -> list[str]:
+    """Plots drawn wider or narrower than their box once the page has loaded."""
+    return list(
+        driver.execute_script(
+            "if (document.readyState !== 'complete') return ['page still loading'];"
+            "return [...document.querySelectorAll('.plotly-graph-div')]"
+            ".filter(d => Math.abs(d._fullLayout.width - d.getBoundingClientRect().width) > 2)"
+            ".map(d => d.id + ': drawn ' + d._fullLayout.width + ', box '"
+            " + d.getBoundingClientRect().width);"
+        )
+    )
+
+
+def test_plots_sharing_a_row_are_each_drawn_to_their_own_width(browser: Any, report: Path) -> None:
+    browser.set_window_size(1400, 1000)
+    browser.get(report.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    _wait(lambda: not _misfitted(browser))
+    assert _misfitted(browser) == []
 
 
 def test_a_section_link_scrolls_to_its_plots(browser: Any, report: Path, screenshots: Path) -> None:
