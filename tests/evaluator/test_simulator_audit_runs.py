@@ -74,6 +74,32 @@ def test_the_scripted_agent_answers_every_request_of_the_agenda_user(
     assert [s.task_id for s in scores if s.metrics["requests_unanswered"]] == []
 
 
+async def _agenda_run_with_matrices(dialogues: Path, out: Path, task_ids: list[str]) -> None:
+    settings = ServerSettings(
+        log_dir=out, run_label="sampled", simulator="agenda", agenda_dialogues=dialogues
+    )
+    runner = Runner(
+        ScriptedAgent(), Connection("inproc", settings), out, "scripted", handle_signals=False
+    )
+    report = await runner.run(plan(task_ids, 1))
+    assert report.failure is None and not report.interrupted
+
+
+def test_the_agenda_user_with_matrices_from_the_rule_users_logs_audits_at_zero_faults(
+    suite_runs: Callable[[str], list[Any]], tmp_path: Path
+) -> None:
+    rule_logs = next(p for p in Path(suite_runs("rule")[0].path).parents if p.name == "rule")
+    task_ids = [t.id for t in SUITE.tasks][::6]
+    anyio.run(_agenda_run_with_matrices, rule_logs, tmp_path, task_ids)
+    logs = sorted(tmp_path.rglob("*.jsonl"))
+    header = orjson.loads(logs[0].read_bytes().splitlines()[0])
+    transitions = header["simulator"]["settings"]["transitions"]
+    assert transitions["dialogues"] == len(SUITE.tasks) and transitions["transitions"] > 0
+    scores = score_files(logs, Resolver(), workers=1)
+    assert len(scores) == len(task_ids)
+    assert [(s.task_id, s.simulator_faults) for s in scores if s.simulator_faults] == []
+
+
 class AcceptsAnything:
     """A mocked model whose user takes whatever title was last offered."""
 

@@ -73,7 +73,9 @@ def test_a_jsonl_file_of_annotated_dialogues_is_read(tmp_path: Path) -> None:
 def test_a_bad_annotated_dialogue_names_its_line_and_field(tmp_path: Path) -> None:
     bad = {"utterances": [{"participant": "bot", "intents": []}]}
     path = _write(tmp_path / "d.jsonl", [bad])
-    with pytest.raises(DataError, match=r"d.jsonl: dialogue 1: field 'utterances\[0\].participant'"):
+    with pytest.raises(
+        DataError, match=r"d.jsonl: dialogue 1: field 'utterances\[0\].participant'"
+    ):
         read_annotated_dialogues(path)
 
 
