@@ -148,3 +148,12 @@ def test_a_run_with_agenda_dialogues_records_the_matrices_in_the_header(tmp_path
     (log,) = (tmp_path / "agenda").rglob("*.jsonl")
     header = log.read_text().splitlines()[0]
     assert '"transitions":{"source"' in header and '"dialogues":2' in header
+
+
+def test_a_server_the_run_starts_over_stdio_gets_the_agenda_dialogues() -> None:
+    from taurec.clients.runner.connection import serve_arguments
+    from taurec.server.settings import ServerSettings
+
+    args = serve_arguments(ServerSettings(simulator="agenda", agenda_dialogues=Path("logs/a")))
+    assert args[args.index("--agenda-dialogues") + 1] == str(Path("logs/a"))
+    assert args[args.index("--simulator") + 1] == "agenda"
