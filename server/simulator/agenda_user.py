@@ -162,9 +162,10 @@ class AgendaUser:
         final = item_id is None or self.commits >= self.task.protocol.max_recommendations
         self.done = final or happy or self.catalog.get(item_id or "") is None
         text = self.speaker.say([act])
-        return UserReply(
-            text, accepted=item_id if happy else None, acts=iard_acts([act]), acts_by="rule"
-        )
+        acts = iard_acts([act])
+        if acts:
+            self.last_intent = acts[-1].intent
+        return UserReply(text, accepted=item_id if happy else None, acts=acts, acts_by="rule")
 
     # --- the four cases -------------------------------------------------------------------
 
