@@ -30,13 +30,18 @@ _SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", 
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
+    """The file's JSON records; a last line cut short (a log whose writer was stopped)
+    is left out, any other line that is not JSON is an error."""
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
+            if n == len(lines):
+                break
             raise DataError(f"line {n} is not JSON ({exc.msg})", source=path) from None
         if not isinstance(record, dict):
             raise DataError(f"line {n} is not a JSON object", source=path)

@@ -88,3 +88,17 @@ def test_a_folder_without_annotated_dialogues_is_an_error(tmp_path: Path) -> Non
 def test_a_missing_path_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no such file or folder"):
         read_annotated_dialogues(tmp_path / "nowhere")
+
+
+def test_a_log_cut_short_is_read_up_to_its_last_whole_line(tmp_path: Path) -> None:
+    path = _write(tmp_path / "e.jsonl", LOG)
+    path.write_bytes(path.read_bytes() + b'{"type": "user_mess')
+    (dialogue,) = read_annotated_dialogues(tmp_path)
+    assert len(dialogue.utterances) == 5
+
+
+def test_a_line_that_is_not_json_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    path.write_text('{"type": "header"}\nnot json\n{"type": "end"}\n')
+    with pytest.raises(DataError, match=r"e\.jsonl: line 2 is not JSON"):
+        read_annotated_dialogues(path)
