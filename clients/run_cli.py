@@ -164,6 +164,14 @@ def run(
     simulator_model: Annotated[
         str | None, typer.Option("--simulator-model", help="--simulator llm: litellm model.")
     ] = None,
+    agenda_dialogues: Annotated[
+        Path | None,
+        typer.Option(
+            "--agenda-dialogues",
+            help="--simulator agenda: episode logs (a folder) or a JSONL file of annotated "
+            "dialogues; the 'other' case samples from their transition matrices.",
+        ),
+    ] = None,
     model: Annotated[
         str | None, typer.Option("--model", help="--agent llm: litellm model string.")
     ] = None,
@@ -245,9 +253,17 @@ def run(
             run_label=run_label,
             simulator=simulator.value,
             simulator_model=simulator_model,
+            agenda_dialogues=agenda_dialogues,
         )
     except ValidationError as exc:
         _fail(from_validation_error(exc))
+    if agenda_dialogues is not None:
+        from taurec.server.simulator.annotated_dialogues import read_annotated_dialogues
+
+        try:
+            read_annotated_dialogues(agenda_dialogues)
+        except (DataError, OSError) as exc:
+            _fail(f"--agenda-dialogues: {exc}")
     try:
         loaded = load_suite(suite)
     except DataError as exc:
@@ -320,7 +336,8 @@ def run(
         "--agent": name, "--suite": suite, "--trials": trials, "--log-dir": out,
         "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
-        "--simulator-model": simulator_model, "--model": model, "--temperature": temperature,
+        "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
+        "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,

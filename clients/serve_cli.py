@@ -78,6 +78,14 @@ def serve(
             "--nlu-model", help="Read agent messages' dialogue acts with this litellm model."
         ),
     ] = None,
+    agenda_dialogues: Annotated[
+        Path | None,
+        typer.Option(
+            "--agenda-dialogues",
+            help="--simulator agenda: episode logs (a folder) or a JSONL file of annotated "
+            "dialogues; the 'other' case samples from their transition matrices.",
+        ),
+    ] = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
@@ -191,6 +199,7 @@ def serve(
             catalog=catalog,
             simulator=simulator.value,
             simulator_model=simulator_model,
+            agenda_dialogues=agenda_dialogues,
             nlu_model=nlu_model,
             log_dir=log_dir,
             run_label=run_label,
@@ -231,6 +240,13 @@ def serve(
         why := missing_key({"--simulator-model": simulator_model})
     ):
         _fail(why)
+    if agenda_dialogues is not None:
+        from taurec.server.simulator.annotated_dialogues import read_annotated_dialogues
+
+        try:
+            read_annotated_dialogues(agenda_dialogues)
+        except (DataError, OSError) as exc:
+            _fail(f"--agenda-dialogues: {exc}")
     if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
         _fail(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "

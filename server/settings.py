@@ -52,6 +52,12 @@ class ServerSettings(BaseModel):
         description="Read the acts of agent messages with this LLM (a litellm model string; "
         "acts_by 'llm-nlu') instead of the deterministic NLU (acts_by 'nlu').",
     )
+    agenda_dialogues: Path | None = Field(
+        default=None,
+        description="Simulator 'agenda': annotated dialogues (a folder of episode logs, or a "
+        "JSONL file of annotated dialogues) to build the transition matrices of the 'other' "
+        "case from; without them that case falls back to the agenda.",
+    )
     log_dir: Path = Field(default=Path("logs"), description="Episode logs go under this folder.")
     run_label: str | None = Field(
         default=None,
@@ -135,6 +141,12 @@ class ServerSettings(BaseModel):
             raise ValueError("simulator 'llm' needs simulator_model (a litellm model string)")
         if self.simulator != "llm" and self.simulator_model is not None:
             raise ValueError("simulator_model applies to simulator 'llm' only")
+        return self
+
+    @model_validator(mode="after")
+    def _dialogues_are_the_agenda_users(self) -> ServerSettings:
+        if self.agenda_dialogues is not None and self.simulator != "agenda":
+            raise ValueError("agenda_dialogues applies to simulator 'agenda' only")
         return self
 
     @model_validator(mode="after")

@@ -44,7 +44,20 @@ def _agenda_simulator(
     from .simulator.agenda_user import AGENDA_PATIENCE, agenda_users
 
     patience = settings.patience or AGENDA_PATIENCE
-    return agenda_users(catalog, patience, reader), {"patience": patience}
+    record: dict[str, Any] = {"patience": patience}
+    transitions = None
+    if settings.agenda_dialogues is not None:
+        from .simulator.annotated_dialogues import read_annotated_dialogues
+        from .simulator.transitions import transition_matrices
+
+        dialogues = read_annotated_dialogues(settings.agenda_dialogues)
+        transitions = transition_matrices(dialogues)
+        record["transitions"] = {
+            "source": str(settings.agenda_dialogues),
+            "dialogues": len(dialogues),
+            "transitions": transitions.transitions,
+        }
+    return agenda_users(catalog, patience, reader, transitions), record
 
 
 def _llm_simulator(

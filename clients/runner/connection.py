@@ -90,6 +90,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--patience", str(settings.patience)]
     if settings.simulator != "rule":
         args += ["--simulator", settings.simulator]
+    if settings.agenda_dialogues is not None:
+        args += ["--agenda-dialogues", str(settings.agenda_dialogues)]
     model = getattr(settings, "simulator_model", None)
     if model:
         args += ["--simulator-model", model]

@@ -13,7 +13,9 @@ acts the log records) and the agenda updated by case (`_CASES`):
   `inquire` the open requests about it, one per turn, then `accept`;
 - answer: closes the request it answers;
 - inquire / other: the next agenda act (an open request is asked again: requests are
-  never dropped unanswered), else a short acknowledgement.
+  never dropped unanswered), else a short acknowledgement; with transition matrices
+  (transitions.py) and no agent intent the user's last act expected
+  (sampled_acts.py), the user intents are sampled instead (`_sampled`).
 
 UserSimCRS pushes the responses onto the agenda and pops one act per turn; here every
 response to this turn's agent acts is said, in order, so none is lost; with none, the
@@ -44,6 +46,8 @@ from .nlg import Speaker
 from .nlu import Attribute, MessageReader
 from .policy import DialoguePolicy
 from .preference_model import PreferenceModel, verdict
+from .sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
+from .transitions import TransitionMatrices
 
 AGENDA_PATIENCE = 6
 K = ActKind
@@ -86,6 +90,7 @@ class AgendaUser:
         *,
         patience: int = AGENDA_PATIENCE,
         reader: MessageReader | None = None,
+        transitions: TransitionMatrices | None = None,
     ) -> None:
         if patience < 1:
             raise ValueError(f"patience must be at least 1, got {patience}")
@@ -113,6 +118,9 @@ class AgendaUser:
         self.commits = 0
         self.done = False
         self.opening_acts: tuple[DialogueAct, ...] = ()
+        self.transitions = transitions
+        self.sampler = random.Random(f"transitions:{seed}")
+        self.last_intent = "start"  # the user's last act ("the popped act")
 
     # --- the protocol ---------------------------------------------------------------------
 
@@ -121,6 +129,7 @@ class AgendaUser:
         while self.stack and self.stack[0].intent == "disclose":
             acts.append(self.stack.popleft())
         self.opening_acts = tuple(acts)
+        self.last_intent = acts[-1].intent
         return self.speaker.opening(self.facts.volunteer)
 
     def respond(self, agent_text: str) -> UserReply:
@@ -132,8 +141,10 @@ class AgendaUser:
         ordered = sorted(agent_acts, key=lambda a: a.intent != "answer")
         for act in ordered:  # every agent act's responses survive, in order
             _CASES.get(act.intent, AgendaUser._other)(self, act, turn)
-        if not turn.said:
+        if not turn.said and not self._sampled(agent_acts, turn):
             self._pop_next(turn)
+        if turn.said:
+            self.last_intent = turn.said[-1][0].intent
         self._clean()
         if not turn.fruitful:
             self.fruitless_turns += 1
@@ -151,9 +162,10 @@ class AgendaUser:
         final = item_id is None or self.commits >= self.task.protocol.max_recommendations
         self.done = final or happy or self.catalog.get(item_id or "") is None
         text = self.speaker.say([act])
-        return UserReply(
-            text, accepted=item_id if happy else None, acts=iard_acts([act]), acts_by="rule"
-        )
+        acts = iard_acts([act])
+        if acts:
+            self.last_intent = acts[-1].intent
+        return UserReply(text, accepted=item_id if happy else None, acts=acts, acts_by="rule")
 
     # --- the four cases -------------------------------------------------------------------
 
@@ -246,6 +258,41 @@ class AgendaUser:
     def _other(self, act: DialogueAct, turn: _Turn) -> None:
         """inquire and other: no response of their own; the agenda's next act applies."""
 
+    # --- the sampled case (UserSimCRS "other") ---------------------------------------------
+
+    def _sampled(self, agent_acts: list[DialogueAct], turn: _Turn) -> bool:
+        """With matrices, and an agent intent the user's last act did not expect: the user
+        intents sampled for the agent's intents, each filled from the need. Intents that
+        open or close the dialogue (patience decides leaving) or judge a title (the task
+        decides) are not taken from the sample. Whether anything was said."""
+        if self.transitions is None:
+            return False
+        agent_intents = {a.intent for a in agent_acts} or {"other"}
+        if expects(self.last_intent, agent_intents):
+            return False
+        for intent in self.transitions.sample(agent_intents, self.sampler):
+            _FILL.get(intent, AgendaUser._unsampled)(self, intent, turn)
+        return bool(turn.said)
+
+    def _sampled_disclose(self, intent: str, turn: _Turn) -> None:
+        said = fresh_disclosure(self.facts, self.preferences)
+        if said is not None:
+            turn.add(*said, new=True)
+
+    def _sampled_inquire(self, intent: str, turn: _Turn) -> None:
+        """An open request about the title under consideration (none: nothing)."""
+        if self.candidate is not None and self.need.open_requests(self.candidate):
+            self._ask_or_accept(self.candidate, turn, new=False)
+
+    def _sampled_plain(self, intent: str, turn: _Turn) -> None:
+        turn.add(DialogueAct(intent=intent), PLAIN_WORDS[intent])
+
+    def _sampled_other(self, intent: str, turn: _Turn) -> None:
+        turn.add(DialogueAct(intent="other"), Act(K.ACK))
+
+    def _unsampled(self, intent: str, turn: _Turn) -> None:
+        """start, stop, accept, reject, seen: not taken from a sample."""
+
     # --- the agenda -----------------------------------------------------------------------
 
     def _ask_or_accept(self, item: Item, turn: _Turn, *, new: bool) -> None:
@@ -318,13 +365,30 @@ _CASES: dict[str, Callable[[AgendaUser, DialogueAct, _Turn], None]] = {
 }
 
 
+_FILL: dict[str, Callable[[AgendaUser, str, _Turn], None]] = {
+    "disclose": AgendaUser._sampled_disclose,
+    "inquire": AgendaUser._sampled_inquire,
+    "dont_know": AgendaUser._sampled_plain,
+    "neutral": AgendaUser._sampled_plain,
+    "yes": AgendaUser._sampled_plain,
+    "no": AgendaUser._sampled_plain,
+    "other": AgendaUser._sampled_other,
+}
+
+
 def agenda_users(
-    catalog: Catalog, patience: int, reader: MessageReader | None = None
+    catalog: Catalog,
+    patience: int,
+    reader: MessageReader | None = None,
+    transitions: TransitionMatrices | None = None,
 ) -> Callable[[RecommendationTask, Catalog, int], AgendaUser]:
-    """A simulator factory for the server: one title index serves every episode."""
+    """A simulator factory for the server: one title index (and one set of transition
+    matrices) serves every episode."""
     shared = reader or MessageReader(catalog.items)
 
     def make(task: RecommendationTask, catalog: Catalog, seed: int) -> AgendaUser:
-        return AgendaUser(task, catalog, seed, patience=patience, reader=shared)
+        return AgendaUser(
+            task, catalog, seed, patience=patience, reader=shared, transitions=transitions
+        )
 
     return make

@@ -118,3 +118,42 @@ def test_a_tau_rec_run_reports_pass_k_under_both_rules_profiles_and_the_oracle_s
     row = next(line for line in result.stdout.splitlines() if "pass^1 " in line)
     assert row.count("100.0%  [100.0%, 100.0%]") == 2, row
     assert "--rules both" in result.stderr
+
+
+def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
+    tmp_path: Path,
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = ["--simulator", "agenda", "--agenda-dialogues", str(empty), "--tasks", "t001"]
+    result = _run(*args, "--trials", "1", "--out", str(tmp_path / "logs"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: --agenda-dialogues: ")
+    assert "no annotated dialogues" in result.stderr and result.stderr.count("\n") == 1
+    assert not list((tmp_path / "logs").rglob("*.jsonl"))
+
+
+def test_agenda_dialogues_apply_to_the_agenda_user_only(tmp_path: Path) -> None:
+    result = _run("--agenda-dialogues", str(tmp_path), "--out", str(tmp_path / "logs"))
+    assert result.exit_code == 2, result.output
+    assert "simulator 'agenda' only" in result.stderr
+
+
+def test_a_run_with_agenda_dialogues_records_the_matrices_in_the_header(tmp_path: Path) -> None:
+    first = _run("--tasks", "t001,t006", "--trials", "1", "--out", str(tmp_path / "rule"))
+    assert first.exit_code == 0, first.output
+    args = ["--simulator", "agenda", "--agenda-dialogues", str(tmp_path / "rule")]
+    result = _run(*args, "--tasks", "t001", "--trials", "1", "--out", str(tmp_path / "agenda"))
+    assert result.exit_code == 0, result.output
+    (log,) = (tmp_path / "agenda").rglob("*.jsonl")
+    header = log.read_text().splitlines()[0]
+    assert '"transitions":{"source"' in header and '"dialogues":2' in header
+
+
+def test_a_server_the_run_starts_over_stdio_gets_the_agenda_dialogues() -> None:
+    from taurec.clients.runner.connection import serve_arguments
+    from taurec.server.settings import ServerSettings
+
+    args = serve_arguments(ServerSettings(simulator="agenda", agenda_dialogues=Path("logs/a")))
+    assert args[args.index("--agenda-dialogues") + 1] == str(Path("logs/a"))
+    assert args[args.index("--simulator") + 1] == "agenda"

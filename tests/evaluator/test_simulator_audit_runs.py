@@ -8,6 +8,7 @@ import os
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # litellm must not fetch prices
 
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -72,6 +73,77 @@ def test_the_scripted_agent_answers_every_request_of_the_agenda_user(
     scores = suite_runs("agenda")
     assert sum(s.metrics["requests"] for s in scores) > 0
     assert [s.task_id for s in scores if s.metrics["requests_unanswered"]] == []
+
+
+async def _agenda_run_with_matrices(dialogues: Path, out: Path, task_ids: list[str]) -> None:
+    settings = ServerSettings(
+        log_dir=out, run_label="sampled", simulator="agenda", agenda_dialogues=dialogues
+    )
+    runner = Runner(
+        ScriptedAgent(), Connection("inproc", settings), out, "scripted", handle_signals=False
+    )
+    report = await runner.run(plan(task_ids, 1))
+    assert report.failure is None and not report.interrupted
+
+
+def test_the_agenda_user_with_matrices_from_the_rule_users_logs_audits_at_zero_faults(
+    suite_runs: Callable[[str], list[Any]], tmp_path: Path
+) -> None:
+    rule_logs = next(p for p in Path(suite_runs("rule")[0].path).parents if p.name == "rule")
+    task_ids = [t.id for t in SUITE.tasks][::6]
+    anyio.run(_agenda_run_with_matrices, rule_logs, tmp_path, task_ids)
+    logs = sorted(tmp_path.rglob("*.jsonl"))
+    header = orjson.loads(logs[0].read_bytes().splitlines()[0])
+    transitions = header["simulator"]["settings"]["transitions"]
+    assert transitions["dialogues"] == len(SUITE.tasks) and transitions["transitions"] > 0
+    scores = score_files(logs, Resolver(), workers=1)
+    assert len(scores) == len(task_ids)
+    assert [(s.task_id, s.simulator_faults) for s in scores if s.simulator_faults] == []
+
+
+class ChattyScriptedAgent(ScriptedAgent):
+    """The scripted agent, after two remarks that ask nothing (the NLU reads `other`)."""
+
+    async def run(self, episode: Any) -> None:
+        for remark in ("Let me look into that.", "One moment while I search."):
+            if (await episode.say(remark)).ended:
+                return
+        await super().run(episode)
+
+
+async def _chatty_run(settings: ServerSettings, out: Path, task_ids: list[str]) -> None:
+    runner = Runner(
+        ChattyScriptedAgent(), Connection("inproc", settings), out, "chatty", handle_signals=False
+    )
+    report = await runner.run(plan(task_ids, 1))
+    assert report.failure is None and not report.interrupted
+
+
+def test_sampled_disclosures_in_whole_episodes_audit_at_zero_faults(tmp_path: Path) -> None:
+    turns = [
+        {"participant": "agent", "intents": ["other"]},
+        {"participant": "user", "intents": ["disclose"]},
+    ]
+    dialogues = tmp_path / "dialogues.jsonl"
+    dialogues.write_bytes(orjson.dumps({"utterances": turns}) + b"\n")
+    out = tmp_path / "logs"
+    settings = ServerSettings(
+        log_dir=out, run_label="chatty", simulator="agenda", agenda_dialogues=dialogues
+    )
+    task_ids = [t.id for t in SUITE.tasks][::4]
+    anyio.run(_chatty_run, settings, out, task_ids)
+    logs = sorted(out.rglob("*.jsonl"))
+    sampled = 0
+    for log in logs:
+        records = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+        messages = [r for r in records if r["type"] in ("agent_message", "user_message")]
+        for agent, user in pairwise(messages):
+            if agent["type"] == "agent_message" and agent["text"] == "Let me look into that.":
+                sampled += any(a["intent"] == "disclose" for a in user["acts"])
+    assert sampled >= len(task_ids) // 2  # the sampled case fired in whole episodes
+    scores = score_files(logs, Resolver(), workers=1)
+    assert len(scores) == len(task_ids)
+    assert [(s.task_id, s.simulator_faults) for s in scores if s.simulator_faults] == []
 
 
 class AcceptsAnything:

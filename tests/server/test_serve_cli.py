@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -58,4 +60,15 @@ def test_an_llm_user_without_its_key_is_one_line_with_exit_2(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
     assert "--simulator-model openai/gpt-4o-mini: OPENAI_API_KEY not set" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.jsonl").write_text('{"type": "header"}\n')
+    args = ["--simulator", "agenda", "--agenda-dialogues", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "--agenda-dialogues: " in result.output and "no annotated dialogues" in result.output
     assert result.output.count("\n") == 1

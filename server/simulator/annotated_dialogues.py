@@ -1,0 +1,98 @@
+"""Reading annotated dialogues from disk, for the agenda user's transition matrices.
+
+A path is a file or a folder (searched recursively for `*.jsonl`). Each `.jsonl` file is
+either a taurec episode log (its records' `agent_message` and `user_message` carry
+dialogue acts: the intents of each message are one utterance) or a file of annotated
+dialogues, one per line:
+
+    {"utterances": [{"participant": "agent", "intents": ["elicit"]},
+                    {"participant": "user", "intents": ["disclose"]}]}
+
+A file is taken as annotated dialogues when its first record has `utterances`. Messages
+without acts (older logs) still count as utterances with no intents, so no transition is
+made up across them. A path with no annotated dialogue at all is an error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from taurec.catalog.errors import DataError, from_validation_error
+from taurec.tasks.dialogue_acts import AGENT_INTENTS, USER_INTENTS
+
+from .transitions import AnnotatedDialogue, AnnotatedUtterance
+
+_SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", USER_INTENTS)}
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The file's JSON records; a last line cut short (a log whose writer was stopped)
+    is left out, any other line that is not JSON is an error."""
+    out = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if n == len(lines):
+                break
+            raise DataError(f"line {n} is not JSON ({exc.msg})", source=path) from None
+        if not isinstance(record, dict):
+            raise DataError(f"line {n} is not a JSON object", source=path)
+        out.append(record)
+    return out
+
+
+def _from_log(records: list[dict[str, Any]]) -> AnnotatedDialogue | None:
+    utterances = []
+    annotated = False
+    for r in records:
+        speaker = _SPEAKER.get(str(r.get("type")))
+        if speaker is None or not r.get("delivered", True):
+            continue
+        who, known = speaker
+        acts = r.get("acts") or []
+        annotated |= bool(acts)
+        intents = tuple(
+            a["intent"] for a in acts if isinstance(a, dict) and a.get("intent") in known
+        )
+        utterances.append(AnnotatedUtterance(participant=who, intents=intents))
+    return AnnotatedDialogue(utterances=tuple(utterances)) if annotated else None
+
+
+def _from_lines(path: Path, records: list[dict[str, Any]]) -> list[AnnotatedDialogue]:
+    out = []
+    for n, record in enumerate(records, 1):
+        try:
+            out.append(AnnotatedDialogue.model_validate(record))
+        except ValidationError as exc:
+            raise from_validation_error(exc, source=path, record=f"dialogue {n}") from None
+    return out
+
+
+def read_annotated_dialogues(path: str | Path) -> list[AnnotatedDialogue]:
+    """Every annotated dialogue under `path`. Raises DataError when there is none."""
+    root = Path(path)
+    if not root.exists():
+        raise DataError("no such file or folder", source=root)
+    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl"))
+    dialogues: list[AnnotatedDialogue] = []
+    for file in files:
+        records = _records(file)
+        if records and "utterances" in records[0]:
+            dialogues += _from_lines(file, records)
+        elif (found := _from_log(records)) is not None:
+            dialogues.append(found)
+    if not dialogues:
+        raise DataError(
+            "no annotated dialogues (expected taurec episode logs whose messages carry "
+            'dialogue acts, or JSONL lines of {"utterances": [{"participant", "intents"}]})',
+            source=root,
+        )
+    return dialogues
