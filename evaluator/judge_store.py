@@ -2,7 +2,7 @@
 model, beside the logs and apart from them (a `.json` in the `judge/` folder, which log
 discovery skips, so judging never changes what `evaluator score` reads).
 
-The file holds every answer the model gave (`calls`, keyed by dialogue, aspect, sample,
+The file holds every answer the model gave (`calls`, keyed by prompt, aspect, sample,
 model and rubric version: the cache) and the per-episode JudgeScores of the last run
 (`episodes`). `load_judgements(logdir)` reads the latter.
 """
