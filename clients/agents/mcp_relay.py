@@ -32,6 +32,9 @@ HARNESS_ONLY: Final = frozenset({"start_episode", "list_tasks"})
 PATH: Final = "/mcp"
 #: Seconds to wait for the relay to listen (catches a hang, not a slow machine).
 START_TIMEOUT: Final = 30.0
+#: Seconds the relay waits for requests still open when its episode is over: an agent
+#: holding a request open (a body it never finishes sending) cannot keep the relay up.
+STOP_TIMEOUT: Final = 2
 
 
 def relayed_tools(tools: list[types.Tool]) -> list[types.Tool]:
@@ -85,7 +88,10 @@ async def serve_relay(episode: Episode) -> AsyncIterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = _Uvicorn(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=STOP_TIMEOUT
+    )
+    server = _Uvicorn(config)
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve, [sock])
         with anyio.fail_after(START_TIMEOUT):
