@@ -205,3 +205,22 @@ def test_the_longest_title_the_user_repeats_is_the_one_accepted() -> None:
     longer = Mention("Aliens", ("m-aliens",), 10)
     sequel = Mention("Alien Resurrection", ("m-res",), 20)
     assert crs._accepted([short, longer, sequel], "Yes, Alien Resurrection it is.") == "m-res"
+
+
+async def _endless(scope, receive, send) -> None:  # an ASGI app: 200, then a body forever
+    async def dribble() -> None:
+        while True:
+            await send({"type": "http.response.body", "body": b"x", "more_body": True})
+            await anyio.sleep(0.01)
+
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(dribble)
+        while (await receive())["type"] != "http.disconnect":
+            pass  # until the client hangs up
+        tg.cancel_scope.cancel()
+
+
+def test_a_health_check_reads_the_status_not_an_endless_body() -> None:
+    with serve_app(_endless) as url:
+        health_check(url)  # returns: nothing past the status line is read
