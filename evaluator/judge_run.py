@@ -24,10 +24,10 @@ from .judge import (
     Turn,
     combine,
     dialogue,
-    dialogue_digest,
     has_dialogue,
     parse_reply,
     prompt,
+    prompt_digest,
 )
 from .judge_rubrics import ASPECTS, RUBRIC_VERSION, aspect
 from .judge_store import JudgeFile, call_key, judge_path, load_judge_file
@@ -104,24 +104,35 @@ def judge_logs(logdir: Path, settings: JudgeSettings) -> JudgeReport:
     )
     dialogues = _dialogues(logdir, report)
     todo: list[_Call] = []
-    for episode, turns in dialogues.items():
-        digest = dialogue_digest(turns)
-        for name in settings.aspects:
-            for sample in range(settings.samples):
-                key = call_key(digest, name, sample, settings.model, RUBRIC_VERSION)
-                if key in store.calls:
-                    report.cached += 1
-                else:
-                    todo.append(_Call(key, episode, name, sample, prompt(turns, ASPECTS[name])))
+    prompts = {
+        (episode, name): prompt(turns, ASPECTS[name])
+        for episode, turns in dialogues.items()
+        for name in settings.aspects
+    }
+    for (episode, name), text in prompts.items():
+        digest = prompt_digest(text)
+        for sample in range(settings.samples):
+            key = call_key(digest, name, sample, settings.model, RUBRIC_VERSION)
+            if key in store.calls:
+                report.cached += 1
+            else:
+                todo.append(_Call(key, episode, name, sample, text))
     if todo:
         _call_all(todo, settings, store, report)
-    for episode, turns in dialogues.items():
-        digest = dialogue_digest(turns)
+    for episode in dialogues:
         report.scores[episode] = {
             name: combine(
                 [
                     _score_of(
-                        store.calls.get(call_key(digest, name, i, settings.model, RUBRIC_VERSION))
+                        store.calls.get(
+                            call_key(
+                                prompt_digest(prompts[episode, name]),
+                                name,
+                                i,
+                                settings.model,
+                                RUBRIC_VERSION,
+                            )
+                        )
                     )
                     for i in range(settings.samples)
                 ],

@@ -2,16 +2,20 @@
 model, beside the logs and apart from them (a `.json` in the `judge/` folder, which log
 discovery skips, so judging never changes what `evaluator score` reads).
 
-The file holds every answer the model gave (`calls`, keyed by dialogue, aspect, sample,
+The file holds every answer the model gave (`calls`, keyed by prompt, aspect, sample,
 model and rubric version: the cache) and the per-episode JudgeScores of the last run
 (`episodes`). `load_judgements(logdir)` reads the latter.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -84,11 +88,39 @@ class JudgeFile:
         )
 
     def write(self, path: Path) -> None:
-        """Write atomically (a crash leaves the old file or the new one, never half)."""
+        """Write atomically (a crash leaves the old file or the new one, never half), first
+        taking in what another run saved to the same file since this one read it: two runs
+        judging one folder at once both keep every answer either paid for (under a lock
+        on the judge folder; the answers of this run win where both hold one)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(self.to_bytes())
-        tmp.replace(path)
+        with _locked(path.parent):
+            if path.exists():
+                with contextlib.suppress(ValueError):  # not a judge file: replaced
+                    self._take_in(JudgeFile.read(path))
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(self.to_bytes())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+
+    def _take_in(self, other: JudgeFile) -> None:
+        self.calls = {**other.calls, **self.calls}
+        for eid, aspects in other.episodes.items():
+            self.episodes[eid] = {**aspects, **self.episodes.get(eid, {})}
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on `folder`, held for the block (released when the process dies)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def load_judge_file(logdir: Path, model: str) -> JudgeFile:

@@ -4,7 +4,7 @@ For each episode the harness serves that episode's tools over Streamable HTTP on
 loopback (mcp_relay.py) and sends the A2A agent one message: a text part saying what to
 do, and a data part with everything it needs
 
-    {"mcp_url": "http://127.0.0.1:PORT/mcp", "episode_id": ..., "task_id": ...,
+    {"mcp_url": "http://127.0.0.1:PORT/mcp/<token>", "episode_id": ..., "task_id": ...,
      "trial": ..., "opening": "<the user's first message>", "max_turns": ...,
      "tools": [names]}
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import anyio
 import httpx
 
 from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
@@ -29,6 +30,8 @@ PATH: Final = "/receive_message"
 #: Seconds a CRS may take to answer one message (neural CRSs on a CPU are slow).
 REPLY_TIMEOUT: Final = 120.0
 HEALTH_TIMEOUT: Final = 10.0
+#: The largest answer read from a CRS; a longer one is an error, not a reply.
+MAX_REPLY_BYTES: Final = 1_000_000
 
 
 class CrsError(Exception):
@@ -42,15 +45,17 @@ def endpoint(url: str) -> str:
 
 
 def health_check(url: str) -> None:
-    """GET /receive_message must answer 200; CrsError (one line, saying what) otherwise."""
+    """GET /receive_message must answer 200; CrsError (one line, saying what) otherwise.
+    Only the status is read: a body that never ends cannot hold the run before it starts."""
     try:
-        response = httpx.get(endpoint(url), timeout=HEALTH_TIMEOUT)
+        with httpx.stream("GET", endpoint(url), timeout=HEALTH_TIMEOUT) as response:
+            status = response.status_code
     except httpx.HTTPError as exc:
         raise CrsError(f"no CRS answers at {endpoint(url)} ({exc or type(exc).__name__})") from None
-    if response.status_code != 200:
+    if status != 200:
         raise CrsError(
             f"the CRS at {endpoint(url)} failed its health check: GET answered "
-            f"{response.status_code}, expected 200"
+            f"{status}, expected 200"
         )
 
 
@@ -107,22 +112,40 @@ class CrsAgent:
                 return
 
     async def _ask(self, http: httpx.AsyncClient, context: list[str], message: str) -> str:
-        try:
-            response = await http.post(self.url, json={"context": context, "message": message})
-        except httpx.HTTPError as exc:
-            raise CrsError(
-                f"the CRS at {self.url} did not answer ({exc or type(exc).__name__})"
-            ) from None
-        return response_text(response)
+        return await ask(http, self.url, context, message)
+
+
+async def ask(http: httpx.AsyncClient, url: str, context: list[str], message: str) -> str:
+    """The CRS's reply to `message`; CrsError when it does not answer within REPLY_TIMEOUT
+    in all (httpx's timeout bounds each read only: a CRS dribbling bytes never trips it),
+    or answers more than MAX_REPLY_BYTES."""
+    try:
+        with anyio.fail_after(REPLY_TIMEOUT):
+            async with http.stream("POST", url, json={"context": context, "message": message}) as r:
+                body = bytearray()
+                async for chunk in r.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_REPLY_BYTES:
+                        raise CrsError(
+                            f"the CRS at {url} answered more than {MAX_REPLY_BYTES} bytes"
+                        )
+    except TimeoutError:
+        raise CrsError(f"the CRS at {url} did not answer within {REPLY_TIMEOUT:g} s") from None
+    except httpx.HTTPError as exc:
+        raise CrsError(f"the CRS at {url} did not answer ({exc or type(exc).__name__})") from None
+    content_type = {"content-type": r.headers.get("content-type", "application/json")}
+    return response_text(httpx.Response(r.status_code, content=bytes(body), headers=content_type))
 
 
 def _accepted(named: list[Mention], user_text: str) -> str:
-    """The item the user accepted: a title the CRS named that the user repeats, else the
-    first the CRS named (a CRS that pitches several at once leaves the choice ambiguous)."""
-    said = " ".join(title_tokens(user_text))
-    for mention in named:
-        if " ".join(title_tokens(mention.title)) in said:
-            return mention.item_ids[0]
+    """The item the user accepted: the longest title the CRS named that the user repeats
+    word for word, else the first the CRS named (a CRS that pitches several at once leaves
+    the choice ambiguous). Whole words only: a short title ("It", "Up") inside another
+    word or title the user said is not a repetition of it."""
+    said = " " + " ".join(title_tokens(user_text)) + " "
+    repeated = [m for m in named if " " + " ".join(title_tokens(m.title)) + " " in said]
+    if repeated:
+        return max(repeated, key=lambda m: len(title_tokens(m.title))).item_ids[0]
     return named[0].item_ids[0]
 
 

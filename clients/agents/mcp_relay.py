@@ -6,10 +6,15 @@ search_catalog, ..., recommend, abort_episode) and passes each call to the bench
 server through the run's client session, bound to this one episode: the episode_id is
 always set to it, so the relay cannot start, see or touch another episode. The calls reach
 the server exactly as a built-in agent's would, and are logged and scored the same way.
+
+Each relay's path holds a secret (`/mcp/<token>`): any process on the machine can reach
+127.0.0.1, so an agent handed one episode's relay that found another relay's port (two
+episodes run at once) still cannot call the other episode's tools.
 """
 
 from __future__ import annotations
 
+import secrets
 import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -27,6 +32,9 @@ HARNESS_ONLY: Final = frozenset({"start_episode", "list_tasks"})
 PATH: Final = "/mcp"
 #: Seconds to wait for the relay to listen (catches a hang, not a slow machine).
 START_TIMEOUT: Final = 30.0
+#: Seconds the relay waits for requests still open when its episode is over: an agent
+#: holding a request open (a body it never finishes sending) cannot keep the relay up.
+STOP_TIMEOUT: Final = 2
 
 
 def relayed_tools(tools: list[types.Tool]) -> list[types.Tool]:
@@ -74,19 +82,23 @@ class _Uvicorn(uvicorn.Server):
 @asynccontextmanager
 async def serve_relay(episode: Episode) -> AsyncIterator[str]:
     """Serve the relay of `episode` on 127.0.0.1 (a port the OS picks) for the duration of
-    the block, in this event loop; yields its URL (http://127.0.0.1:PORT/mcp)."""
-    app = relay_server(episode).streamable_http_app(streamable_http_path=PATH, stateless_http=True)
+    the block, in this event loop; yields its URL (http://127.0.0.1:PORT/mcp/<token>)."""
+    path = f"{PATH}/{secrets.token_urlsafe(24)}"
+    app = relay_server(episode).streamable_http_app(streamable_http_path=path, stateless_http=True)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = _Uvicorn(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=STOP_TIMEOUT
+    )
+    server = _Uvicorn(config)
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve, [sock])
         with anyio.fail_after(START_TIMEOUT):
             while not server.started:
                 await anyio.sleep(0.005)
         try:
-            yield f"http://127.0.0.1:{port}{PATH}"
+            yield f"http://127.0.0.1:{port}{path}"
         finally:
             server.should_exit = True
     sock.close()

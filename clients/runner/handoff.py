@@ -141,7 +141,31 @@ class Handoff:
                 f"driver's is {self.key.key_id}): give every node the same key "
                 "(TAUREC_LOG_KEY, or TAUREC_LOG_KEY_FILE on shared storage)"
             )
-        return None
+        return _other_episode(played)
+
+
+def _other_episode(played: PlayedEpisode) -> str | None:
+    """Why the log is not the episode it is handed back as (its header names another task,
+    trial or episode id, or another task's folder), or None. A signed log of one episode
+    must never be recorded in the register as another's."""
+    assert played.log is not None
+    try:
+        header = orjson.loads(played.log.split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return "its first line is not JSON"
+    if not isinstance(header, dict) or header.get("type") != "header":
+        return "it has no header record"
+    spec = played.spec
+    found = (header.get("task_id"), header.get("trial"), header.get("episode_id"))
+    if found != (spec.task_id, spec.trial, played.episode_id):
+        return (
+            f"its header is task {found[0]!r} trial {found[1]!r} episode {found[2]!r}, "
+            f"handed back as task {spec.task_id!r} trial {spec.trial} episode "
+            f"{played.episode_id!r}"
+        )
+    if PurePosixPath(played.log_name or "").parts[:-1] != (spec.task_id,):
+        return f"its name {played.log_name!r} is not in the folder of task {spec.task_id!r}"
+    return None
 
 
 def _write_new(target: Path, data: bytes) -> None:

@@ -23,7 +23,7 @@ from ..episode import EpisodeScore
 from ..episode_rows import episode_row
 from ..episode_view import episode_view
 from ..evaluate import evaluate
-from ..files import find_run_files
+from ..files import JUDGE_DIR, find_run_files
 from ..logs import Resolver
 
 #: Seconds between two looks at the folders, however often the page asks.
@@ -58,6 +58,18 @@ def _signature(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+def _judge_signatures(paths: list[Path]) -> dict[str, tuple[int, int] | None]:
+    """Size and modification time of every judge file load_judged reads."""
+    from ..judge_store import SUFFIX
+
+    return {
+        str(f): _signature(f)
+        for p in paths
+        if (p / JUDGE_DIR).is_dir()
+        for f in sorted((p / JUDGE_DIR).glob(f"*{SUFFIX}"))
+    }
+
+
 class LogSet:
     """The episodes under `paths`, kept current by refresh()."""
 
@@ -73,6 +85,7 @@ class LogSet:
         self._lock = threading.Lock()
         self._last = 0.0
         self._on_disk: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+        self._judge_sig: dict[str, tuple[int, int] | None] | None = None
 
     def refresh(self, *, force: bool = False) -> bool:
         """Score what changed on disk; True when the rows changed."""
@@ -84,10 +97,13 @@ class LogSet:
             files = find_run_files(self.paths)
             signatures = {str(p): _signature(p) for p in files.logs}
             on_disk = (signatures, {str(p): _signature(p) for p in files.registers})
-            judged = load_judged(self.paths)
-            if on_disk == self._on_disk and judged.keys() == self.judged.keys() and not force:
+            # judge files are read again only when one changed (they hold every answer)
+            judge_sig = _judge_signatures(self.paths)
+            judge_moved = judge_sig != self._judge_sig
+            judged = load_judged(self.paths) if judge_moved else self.judged
+            if on_disk == self._on_disk and not judge_moved and not force:
                 return False  # nothing moved: no scoring, no rows rebuilt
-            self._on_disk = on_disk
+            self._on_disk, self._judge_sig = on_disk, judge_sig
             known = {
                 path: score
                 for path, (sig, score) in self._seen.items()
@@ -108,7 +124,7 @@ class LogSet:
                 row["key"] = key
                 row["excluded"] = excluded.get(id(s))
                 rows.append(row)
-            if rows == self.rows and judged.keys() == self.judged.keys():
+            if rows == self.rows and not judge_moved:
                 return False
             self.rows, self._scores, self.judged = rows, scores, judged
             self.revision += 1

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import httpx
 import orjson
 import pytest
@@ -18,6 +19,8 @@ from support.loopback import serve_app
 from support.scoring import score_groups
 from typer.testing import CliRunner
 
+from taurec.catalog.mentions import Mention
+from taurec.clients.agents import crs
 from taurec.clients.agents.crs import CrsError, health_check, response_text
 from taurec.clients.cli import app
 from taurec.clients.crs_demo import ASK, DemoCrs, crs_app
@@ -158,3 +161,66 @@ def test_the_crs_demo_command_serves_on_the_given_port() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=HANG_GUARD_S)
+
+
+def _dribbling_crs(request: httpx.Request) -> httpx.Response:
+    async def body():  # a byte now and then, forever: each read is quick, the answer never ends
+        yield b'{"response": "'
+        while True:
+            await anyio.sleep(0.01)
+            yield b"a"
+
+    return httpx.Response(200, content=body())
+
+
+async def test_a_crs_that_never_finishes_its_answer_is_cut_off(monkeypatch) -> None:
+    monkeypatch.setattr(crs, "REPLY_TIMEOUT", 0.3)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(_dribbling_crs)) as http:
+        with anyio.fail_after(HANG_GUARD_S), pytest.raises(CrsError, match=r"within 0\.3 s"):
+            await crs.ask(http, "http://crs.test/receive_message", [], "Hi")
+
+
+async def test_a_crs_answer_larger_than_the_limit_is_an_error() -> None:
+    huge = b'{"response": "' + b"a" * (crs.MAX_REPLY_BYTES + 1) + b'"}'
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=huge))
+    async with httpx.AsyncClient(transport=transport) as http:
+        with pytest.raises(CrsError, match="more than"):
+            await crs.ask(http, "http://crs.test/receive_message", [], "Hi")
+
+
+async def test_a_crs_answer_within_the_limit_is_its_response_field() -> None:
+    transport = httpx.MockTransport(lambda r: httpx.Response(200, json={"response": "Heat?"}))
+    async with httpx.AsyncClient(transport=transport) as http:
+        assert await crs.ask(http, "http://crs.test/receive_message", [], "Hi") == "Heat?"
+
+
+def test_a_short_title_inside_a_word_the_user_said_is_not_what_the_user_accepted() -> None:
+    short = Mention("It", ("m-it",), 0)
+    pitched = Mention("Heat", ("m-heat",), 10)
+    assert crs._accepted([short, pitched], "Heat sounds fitting, I'll watch Heat.") == "m-heat"
+
+
+def test_the_longest_title_the_user_repeats_is_the_one_accepted() -> None:
+    short = Mention("Alien", ("m-alien",), 0)
+    longer = Mention("Aliens", ("m-aliens",), 10)
+    sequel = Mention("Alien Resurrection", ("m-res",), 20)
+    assert crs._accepted([short, longer, sequel], "Yes, Alien Resurrection it is.") == "m-res"
+
+
+async def _endless(scope, receive, send) -> None:  # an ASGI app: 200, then a body forever
+    async def dribble() -> None:
+        while True:
+            await send({"type": "http.response.body", "body": b"x", "more_body": True})
+            await anyio.sleep(0.01)
+
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(dribble)
+        while (await receive())["type"] != "http.disconnect":
+            pass  # until the client hangs up
+        tg.cancel_scope.cancel()
+
+
+def test_a_health_check_reads_the_status_not_an_endless_body() -> None:
+    with serve_app(_endless) as url:
+        health_check(url)  # returns: nothing past the status line is read

@@ -160,3 +160,28 @@ def test_an_episode_started_but_never_ended_in_the_register_is_played_once_more(
         ("t001", 1, None),
         ("t001", 2, "recommended"),
     ]
+
+
+def test_a_log_handed_back_as_another_episode_is_not_recorded(
+    run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out, plan_path = run
+    handoff = _handoff(out, plan_path)
+    played = _played(plan_path, EpisodeSpec("t002", 0), tmp_path)
+    posing = replace(played, spec=EpisodeSpec("t001", 0))
+    result = handoff.commit(posing, Resolver())
+    assert result.error is not None and "handed back as task 't001'" in result.error
+    assert episode_logs(out) == [] and _attempts(handoff) == []
+
+
+def test_a_log_named_into_another_tasks_folder_is_not_recorded(
+    run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out, plan_path = run
+    handoff = _handoff(out, plan_path)
+    played = _played(plan_path, EpisodeSpec("t001", 0), tmp_path)
+    assert played.log_name is not None
+    moved = replace(played, log_name="t002/" + played.log_name.split("/", 1)[1])
+    result = handoff.commit(moved, Resolver())
+    assert result.error is not None and "folder of task 't001'" in result.error
+    assert episode_logs(out) == [] and _attempts(handoff) == []

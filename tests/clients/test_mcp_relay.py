@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
+import httpx
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from support.hang_guard import HANG_GUARD_S
 
 from taurec.clients.agents.base import Episode, outcome_of
 from taurec.clients.agents.mcp_relay import serve_relay
@@ -70,3 +75,41 @@ async def test_a_tool_not_relayed_is_an_error(tmp_path: Path) -> None:
     async with relayed(tmp_path) as (_, relay):
         result = await relay.call_tool("start_episode", {"task_id": "t002"})
     assert result.is_error and "unknown tool 'start_episode'" in outcome_of(result).text
+
+
+async def test_a_relay_answers_only_at_its_secret_path(tmp_path: Path) -> None:
+    async with episode_of(tmp_path) as episode, serve_relay(episode) as url:
+        shared = url.rpartition("/")[0]  # http://127.0.0.1:PORT/mcp, the same for every relay
+        assert shared.endswith("/mcp")
+        async with httpx.AsyncClient(timeout=HANG_GUARD_S) as http:
+            response = await http.post(
+                shared,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={"Accept": "application/json, text/event-stream"},
+            )
+    assert response.status_code == 404
+
+
+async def test_two_relays_have_different_secret_paths(tmp_path: Path) -> None:
+    async with (
+        episode_of(tmp_path / "a") as first,
+        serve_relay(first) as one,
+        serve_relay(first) as two,
+    ):
+        assert one.rpartition("/")[2] != two.rpartition("/")[2]
+
+
+async def test_a_request_left_open_does_not_keep_the_relay_up(tmp_path: Path) -> None:
+    with anyio.fail_after(HANG_GUARD_S):
+        async with episode_of(tmp_path) as episode, serve_relay(episode) as url:
+            authority, path = url.split("/", 3)[2:]
+            port = int(authority.rsplit(":", 1)[1])
+            held = socket.create_connection(("127.0.0.1", port))
+            held.sendall(  # a request whose body never comes
+                f"POST /{path} HTTP/1.1\r\nHost: {authority}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{".encode()
+            )
+            await anyio.sleep(0.5)  # the relay has begun reading it
+    held.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S).close()

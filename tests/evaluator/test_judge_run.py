@@ -15,6 +15,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
+from taurec.evaluator import judge_run
 from taurec.evaluator.cli import app
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.judge_run import JudgeError, JudgeSettings, judge_logs
@@ -78,6 +79,18 @@ def test_a_rerun_answers_from_the_cache_without_calls(logs):
     report = judge_logs(logs.out, _settings(again))
     assert again.calls == 0 and report.cached == 15
     assert {s.mean for a in report.scores.values() for s in a.values()} == {4.0}
+
+
+def test_a_changed_instruction_around_the_dialogue_is_asked_anew(logs, monkeypatch):
+    logs.episode("ta", 0, item="c1")
+    judge_logs(logs.out, _settings(Mocked('{"score": 4}'), aspects=("fluency",)))
+    original = judge_run.prompt
+    monkeypatch.setattr(judge_run, "prompt", lambda turns, a: original(turns, a) + "\nBe strict.")
+    again = Mocked('{"score": 2}')
+    report = judge_logs(logs.out, _settings(again, aspects=("fluency",)))
+    assert again.calls == 1 and report.cached == 0
+    (aspects,) = report.scores.values()
+    assert aspects["fluency"].samples == [2.0]
 
 
 def test_more_samples_ask_only_for_the_new_ones(logs):

@@ -8,6 +8,7 @@ import os
 from taurec.evaluator.judge import JudgeScore
 from taurec.evaluator.judge_store import JudgeFile, judge_path
 from taurec.evaluator.logs import Resolver
+from taurec.evaluator.viewer import data
 from taurec.evaluator.viewer.data import LogSet
 
 
@@ -110,3 +111,37 @@ def test_an_episode_the_judge_has_not_scored_has_no_judge_section(logs):
     view.refresh(force=True)
     detail = view.detail(view.rows[0]["key"])
     assert detail is not None and detail["judge"] is None
+
+
+def _judge_file(logs, fluency: float) -> None:
+    judged = JudgeFile(model="judge-m")
+    judged.episodes["agentA-ta-0"] = {"fluency": JudgeScore(fluency, 0.0, [fluency], 0, "judge-m")}
+    path = judge_path(logs.out, "judge-m")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(judged.to_bytes())
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+
+
+def test_an_episode_judged_again_shows_its_new_judge_scores(logs):
+    logs.run({"ta": 1}, trials=1)
+    _judge_file(logs, 2.0)
+    view = _logset(logs)
+    view.refresh(force=True)
+    revision = view.revision
+    _judge_file(logs, 5.0)
+    assert view.refresh(force=True)
+    assert view.revision == revision + 1
+    detail = view.detail(view.rows[0]["key"])
+    assert detail is not None and detail["judge"][0]["mean"] == 5.0
+
+
+def test_unchanged_judge_files_are_not_read_again(logs, monkeypatch):
+    logs.run({"ta": 1}, trials=1)
+    _judge_file(logs, 2.0)
+    view = _logset(logs)
+    view.refresh(force=True)
+    reads = []
+    monkeypatch.setattr(data, "load_judged", lambda paths: reads.append(paths) or {})
+    view.refresh(force=True)
+    assert reads == []
