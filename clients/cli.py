@@ -10,10 +10,12 @@ command gets an entry in COMMANDS; importing its module here would undo that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+from taurec.evaluator.command_line import add_version_option, run_app
 
 from .startup import prepare
 
@@ -122,29 +124,10 @@ app = typer.Typer(
 )
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        typer.echo(f"taurec {version('taurec')}")
-        raise typer.Exit()
-
-
-@app.callback()
-def taurec(
-    show_version: Annotated[
-        bool,
-        typer.Option(
-            "--version", is_eager=True, callback=_print_version, help="Print the version."
-        ),
-    ] = False,
-) -> None:
-    """Options of `taurec` itself (the commands are listed in COMMANDS)."""
+add_version_option(app, "taurec")
 
 
 def main() -> None:
-    from taurec.evaluator.command_line import run_app
-
     prepare(app)
     run_app(app, "taurec")
 

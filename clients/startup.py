@@ -1,43 +1,31 @@
 """What the `taurec` commands do before reading their options.
 
-- `.env` in the working folder is read into the environment (API keys for litellm, the
-  server's token), never overriding a variable already set; python-dotenv is imported
-  only when there is such a file, so start-up stays fast.
-- Unexpected errors print Python's own traceback when stderr is not a terminal (a log
-  file, a pipe, CI), so it is full-width and greppable rather than a panel squeezed to
-  whatever width rich guesses; on a terminal, typer's panel. Log records (the server's,
-  litellm's) then go through a plain handler too: the MCP server installs rich's only
-  when no handler is there yet, and rich squeezes its tracebacks into 80 columns minus
-  its time, level and path columns.
+- What both programs do (taurec.evaluator.command_line.prepare): `.env` in the working
+  folder read without overriding set variables, and Python's own traceback when stderr
+  is not a terminal.
+- Then, when stderr is not a terminal, log records (the server's, litellm's) go through
+  a plain handler too: the MCP server installs rich's only when no handler is there yet,
+  and rich squeezes its tracebacks into 80 columns minus its time, level and path
+  columns.
+- `missing_key`: the credentials check before a run.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 
 import typer
 
-ENV_FILE = ".env"
+from taurec.evaluator.command_line import ENV_FILE, load_env_file
+from taurec.evaluator.command_line import prepare as shared_prepare
 
-
-def load_env_file(folder: Path | None = None) -> Path | None:
-    """Load `<folder or cwd>/.env` without overriding set variables; the file, if read."""
-    path = (folder or Path.cwd()) / ENV_FILE
-    if not path.is_file():
-        return None
-    from dotenv import load_dotenv
-
-    load_dotenv(path, override=False)
-    return path
+__all__ = ["ENV_FILE", "load_env_file", "missing_key", "prepare"]
 
 
 def prepare(app: typer.Typer) -> None:
-    load_env_file()
-    terminal = sys.stderr.isatty()
-    app.pretty_exceptions_enable = terminal
-    if not terminal and not logging.getLogger().handlers:
+    shared_prepare(app)
+    if not sys.stderr.isatty() and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.getLogger().addHandler(handler)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from .command_line import add_version_option, prepare, run_app
 from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .judge_cli import judge
 from .text import markup, plural
@@ -32,24 +33,7 @@ app = typer.Typer(
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        typer.echo(f"evaluator (taurec) {version('taurec')}")
-        raise typer.Exit()
-
-
-@app.callback()
-def evaluator(
-    show_version: Annotated[
-        bool,
-        typer.Option(
-            "--version", is_eager=True, callback=_print_version, help="Print the version."
-        ),
-    ] = False,
-) -> None:
-    """Options of `evaluator` itself."""
+add_version_option(app, "evaluator (taurec)")
 
 
 class Format(StrEnum):
@@ -503,12 +487,5 @@ def show_version() -> None:
 
 def main() -> None:
     # `evaluator judge` calls an LLM: its key may sit in .env here (never overriding the shell)
-    if Path(".env").is_file():
-        from dotenv import load_dotenv
-
-        load_dotenv(Path(".env"), override=False)
-    # Python's own traceback when stderr is a file or pipe: full-width, not a squeezed panel
-    app.pretty_exceptions_enable = sys.stderr.isatty()
-    from .command_line import run_app
-
+    prepare(app)
     run_app(app, "evaluator")

@@ -1,15 +1,25 @@
-"""Running a typer app as a command: an input error is one line on stderr, exit 2.
+"""What `taurec` and `evaluator` share as commands: start-up, `--version`, input errors.
 
-click's own handling prints a usage line, a hint and a boxed message over several lines
-for a mistyped option or a bad value. Both `taurec` and `evaluator` run through
-`run_app` instead, which prints `error: <command>: <what was wrong> (see <command>
---help)` and exits 2; `--help`, `typer.Exit(code)` and unexpected errors behave as
-before (an unexpected error still reaches typer's traceback hook).
+- `load_env_file`: `.env` in the working folder is read into the environment (API keys
+  for litellm, the server's token), never overriding a variable already set;
+  python-dotenv is imported only when there is such a file, so start-up stays fast.
+- `prepare`: that, and Python's own traceback for unexpected errors when stderr is not a
+  terminal (a log file, a pipe, CI), full-width and greppable rather than a panel
+  squeezed to whatever width rich guesses; on a terminal, typer's panel.
+- `add_version_option`: the program's `--version`.
+- `run_app`: click's own handling prints a usage line, a hint and a boxed message over
+  several lines for a mistyped option or a bad value; `run_app` prints `error:
+  <command>: <what was wrong> (see <command> --help)` and exits 2 instead. `--help`,
+  `typer.Exit(code)` and unexpected errors behave as before (an unexpected error still
+  reaches typer's traceback hook).
+
+No `from __future__ import annotations` here: typer reads the `--version` option's
+annotation at run time, and it names a callback local to `add_version_option`.
 """
 
-from __future__ import annotations
-
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from typer._click.exceptions import ClickException, UsageError
@@ -17,6 +27,48 @@ from typer.exceptions import Abort
 
 #: the exit code of every input error
 USAGE_EXIT = 2
+
+ENV_FILE = ".env"
+
+
+def load_env_file(folder: Path | None = None) -> Path | None:
+    """Load `<folder or cwd>/.env` without overriding set variables; the file, if read."""
+    path = (folder or Path.cwd()) / ENV_FILE
+    if not path.is_file():
+        return None
+    from dotenv import load_dotenv
+
+    load_dotenv(path, override=False)
+    return path
+
+
+def prepare(app: typer.Typer) -> None:
+    """Read `.env`; plain tracebacks unless stderr is a terminal."""
+    load_env_file()
+    app.pretty_exceptions_enable = sys.stderr.isatty()
+
+
+def add_version_option(app: typer.Typer, line: str) -> None:
+    """Give `app` a `--version` that prints `line` followed by the installed version."""
+
+    def print_version(value: bool) -> None:
+        if value:
+            from importlib.metadata import version
+
+            typer.echo(f"{line} {version('taurec')}")
+            raise typer.Exit()
+
+    def options(
+        show_version: Annotated[
+            bool,
+            typer.Option(
+                "--version", is_eager=True, callback=print_version, help="Print the version."
+            ),
+        ] = False,
+    ) -> None:
+        """Options of the program itself."""
+
+    app.callback()(options)
 
 
 def usage_line(error: UsageError, prog: str) -> str:
