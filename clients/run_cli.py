@@ -49,6 +49,12 @@ from taurec.clients.runner.session import (
     start,
     table,
 )
+from taurec.clients.simulator_options import (
+    AgendaDialoguesOpt,
+    SimulatorModelOpt,
+    SimulatorName,
+    SimulatorOpt,
+)
 from taurec.clients.startup import missing_key
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.text import plural
@@ -85,12 +91,6 @@ class TransportName(StrEnum):
 class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
     LOCAL = "local"
     RAY = "ray"
-
-
-class SimulatorName(StrEnum):
-    RULE = "rule"
-    AGENDA = "agenda"
-    LLM = "llm"
 
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -157,21 +157,9 @@ def run(
             help="--transport http: the server's bearer token (taurec serve --auth-token).",
         ),
     ] = None,
-    simulator: Annotated[
-        SimulatorName,
-        typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm."),
-    ] = SimulatorName.RULE,
-    simulator_model: Annotated[
-        str | None, typer.Option("--simulator-model", help="--simulator llm: litellm model.")
-    ] = None,
-    agenda_dialogues: Annotated[
-        Path | None,
-        typer.Option(
-            "--agenda-dialogues",
-            help="--simulator agenda: episode logs (a folder) or a JSONL file of annotated "
-            "dialogues; the 'other' case samples from their transition matrices.",
-        ),
-    ] = None,
+    simulator: SimulatorOpt = SimulatorName.RULE,
+    simulator_model: SimulatorModelOpt = None,
+    agenda_dialogues: AgendaDialoguesOpt = None,
     model: Annotated[
         str | None, typer.Option("--model", help="--agent llm: litellm model string.")
     ] = None,

@@ -18,6 +18,12 @@ import typer
 from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError
+from taurec.clients.simulator_options import (
+    AgendaDialoguesOpt,
+    SimulatorModelOpt,
+    SimulatorName,
+    SimulatorOpt,
+)
 from taurec.server.app import run_server
 from taurec.server.errors import from_validation_error
 from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
@@ -29,12 +35,6 @@ from .startup import missing_key
 class TransportName(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
-
-
-class SimulatorName(StrEnum):
-    RULE = "rule"
-    AGENDA = "agenda"
-    LLM = "llm"
 
 
 class LogLevel(StrEnum):
@@ -64,28 +64,15 @@ def serve(
             "--catalog", help="A catalog file or .taurec-catalog folder replacing the suite's own."
         ),
     ] = None,
-    simulator: Annotated[
-        SimulatorName,
-        typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm."),
-    ] = SimulatorName.RULE,
-    simulator_model: Annotated[
-        str | None,
-        typer.Option("--simulator-model", help="--simulator llm: a litellm model string."),
-    ] = None,
+    simulator: SimulatorOpt = SimulatorName.RULE,
+    simulator_model: SimulatorModelOpt = None,
     nlu_model: Annotated[
         str | None,
         typer.Option(
             "--nlu-model", help="Read agent messages' dialogue acts with this litellm model."
         ),
     ] = None,
-    agenda_dialogues: Annotated[
-        Path | None,
-        typer.Option(
-            "--agenda-dialogues",
-            help="--simulator agenda: episode logs (a folder) or a JSONL file of annotated "
-            "dialogues; the 'other' case samples from their transition matrices.",
-        ),
-    ] = None,
+    agenda_dialogues: AgendaDialoguesOpt = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
