@@ -321,8 +321,8 @@ def _score_all(
     files: list[Path], resolver: Resolver, workers: int, progress: ScoringProgress
 ) -> list[EpisodeScore]:
     total = len(files)
+    scores: list[EpisodeScore] = []
     if workers <= 1 or total < 2 * workers:
-        scores = []
         for start in range(0, total, PROGRESS_EVERY):
             scores.extend(score_file(p, resolver) for p in files[start : start + PROGRESS_EVERY])
             progress(len(scores), total)
@@ -342,7 +342,6 @@ def _score_all(
         _inherited = resolver
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            scores = []
             for part in pool.map(_score_chunk, chunks):  # in order, as chunks finish
                 scores.extend(part)
                 progress(len(scores), total)

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Final
 
 from rich.console import Console
+from rich.progress import TaskID
 
 #: (logs scored so far, logs to score)
 ScoringProgress = Callable[[int, int], None]
@@ -36,7 +37,7 @@ def scoring_progress(console: Console) -> Iterator[ScoringProgress | None]:
         console=console,
         transient=True,
     )
-    task: list[int] = []
+    task: list[TaskID] = []
 
     def update(done: int, total: int) -> None:
         if total < SHOW_FROM:
