@@ -205,6 +205,9 @@ def _is_question(sentence: str) -> bool:
 _fold = loose_title_key
 
 
+_READINGS_KEPT = 64
+
+
 class MessageReader:
     """NLU over one catalog. Build once per catalog; `read` is pure.
 
@@ -213,6 +216,7 @@ class MessageReader:
     """
 
     def __init__(self, items: Sequence[Item], *, fuzzy_cutoff: float = 90.0) -> None:
+        self._read: dict[str, AgentMessage] = {}
         self._exact = TitleMatcher(items)
         self._cutoff = fuzzy_cutoff
         saved = items.saved_titles if isinstance(items, ItemRecords) else None
@@ -308,6 +312,16 @@ class MessageReader:
         )
 
     def read(self, text: str) -> AgentMessage:
+        """What `text` says (the same message is read by the user and, for the log, by the
+        agent NLU: the last few readings are kept, since fuzzy title lookups cost)."""
+        known = self._read.get(text)
+        if known is None:
+            if len(self._read) >= _READINGS_KEPT:
+                self._read.clear()
+            known = self._read[text] = self._read_anew(text)
+        return known
+
+    def _read_anew(self, text: str) -> AgentMessage:
         stripped = text.strip()
         if not _WORD.search(stripped):
             empty = frozenset[Attribute]()

@@ -122,3 +122,12 @@ def test_the_saved_rows_of_a_title_are_the_rows_holding_it(generated_pair):
     rows = [folder.row(i) for i in ids]
     assert item.id in ids and rows == sorted(rows)
     assert all(title_tokens(folder.items[r].title) == title_tokens(title) for r in rows)
+
+
+def test_a_folder_of_titles_without_words_has_an_empty_index_that_finds_nothing(
+    tmp_path, make_item
+):
+    folder = _folder_of(tmp_path, [make_item("a", title="!!!"), make_item("b", title="?")])
+    saved = folder.items.saved_titles  # type: ignore[attr-defined]
+    assert saved is not None and saved.max_len == 0 and saved.fuzzy_keys == []
+    assert TitleMatcher(folder.items).find("!!! and ? tonight") == []
