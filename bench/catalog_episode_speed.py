@@ -15,9 +15,12 @@ each step in a process of its own (wall clock and the process's peak RSS):
     user's reply to a first agent message naming a title (the first fuzzy title lookup
     reads every loose title key: the one step that grows with the catalog);
   - `taurec run --agent scripted` of 4 episodes (start, play, score), in process;
+  - the evaluator's start (suite, catalog, title matcher, replayer) and one log scored;
   - `evaluator score` of those 4 logs.
 
-Targets (the issue's load targets, held by each step): <= 5 s and <= 1.5 GB peak RSS.
+Targets (the issue's load targets) for the two starts: <= 5 s and <= 1.5 GB peak RSS.
+The whole run and the whole scoring are printed, not judged: past start-up their time is
+the episodes' tool calls and their replay, which grow with the logs.
 
 Before the catalog folder saved its title index (`titles/`, see
 `taurec.catalog.title_index`), the 1M-item `taurec run` of one episode took 3 min 47 s and
@@ -158,6 +161,26 @@ def first_episode(suite: str, logs: str) -> dict[str, float]:
     }
 
 
+def first_score(suite: str, logs: str) -> dict[str, float]:
+    """In this process: the evaluator's start (suite, catalog, title matcher, replayer) and
+    the scoring of one log."""
+    start = time.perf_counter()
+    from taurec.clients.runner.plan import episode_logs
+    from taurec.evaluator.logs import Resolver, score_file
+
+    imported = time.perf_counter()
+    resolver = Resolver(suite=suite)
+    resolver.context(suite)
+    loaded = time.perf_counter()
+    score_file(episode_logs(Path(logs))[0], resolver)
+    return {
+        "RssAnon": _rss_anon(),
+        "imports": imported - start,
+        "load_suite": loaded - imported,
+        "score_one_log": time.perf_counter() - loaded,
+    }
+
+
 def measure(catalog: Path, seed: int, work: Path) -> list[dict[str, Any]]:
     suite = make_suite(catalog, seed, work)
     rows: list[dict[str, Any]] = []
@@ -189,10 +212,16 @@ def measure(catalog: Path, seed: int, work: Path) -> list[dict[str, Any]]:
     run += ["--tasks", tasks, "--out", str(logs), "--concurrency", "1"]
     took, rss, _, anon = timed_child(taurec(*run))
     # Not judged on time: past its start, a run's time is its episodes' (the scripted agent
-    # pages through every filter match, hundreds of pages on a million items).
+    # pages through every filter match, hundreds of pages on a million items), and scoring
+    # replays every one of those calls.
     row(f"taurec run: {2 * TASKS} episodes (start, play, score)", took, rss, anon, judged=False)
+    took, rss, out, _ = timed_child([*me, "--first-score", str(suite), str(logs)])
+    phases = orjson.loads(out)
+    row("evaluator start + first log scored", took, rss, phases["RssAnon"])
+    for name in ("imports", "load_suite", "score_one_log"):
+        row(f"  of which {name.replace('_', ' ')}", phases[name], rss, judged=False)
     took, rss, _, anon = timed_child(evaluator("score", str(logs), "--json"))
-    row(f"evaluator score: {2 * TASKS} logs", took, rss, anon)
+    row(f"evaluator score: {2 * TASKS} logs (CLI)", took, rss, anon, judged=False)
     return rows
 
 
@@ -233,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="folder for the temp files (default: /tmp)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--first-episode", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--first-score", nargs=2, help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--sampled"]:
         run_sampled(argv[1], argv[2:])
@@ -240,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.first_episode:
         sys.stdout.write(orjson.dumps(first_episode(*args.first_episode)).decode() + "\n")
+        return 0
+    if args.first_score:
+        sys.stdout.write(orjson.dumps(first_score(*args.first_score)).decode() + "\n")
         return 0
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         work = Path(tmp)
