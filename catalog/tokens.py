@@ -25,4 +25,7 @@ def fold_text(text: str) -> str:
 
 
 def title_tokens(text: str) -> tuple[str, ...]:
+    if text.isascii():  # NFKD changes no ASCII text and casefold is lower: fold it whole
+        words = WORD.findall(text.lower())
+        return tuple(w.replace("'", "") for w in words) if "'" in text else tuple(words)
     return tuple(fold_word(m.group()) for m in WORD.finditer(text))
