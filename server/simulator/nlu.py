@@ -15,9 +15,8 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rapidfuzz import fuzz, process
-
 from taurec.catalog.item import Item
+from taurec.catalog.loose_keys import LooseKeys
 from taurec.catalog.mentions import TitleMatcher, title_tokens
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.services import SERVICE_ALIASES
@@ -217,6 +216,7 @@ class MessageReader:
 
     def __init__(self, items: Sequence[Item], *, fuzzy_cutoff: float = 90.0) -> None:
         self._read: dict[str, AgentMessage] = {}
+        self._loose_keys: LooseKeys | None = None  # built on the first near-miss lookup
         self._exact = TitleMatcher(items)
         self._cutoff = fuzzy_cutoff
         saved = items.saved_titles if isinstance(items, ItemRecords) else None
@@ -243,9 +243,12 @@ class MessageReader:
         self._people = frozenset(" ".join(title_tokens(p)) for p in people)
 
     @property
-    def _fuzzy_keys(self) -> list[str]:
+    def _loose(self) -> LooseKeys:
         """The loose keys compared with a span, in the order items first name them."""
-        return self._fuzzy_list if self._saved is None else self._saved.fuzzy_keys
+        if self._loose_keys is None:
+            keys = self._fuzzy_list if self._saved is None else self._saved.fuzzy_keys
+            self._loose_keys = LooseKeys(keys)
+        return self._loose_keys
 
     def titles(self, text: str) -> list[TitleRef]:
         """Catalog titles named in `text`, exact matches first, then near misses."""
@@ -271,14 +274,12 @@ class MessageReader:
 
     def _closest(self, span: str) -> TitleRef | None:
         key = _fold(span)
-        if len(key) < 6 or not self._fuzzy_keys:
+        if len(key) < 6 or not len(self._loose):
             return None
-        best = process.extractOne(
-            key, self._fuzzy_keys, scorer=fuzz.ratio, score_cutoff=self._cutoff
-        )
+        best = self._loose.closest(key, self._cutoff)
         if best is None:
             return None
-        title, ids = self._fuzzy_entry(best[2])
+        title, ids = self._fuzzy_entry(best[0])
         return TitleRef(title, ids, 0, fuzzy=True)
 
     def _longer(self, ref: TitleRef, text: str) -> TitleRef:
