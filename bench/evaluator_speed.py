@@ -73,6 +73,7 @@ What was tried against these shares, each measured apart on the same 620 logs:
 of every event): the 2x/3x targets are not met; see docs/status.md for the figures.
 
     python bench/evaluator_speed.py --episodes 620 --repeats 5
+    python bench/evaluator_speed.py --logs LOGDIR --repeats 5   # logs the server wrote
 """
 
 from __future__ import annotations
@@ -97,7 +98,13 @@ from taurec.evaluator.logs import Resolver, find_logs, score_files
 from taurec.evaluator.taurec_trace import to_trace
 from taurec.server.catalog_tools import replay_call
 from taurec.tasks.generator import generate_tasks
-from taurec.tasks.suite import Suite, SuiteManifest, load_suite, write_suite_dir
+from taurec.tasks.suite import (
+    Suite,
+    SuiteManifest,
+    load_suite,
+    portable_suite_spec,
+    write_suite_dir,
+)
 from taurec.tasks.trajectory_reader import parse_log_bytes
 from taurec.tasks.trajectory_signing import (
     CHAIN_MARK,
@@ -296,6 +303,21 @@ def write_traces(files: list[Path], root: Path) -> list[Path]:
     return out
 
 
+def logged_suite_specs(files: list[Path]) -> frozenset[str]:
+    """The suites the logs' headers name (a run's plan would allow them)."""
+    specs = set()
+    for f in files:
+        with f.open("rb") as fh:
+            suite = orjson.loads(fh.readline()).get("suite") or {}
+        if suite.get("spec"):
+            specs.add(portable_suite_spec(suite["spec"]))
+    return frozenset(specs)
+
+
+def _median_lines(files: list[Path]) -> int:
+    return round(statistics.median(f.read_bytes().count(b"\n") for f in files))
+
+
 def _median_bytes(files: list[Path]) -> float:
     return statistics.median(f.stat().st_size for f in files)
 
@@ -314,26 +336,40 @@ def main() -> None:
         help="τ-Rec v1.0's release folder (its source beside it, named <release>-src)",
     )
     ap.add_argument("--no-tau-rec", action="store_true", help="built-in catalog, no τ-Rec rows")
+    ap.add_argument(
+        "--logs",
+        type=Path,
+        help="score these logs (e.g. a `taurec run` folder) instead of writing bench logs; "
+        "no τ-Rec or --verify rows",
+    )
     args = ap.parse_args()
     console = Console(width=160)
-    tau_rec = None if args.no_tau_rec or not args.tau_rec.is_dir() else args.tau_rec
+    tau_rec = None if args.no_tau_rec or args.logs or not args.tau_rec.is_dir() else args.tau_rec
     theirs = TauRecEvaluator(tau_rec) if tau_rec is not None else None
     with tempfile.TemporaryDirectory(prefix="taurec-bench-") as tmp:
         t0 = time.perf_counter()
-        suite = bench_suite(Path(tmp), tau_rec, args.seed)
-        out, events = write_logs(Path(tmp), args.episodes, args.seed, suite)
-        files = find_logs([out])
-        traces = write_traces(files, Path(tmp) / "traces") if theirs else []
-        console.print(
-            f"wrote {args.episodes:,} logs on suite {suite.id} ({events / args.episodes:.1f} "
-            f"lines each) in {time.perf_counter() - t0:.1f} s"
-        )
+        traces: list[Path] = []
+        if args.logs is not None:
+            files = find_logs([args.logs])
+            specs = logged_suite_specs(files)
+            args.episodes = len(files)
+            console.print(
+                f"{len(files):,} logs under {args.logs} ({_median_lines(files)} lines each)"
+            )
+        else:
+            suite = bench_suite(Path(tmp), tau_rec, args.seed)
+            specs = frozenset({suite.spec})
+            out, events = write_logs(Path(tmp), args.episodes, args.seed, suite)
+            files = find_logs([out])
+            traces = write_traces(files, Path(tmp) / "traces") if theirs else []
+            console.print(
+                f"wrote {args.episodes:,} logs on suite {suite.id} ({events / args.episodes:.1f} "
+                f"lines each) in {time.perf_counter() - t0:.1f} s"
+            )
         workers = os.cpu_count() or 1
-        runs = {
-            "score1": (1, None),
-            "scoreN": (workers, None),
-            "verifyN": (workers, BENCH_KEY),
-        }
+        runs = {"score1": (1, None), "scoreN": (workers, None)}
+        if args.logs is None:
+            runs["verifyN"] = (workers, BENCH_KEY)
         times: dict[str, list[float]] = {
             "read": [],
             "chain": [],
@@ -361,7 +397,7 @@ def main() -> None:
             for name, (n, key) in runs.items():
                 t0 = time.perf_counter()
                 # the logs name their suite, as a sealed run's plan would allow
-                resolver = Resolver(verify_key=key, allowed_specs=frozenset({suite.spec}))
+                resolver = Resolver(verify_key=key, allowed_specs=specs)
                 scores = score_files(files, resolver, workers=n)
                 times[name].append(time.perf_counter() - t0)
                 if name == "score1":  # pass^k with bootstrap intervals: once per report
@@ -398,7 +434,8 @@ def main() -> None:
             row("tau", "τ-Rec v1.0 CombinedEvaluator on the converted traces, 1 process")
         row("score1", "evaluator score, 1 process", ">= 2x τ-Rec; <= 1.5x floor")
         row("scoreN", f"evaluator score, {workers} processes", ">= 3x τ-Rec")
-        row("verifyN", f"evaluator score --verify, {workers} processes")
+        if "verifyN" in rate:
+            row("verifyN", f"evaluator score --verify, {workers} processes")
         console.print(table)
         console.print(
             f"aggregation (pass^k per label with bootstrap intervals), once per report: "
@@ -409,7 +446,7 @@ def main() -> None:
             sizes += f", τ-Rec's trace of the same episode {_median_bytes(traces):,.0f}"
         console.print(sizes + " (bench/log_bytes.py tells what they are spent on)")
         if theirs is not None:
-            agree = agreement(files, traces, theirs, suite)
+            agree = agreement(files, traces, theirs, specs)
             console.print(
                 f"rewards under --rules tau-rec equal τ-Rec's on {agree:,} of {len(files):,} episodes"
             )
@@ -417,9 +454,11 @@ def main() -> None:
             console.print(f"[red]{bad} episodes failed to score: the bench logs are wrong[/red]")
 
 
-def agreement(files: list[Path], traces: list[Path], theirs: TauRecEvaluator, suite: Suite) -> int:
+def agreement(
+    files: list[Path], traces: list[Path], theirs: TauRecEvaluator, specs: frozenset[str]
+) -> int:
     """On how many episodes our `--rules tau-rec` reward equals τ-Rec's (untimed)."""
-    resolver = Resolver(rules="tau-rec", allowed_specs=frozenset({suite.spec}))
+    resolver = Resolver(rules="tau-rec", allowed_specs=specs)
     ours = [s.reward for s in score_files(files, resolver)]
     return sum(a == b for a, b in zip(ours, theirs.score(traces), strict=True))
 

@@ -25,8 +25,7 @@ from .folder import CatalogFolder
 from .io import CatalogMeta, item_record, read_catalog_file
 from .item import Item
 from .search import SearchHit, SearchIndex
-
-BUILTIN = "builtin"
+from .spec import BUILTIN
 
 
 def builtin_path() -> Path:
