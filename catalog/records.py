@@ -17,9 +17,13 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 import orjson
+from pydantic import ValidationError
 
+from .errors import REWRITE_HINT, DataError, from_validation_error
 from .item import Item
 from .title_index import SavedTitles, open_saved_titles
+
+__all__ = ["REWRITE_HINT", "ItemRecords", "SortedIds"]
 
 
 class ItemRecords(Sequence[Item]):
@@ -66,7 +70,15 @@ class ItemRecords(Sequence[Item]):
             yield self._decode(row)
 
     def _decode(self, row: int) -> Item:
-        return Item.model_validate(orjson.loads(self.line(row)))
+        try:
+            return Item.model_validate(orjson.loads(self.line(row)))
+        except orjson.JSONDecodeError as exc:  # a folder damaged after it was written
+            raise DataError(
+                f"line {row + 1} is not a JSON record ({exc}); {REWRITE_HINT}",
+                source=self._path,
+            ) from None
+        except ValidationError as exc:
+            raise from_validation_error(exc, source=self._path, record=f"line {row + 1}") from None
 
 
 class SortedIds:

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from .errors import REWRITE_HINT, DataError
 from .item import Item
 from .strings import StringColumn, save_strings
 from .tokens import title_tokens
@@ -199,8 +200,33 @@ class SavedTitles:
         return self.fuzzy.keys.all()
 
 
+def title_files() -> list[str]:
+    """Every file of a saved title index, relative to the catalog folder."""
+    columns = ["exact.keys", "exact.titles", "first_words", "fuzzy.keys", "fuzzy.titles"]
+    columns += ["names", "people"]
+    names = ["manifest.json", "exact.rows.npy", "exact.starts.npy"]
+    names += ["fuzzy.rows.npy", "fuzzy.starts.npy"]
+    names += [f"{c}.{part}" for c in columns for part in ("bin", "offsets.npy")]
+    return [f"{TITLES_FOLDER}/{name}" for name in names]
+
+
+def missing_title_files(catalog_folder: Path) -> list[str]:
+    """The files of the folder's title index that are not there (none when it has no index
+    at all: a folder written before the index existed)."""
+    if not (catalog_folder / TITLES_FOLDER).is_dir():
+        return []
+    return [name for name in title_files() if not (catalog_folder / name).is_file()]
+
+
 def open_saved_titles(catalog_folder: Path) -> SavedTitles | None:
-    """The folder's title index, or None when it was written without one."""
-    if not (catalog_folder / TITLES_FOLDER / "manifest.json").is_file():
+    """The folder's title index, or None when it was written without one (DataError when
+    it is incomplete)."""
+    if not (catalog_folder / TITLES_FOLDER).is_dir():
         return None
+    missing = missing_title_files(catalog_folder)
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise DataError(
+            f"is missing {', '.join(missing[:3])}{more}; {REWRITE_HINT}", source=catalog_folder
+        )
     return SavedTitles(catalog_folder)

@@ -174,7 +174,9 @@ def run(
     ] = False,
     backend: Annotated[
         BackendName,
-        typer.Option("--backend", help="local (this process) or ray (a Ray cluster; taurec[ray])."),
+        typer.Option(
+            "--backend", help="local (this process) or ray (a Ray cluster; taurec\\[ray])."
+        ),
     ] = BackendName.LOCAL,
     ray_address: Annotated[
         str | None,
@@ -220,6 +222,12 @@ def run(
         _fail("--url applies to --transport http only")
     if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
         _fail("--simulator applies to a server the run starts; an http server has its own")
+    if seed is not None and transport is not TransportName.HTTP:
+        _fail(
+            "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
+            "its task and trial; omit --seed (it applies only to --transport http, against a "
+            "server without run plans)"
+        )
     try:
         check_out(out)
     except RunRefused as exc:
@@ -327,14 +335,15 @@ def run(
     unwritten: list[LogFailure] = []
     options = {
         "--agent": name, "--suite": suite, "--trials": trials, "--log-dir": out,
-        "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
+        "--tasks": tasks, "--concurrency": concurrency,
+        "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
         "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,
-        "--ray-address": ray_address,
+        "--ray-address": ray_address, "--episode-timeout": episode_timeout,
     }  # fmt: skip
     if todo:
         where = (

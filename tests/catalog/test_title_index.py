@@ -9,6 +9,7 @@ import pytest
 from support.catalog_pairs import json_and_folder, messages_naming_titles
 
 from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
+from taurec.catalog.errors import DataError
 from taurec.catalog.folder import write_catalog_folder
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import Item
@@ -131,3 +132,10 @@ def test_a_folder_of_titles_without_words_has_an_empty_index_that_finds_nothing(
     saved = folder.items.saved_titles  # type: ignore[attr-defined]
     assert saved is not None and saved.max_len == 0 and saved.fuzzy_keys == []
     assert TitleMatcher(folder.items).find("!!! and ? tonight") == []
+
+
+def test_a_folder_with_part_of_its_title_index_is_one_clear_error(tmp_path, make_item):
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
+    (path / TITLES_FOLDER / "people.bin").unlink()
+    with pytest.raises(DataError, match=r"is missing titles/people\.bin; expected a complete"):
+        Catalog.load(path)
