@@ -118,6 +118,7 @@ def main() -> int:
     out_dir = args.out_dir or Path(tempfile.mkdtemp(prefix="suite-time-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignoring it
     command = " ".join(["python -m pytest -q", *args.pytest_args])
     print(f"{command}  (from {ROOT}, {os.cpu_count()} CPUs; output in {out_dir})", flush=True)
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
@@ -142,4 +143,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as stop:
+        sys.exit(f"suite_time: interrupted ({stop or 'Ctrl-C'}); the busy loops are stopped")
