@@ -145,6 +145,7 @@ def _score(
     from .evaluate import evaluate
     from .files import NotARunFile
     from .logs import Resolver
+    from .progress import scoring_progress
 
     resolver = Resolver(
         suite=suite,
@@ -155,7 +156,8 @@ def _score(
         rules=rules,
     )
     try:
-        check = evaluate(paths, resolver, workers=workers)
+        with scoring_progress(err) as progress:
+            check = evaluate(paths, resolver, workers=workers, progress=progress)
     except (FileNotFoundError, NotARunFile) as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None

@@ -14,6 +14,7 @@ from taurec.tasks.trajectory_signing import LogKey, load_log_key
 from .episode import EpisodeScore
 from .files import find_run_files
 from .logs import Resolver, default_workers, score_files
+from .progress import ScoringProgress
 from .sealed import Register, RunCheck, check_runs, plan_specs, read_registers
 
 
@@ -23,10 +24,12 @@ def evaluate(
     *,
     workers: int | None = None,
     known: Mapping[str, EpisodeScore] | None = None,
+    progress: ScoringProgress | None = None,
 ) -> RunCheck:
     """Every log and register under `paths`, scored and checked. `known`: scores already
-    computed with the same resolver, by path (they are not scored again). Raises
-    FileNotFoundError when a path does not exist."""
+    computed with the same resolver, by path (they are not scored again). `progress`
+    hears how many of the logs to score are done. Raises FileNotFoundError when a path
+    does not exist."""
     files = find_run_files(paths)
     # a register's chain alone can be recomputed by anyone: its signatures are always
     # checked, with the log key when one can be found (--verify requires one)
@@ -44,7 +47,10 @@ def evaluate(
     fresh = {
         str(s.path): s
         for s in score_files(
-            todo, resolver, workers=default_workers(len(todo)) if workers is None else workers
+            todo,
+            resolver,
+            workers=default_workers(len(todo)) if workers is None else workers,
+            progress=progress,
         )
     }
     scores = [known.get(str(p)) or fresh[str(p)] for p in files.logs]

@@ -179,7 +179,7 @@ def _call_all(
         import litellm
 
         if settings.check_credentials:
-            _check_credentials(litellm, settings.model)
+            _check_credentials(settings.model)
         completion = litellm.completion
     with ThreadPoolExecutor(max_workers=max(settings.concurrency, 1)) as pool:
         futures: dict[Future[dict[str, Any]], _Call] = {
@@ -220,14 +220,14 @@ def _count(report: JudgeReport, answer: dict[str, Any]) -> None:
         report.cost_usd = (report.cost_usd or 0.0) + float(answer["cost_usd"])
 
 
-def _check_credentials(litellm: Any, model: str) -> None:
-    try:
-        check = litellm.validate_environment(model=model)
-    except Exception as exc:
-        raise JudgeError(f"judge model {model!r} is not usable: {exc}") from None
-    if not check.get("keys_in_environment", True):
-        missing = ", ".join(check.get("missing_keys") or []) or "its API key"
-        raise JudgeError(f"judge model {model!r} needs {missing} set in the environment")
+def _check_credentials(model: str) -> None:
+    """The check `taurec run` makes for its LLM agent and user (a local provider such as
+    ollama needs no base URL): one line naming what is missing."""
+    from taurec.server.llm_runtime import missing_credentials
+
+    missing = missing_credentials(model)
+    if missing:
+        raise JudgeError(f"judge model {model!r} needs {', '.join(missing)} set in the environment")
 
 
 def _ask(completion: Callable[..., Any], settings: JudgeSettings, call: _Call) -> dict[str, Any]:

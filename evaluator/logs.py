@@ -29,6 +29,7 @@ from .episode import EpisodeScore
 from .files import find_logs
 from .kinds import EVALUATOR_KINDS
 from .memory import collector_paused
+from .progress import ScoringProgress
 from .replay import Replayer
 from .rules import DEFAULT_RULES
 from .text import plain
@@ -274,11 +275,19 @@ def default_workers(n_files: int) -> int:
     return 1 if n_files < PARALLEL_THRESHOLD else max(1, min(os.cpu_count() or 1, 8))
 
 
-def score_files(files: list[Path], resolver: Resolver, *, workers: int = 1) -> list[EpisodeScore]:
+def score_files(
+    files: list[Path],
+    resolver: Resolver,
+    *,
+    workers: int = 1,
+    progress: ScoringProgress | None = None,
+) -> list[EpisodeScore]:
     """Score logs in order; with workers > 1, in that many processes (same results).
-    With a verify key, copies of one episode are flagged too."""
+    With a verify key, copies of one episode are flagged too. `progress` hears (logs
+    scored, logs in all) every PROGRESS_EVERY logs, or every chunk a worker returns, and
+    at the end."""
     with collector_paused():
-        scores = _score_all(files, resolver, workers)
+        scores = _score_all(files, resolver, workers, progress or _silent)
         flag_copies(scores)
         flag_repeated_trials(scores)
     return scores
@@ -300,9 +309,24 @@ def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
             )
 
 
-def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[EpisodeScore]:
-    if workers <= 1 or len(files) < 2 * workers:
-        return [score_file(p, resolver) for p in files]
+#: How often a single process reports progress, in logs.
+PROGRESS_EVERY = 250
+
+
+def _silent(done: int, total: int) -> None:
+    return None
+
+
+def _score_all(
+    files: list[Path], resolver: Resolver, workers: int, progress: ScoringProgress
+) -> list[EpisodeScore]:
+    total = len(files)
+    scores: list[EpisodeScore] = []
+    if workers <= 1 or total < 2 * workers:
+        for start in range(0, total, PROGRESS_EVERY):
+            scores.extend(score_file(p, resolver) for p in files[start : start + PROGRESS_EVERY])
+            progress(len(scores), total)
+        return scores
     # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
     n_chunks = workers * 4
     size = -(-len(files) // n_chunks)
@@ -318,15 +342,25 @@ def _score_all(files: list[Path], resolver: Resolver, workers: int) -> list[Epis
         _inherited = resolver
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            return [score for part in pool.map(_score_chunk, chunks) for score in part]
+            for part in pool.map(_score_chunk, chunks):  # in order, as chunks finish
+                scores.extend(part)
+                progress(len(scores), total)
+            return scores
     finally:
         _inherited = None
 
 
 def score_paths(
-    paths: Iterable[str | Path], resolver: Resolver, *, workers: int | None = None
+    paths: Iterable[str | Path],
+    resolver: Resolver,
+    *,
+    workers: int | None = None,
+    progress: ScoringProgress | None = None,
 ) -> list[EpisodeScore]:
     files = find_logs(paths)
     return score_files(
-        files, resolver, workers=default_workers(len(files)) if workers is None else workers
+        files,
+        resolver,
+        workers=default_workers(len(files)) if workers is None else workers,
+        progress=progress,
     )

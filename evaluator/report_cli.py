@@ -43,12 +43,14 @@ def write_report(
     from .aggregate import aggregate
     from .evaluate import evaluate
     from .logs import Resolver
+    from .progress import scoring_progress
     from .report import render_report
     from .report_data import load_judgements
 
     resolver = Resolver(suite=suite, catalog=catalog, rules=rules)
     try:
-        check = evaluate(list(logdirs), resolver, workers=workers)
+        with scoring_progress(err) as progress:
+            check = evaluate(list(logdirs), resolver, workers=workers, progress=progress)
     except FileNotFoundError as exc:
         raise ReportError(str(exc)) from None
     if not check.scores:

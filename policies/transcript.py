@@ -72,11 +72,9 @@ class Transcript:
 
     @property
     def turns(self) -> list[int]:
-        """Seqs of the agent messages delivered to the user."""
-        return [t.seq for t in self.texts if t.delivered and not self._is_commit_message(t)]
-
-    def _is_commit_message(self, text: AgentText) -> bool:
-        return any(c.seq == text.seq for c in self.commits)
+        """Seqs of the agent messages delivered to the user (a commit's message is not one)."""
+        commit_seqs = {c.seq for c in self.commits}
+        return [t.seq for t in self.texts if t.delivered and t.seq not in commit_seqs]
 
     @property
     def valid_commits(self) -> list[Commit]:
@@ -147,17 +145,21 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
     out = Transcript(episode_id=trajectory.header.episode_id)
     results: dict[str, dict[str, Any]] = {}
     calls: list[dict[str, Any]] = []
-    for ev in trajectory.events:
+    texts = out.texts
+    latencies = out.latencies
+    for ev in trajectory.events:  # the hot loop of scoring: one lookup per question
         kind = ev["type"]
         latency = ev.get("latency_ms")
         if latency is not None:
-            out.latencies.append(latency)
-        if kind == "tool_call":
+            latencies.append(latency)
+        if kind == "tool_result":
+            call_id = ev["call_id"]
+            if call_id not in results:
+                results[call_id] = ev
+        elif kind == "tool_call":
             calls.append(ev)
-        elif kind == "tool_result":
-            results.setdefault(ev["call_id"], ev)
         elif kind == "agent_message":
-            out.texts.append(AgentText(ev["seq"], ev["text"], ev.get("delivered", True)))
+            texts.append(AgentText(ev["seq"], ev["text"], ev.get("delivered", True)))
         elif kind == "end":
             out.end = ev
     for call in calls:
@@ -169,7 +171,7 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
             commit = _commit(rec, known_ids)
             out.commits.append(commit)
             if commit.message:
-                out.texts.append(AgentText(rec.seq, commit.message, True))
+                texts.append(AgentText(rec.seq, commit.message, True))
     if out.commits:
-        out.texts.sort(key=lambda t: t.seq)
+        texts.sort(key=lambda t: t.seq)
     return out

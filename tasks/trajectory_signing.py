@@ -161,35 +161,52 @@ def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = Tr
     lines.pop()  # b"", or a torn last line: the reader reports it (an incomplete episode)
     if not lines:
         return "empty log"
+    # the hot loop does only what every line needs (find the mark, hash, compare, check
+    # the line closes right after the hash); anything else is looked at once, after it
     previous = GENESIS.encode("ascii")
     mark, width = CHAIN_MARK, len(CHAIN_MARK)
-    last = len(lines)
-    for lineno, line in enumerate(lines, 1):
+    sha256 = hashlib.sha256
+    lineno = 0
+    for line in lines:
+        lineno += 1
         at = line.rfind(mark)
         if at < 0:
             return f"line {lineno}: no chain hash (an unsigned log, or a line added by hand)"
         # the chain is public: a plain comparison suffices (the HMAC is compared in
         # constant time below)
-        expected = hashlib.sha256(previous + line[:at]).hexdigest().encode("ascii")
+        expected = sha256(previous + line[:at]).hexdigest().encode("ascii")
         end = at + width + 64
         if line[at + width : end] != expected:
             return f"line {lineno}: chain hash mismatch (the log was edited, reordered or spliced here)"
         previous = expected
-        tail = line[end:]
-        if tail == b'"}':
-            if lineno == last and require_signature:
-                return "the last line carries no HMAC (truncated, or not closed by the server)"
-            continue
-        if not (tail.startswith(HMAC_MARK) and tail.endswith(b'"}')):
-            return f"line {lineno}: unexpected data after the chain hash"
-        if lineno != last:
-            return f"line {lineno}: an HMAC-signed end record before the last line"
-        mac = tail[len(HMAC_MARK) : -2]
-        if not _HEX64.fullmatch(mac):
-            return f"line {lineno}: malformed HMAC"
-        if key is not None and not key.verify(previous.decode("ascii"), mac.decode("ascii")):
-            return (
-                f"line {lineno}: HMAC does not match (forged, re-chained after an edit, "
-                "or signed with another key)"
-            )
+        if len(line) != end + 2 and lineno != len(lines):
+            return _tail_problem(line[end:], lineno, last=False)
+    tail = lines[-1][end:]
+    if tail == b'"}':
+        if require_signature:
+            return "the last line carries no HMAC (truncated, or not closed by the server)"
+        return None
+    problem = _tail_problem(tail, lineno, last=True)
+    if problem is not None:
+        return problem
+    mac = tail[len(HMAC_MARK) : -2]
+    if key is not None and not key.verify(previous.decode("ascii"), mac.decode("ascii")):
+        return (
+            f"line {lineno}: HMAC does not match (forged, re-chained after an edit, "
+            "or signed with another key)"
+        )
+    return None
+
+
+def _tail_problem(tail: bytes, lineno: int, *, last: bool) -> str | None:
+    """What is wrong with what follows a line's chain hash: only `"}` may, and on the last
+    line `","hmac":"<64 hex>"}` (None when it is that)."""
+    if tail == b'"}':
+        return None
+    if not (tail.startswith(HMAC_MARK) and tail.endswith(b'"}')):
+        return f"line {lineno}: unexpected data after the chain hash"
+    if not last:
+        return f"line {lineno}: an HMAC-signed end record before the last line"
+    if not _HEX64.fullmatch(tail[len(HMAC_MARK) : -2]):
+        return f"line {lineno}: malformed HMAC"
     return None

@@ -148,6 +148,21 @@ def test_missing_credentials_stop_before_any_call(logs, monkeypatch):
     assert called.calls == 0
 
 
+def test_a_local_providers_model_is_not_asked_for_a_base_url(logs, monkeypatch):
+    logs.episode("ta", 0, item="c1")
+    monkeypatch.delenv("OLLAMA_API_BASE", raising=False)
+    called = Mocked('{"score": 3}')
+    original = litellm.completion
+
+    def completion(**kwargs: Any) -> Any:
+        called.calls += 1
+        return original(**kwargs, mock_response=called.reply)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    report = judge_logs(logs.out, JudgeSettings(model="ollama/llama3", concurrency=1))
+    assert called.calls > 0 and report.call_errors == 0
+
+
 def test_a_refused_key_stops_the_run(logs):
     logs.episode("ta", 0, item="c1")
 
