@@ -41,7 +41,7 @@ from .columns import MEMBERSHIPS, NUMERIC, SORT_KEYS, Columns, ColumnsBuilder, M
 from .errors import DataError
 from .io import CatalogMeta
 from .item import Item
-from .records import ItemRecords, SortedIds
+from .records import REWRITE_HINT, ItemRecords, SortedIds
 from .search import SearchIndex, SearchIndexBuilder
 
 FOLDER_SUFFIX = ".taurec-catalog"
@@ -50,6 +50,15 @@ FOLDER_FORMAT_VERSION = 1
 #: Items written (and indexed) per chunk: bounds the memory of decoded items.
 CHUNK = 20_000
 _MANIFEST = "manifest.json"
+#: what `bm25s.BM25.save` writes for the search index, and the exact-title hashes
+_SEARCH_FILES = (
+    "params.index.json",
+    "vocab.index.json",
+    "data.csc.index.npy",
+    "indices.csc.index.npy",
+    "indptr.csc.index.npy",
+    "title_hash.npy",
+)
 
 
 def is_catalog_folder(path: Path) -> bool:
@@ -59,6 +68,15 @@ def is_catalog_folder(path: Path) -> bool:
 
 def _order_name(key: str, descending: bool) -> str:
     return f"{key}.{'desc' if descending else 'asc'}.npy"
+
+
+def expected_files() -> list[str]:
+    """Every file a catalog folder holds besides its manifest, relative to the folder."""
+    names = ["items.jsonl", "offsets.npy", "ids.npy", "id_rows.npy", "columns/members.json"]
+    names += [f"columns/{name}.npy" for name in (*NUMERIC, "id_rank", "title_rank")]
+    names += [f"columns/{name}.{part}.npy" for name in MEMBERSHIPS for part in ("rows", "starts")]
+    names += [f"orders/{_order_name(key, d)}" for key in SORT_KEYS for d in (False, True)]
+    return names + [f"search/{name}" for name in _SEARCH_FILES]
 
 
 def write_catalog_folder(path: str | Path, meta: CatalogMeta, items: Iterable[Item]) -> Path:
@@ -212,21 +230,39 @@ class CatalogFolder:
         self.meta = CatalogMeta.model_validate(manifest["meta"])
         self.n: int = manifest["items"]
         self.sha256: str = manifest["sha256"]
-        self.items = ItemRecords(path / "items.jsonl", self._array("offsets.npy"))
+        missing = [name for name in expected_files() if not (path / name).is_file()]
+        if missing:
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            raise DataError(
+                f"is missing {', '.join(missing[:3])}{more}; {REWRITE_HINT}",
+                source=path,
+            )
+        offsets = self._array("offsets.npy")
+        size = (path / "items.jsonl").stat().st_size
+        if len(offsets) == 0 or int(offsets[-1]) != size:
+            ends = int(offsets[-1]) if len(offsets) else 0
+            raise DataError(
+                f"items.jsonl holds {size} bytes but offsets.npy says {ends}; {REWRITE_HINT}",
+                source=path,
+            )
+        self.items = ItemRecords(path / "items.jsonl", offsets)
         self.rows = SortedIds(self._array("ids.npy"), self._array("id_rows.npy"))
         if len(self.items) != self.n:
             raise DataError(
-                f"holds {len(self.items)} records but its manifest says {self.n}; "
-                "expected a complete catalog folder (write it again)",
+                f"holds {len(self.items)} records but its manifest says {self.n}; {REWRITE_HINT}",
                 source=path,
             )
 
     def _array(self, name: str) -> Any:
         try:
             return np.load(self.path / name, mmap_mode="r")
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             raise DataError(
-                f"cannot read {name} ({exc}); expected a complete catalog folder", source=self.path
+                f"cannot read {name} ({exc}); {REWRITE_HINT}", source=self.path
+            ) from None
+        except ValueError:  # numpy's own words for a file that is no array are misleading
+            raise DataError(
+                f"{name} is not a numpy array; {REWRITE_HINT}", source=self.path
             ) from None
 
     def columns(self) -> Columns:
@@ -273,7 +309,9 @@ def _manifest(path: Path) -> dict[str, Any]:
         doc = orjson.loads((path / _MANIFEST).read_bytes())
     except FileNotFoundError:
         raise DataError(
-            f"has no {_MANIFEST}; expected a catalog folder written by taurec", source=path
+            f"has no {_MANIFEST}; expected a catalog folder written by `taurec catalog "
+            "generate` or `build` (or a catalog JSON or JSONL file)",
+            source=path,
         ) from None
     except orjson.JSONDecodeError as exc:
         raise DataError(f"{_MANIFEST} is not valid JSON ({exc})", source=path) from None

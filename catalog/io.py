@@ -95,11 +95,15 @@ def iter_catalog_file(path: str | Path) -> tuple[CatalogMeta, Iterator[Item]]:
         fh = open(path, "rb")  # noqa: SIM115 - closed by the JSONL reader, or below
     except FileNotFoundError:
         raise DataError(
-            "no such file; expected a catalog JSON or JSONL file", source=path
+            "no such file or folder; expected a catalog JSON or JSONL file, or a "
+            ".taurec-catalog folder",
+            source=path,
         ) from None
     except IsADirectoryError:
         raise DataError(
-            "is a directory; expected a catalog JSON or JSONL file", source=path
+            "is a directory without manifest.json; expected a catalog JSON or JSONL file, or "
+            "a .taurec-catalog folder written by `taurec catalog generate` or `build`",
+            source=path,
         ) from None
     if path.suffix == ".jsonl":
         return _jsonl(path, fh)

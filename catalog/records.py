@@ -16,8 +16,16 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 import orjson
+from pydantic import ValidationError
 
+from .errors import DataError, from_validation_error
 from .item import Item
+
+#: what a damaged or incomplete catalog folder's error ends with
+REWRITE_HINT = (
+    "expected a complete catalog folder (write it again from its source: "
+    "taurec catalog build SOURCE --out FOLDER)"
+)
 
 
 class ItemRecords(Sequence[Item]):
@@ -59,7 +67,15 @@ class ItemRecords(Sequence[Item]):
             yield self._decode(row)
 
     def _decode(self, row: int) -> Item:
-        return Item.model_validate(orjson.loads(self.line(row)))
+        try:
+            return Item.model_validate(orjson.loads(self.line(row)))
+        except orjson.JSONDecodeError as exc:  # a folder damaged after it was written
+            raise DataError(
+                f"line {row + 1} is not a JSON record ({exc}); {REWRITE_HINT}",
+                source=self._path,
+            ) from None
+        except ValidationError as exc:
+            raise from_validation_error(exc, source=self._path, record=f"line {row + 1}") from None
 
 
 class SortedIds:

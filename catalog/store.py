@@ -21,12 +21,11 @@ from .availability import Availability, availability
 from .columns import Columns
 from .errors import DataError
 from .filter import FilterPage, FilterSpec, RowLookup, run_filter
-from .folder import CatalogFolder, is_catalog_folder
+from .folder import CatalogFolder
 from .io import CatalogMeta, item_record, read_catalog_file
 from .item import Item
 from .search import SearchHit, SearchIndex
-
-BUILTIN = "builtin"
+from .spec import BUILTIN
 
 
 def builtin_path() -> Path:
@@ -65,7 +64,7 @@ class Catalog:
         """Load `"builtin"` (the shipped snapshot), a catalog file (JSON or JSONL) or a
         catalog folder (opened lazily, see `taurec.catalog.folder`)."""
         path = builtin_path() if str(spec) == BUILTIN else Path(spec)
-        if is_catalog_folder(path):
+        if path.is_dir():  # a folder without a manifest is named as such when opened
             return cls.open_folder(path)
         meta, items = read_catalog_file(path)
         return cls(items, meta, source=str(path))

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
@@ -19,13 +19,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from taurec.catalog.errors import DataError
-from taurec.catalog.io import CatalogMeta, write_catalog_file
-from taurec.catalog.item import Item
-from taurec.catalog.store import BUILTIN, Catalog
+from taurec.catalog.spec import BUILTIN
+from taurec.evaluator.command_line import CommandGroup
+
+if TYPE_CHECKING:
+    from taurec.catalog.io import CatalogMeta
+    from taurec.catalog.item import Item
+
+# `taurec catalog ... --help` loads this module: the catalog (numpy, scipy, bm25s,
+# pydantic) is imported in each command's body.
 
 app = typer.Typer(
     name="catalog",
+    cls=CommandGroup,
     help="Catalogs: generate synthetic ones, build from TMDB, import τ-Rec's, inspect.",
     no_args_is_help=True,
     add_completion=False,
@@ -50,6 +56,9 @@ def _fail(message: object) -> NoReturn:
 
 def _write(out: Path, meta: CatalogMeta, items: Iterable[Item]) -> None:
     """Write a catalog file (.json, .jsonl) or, for a .taurec-catalog path, a catalog folder."""
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.io import write_catalog_file
+
     try:
         if out.suffix == FOLDER_SUFFIX:
             from taurec.catalog.folder import write_catalog_folder
@@ -131,6 +140,8 @@ def info(
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Summarise a catalog: where it came from, its size, genres, ratings and services."""
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.store import Catalog
     from taurec.catalog.summary import summary as catalog_summary
 
     try:
@@ -167,8 +178,9 @@ def build(
     A JSON Lines source is read one item at a time, so a million items convert in little
     memory; a .json source is parsed whole first.
     """
+    from taurec.catalog.errors import DataError
     from taurec.catalog.io import iter_catalog_file
-    from taurec.catalog.store import builtin_path
+    from taurec.catalog.store import Catalog, builtin_path
 
     path = builtin_path() if source == BUILTIN else Path(source)
     try:
@@ -225,6 +237,7 @@ def build_tmdb(
     """
     from taurec.catalog.builders.tmdb import TmdbSettings, build_catalog
     from taurec.catalog.builders.tmdb_client import TmdbError
+    from taurec.catalog.errors import DataError
 
     try:
         settings = TmdbSettings(
@@ -265,6 +278,7 @@ def import_tau_rec(
 ) -> None:
     """Convert the τ-Rec release catalog to our schema; print what had to be adapted."""
     from taurec.catalog.builders.taurec_release import import_catalog
+    from taurec.catalog.errors import DataError
 
     try:
         meta, items, warnings = import_catalog(path)

@@ -1,10 +1,12 @@
 """The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo.
 
-Each command lives in its own module, which pulls in the MCP SDK, numpy, scipy and the
-catalog; the group below imports a command's module only when that command runs (or
-shows its own help), so `taurec --help` and `taurec --version` stay instant. A new
-command gets an entry in COMMANDS; importing its module here would undo that
-(tests/clients/test_cli_startup.py checks).
+Each command lives in its own module; the group below imports a command's module only
+when that command runs or shows its own help, so `taurec --help` and `taurec --version`
+stay instant. A command's module keeps typer, rich, the standard library and light option
+modules at its top and imports the MCP SDK, numpy, scipy and the catalog in the command's
+body, so its own `--help` is instant too. A new command gets an entry in COMMANDS;
+importing its module here, or the heavy stack at its module's top, would undo that
+(tests/clients/test_cli_startup.py checks every command path's `--help`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand
 
-from taurec.evaluator.command_line import add_version_option, run_app
+from taurec.evaluator.command_line import CommandGroup, add_version_option, run_app
 
 from .startup import prepare
 
@@ -92,7 +94,7 @@ def load_command(name: str) -> Command:
     return command
 
 
-class LazyCommands(TyperGroup):
+class LazyCommands(CommandGroup):
     """A group whose commands are imported when one is resolved to run; listing them
     (the group's --help) shows each entry's summary without importing anything."""
 

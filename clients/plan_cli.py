@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from taurec.catalog.errors import DataError
+from taurec.evaluator.command_line import CommandGroup
 from taurec.evaluator.text import plural
-from taurec.tasks.run_plan import new_plan, write_plan
-from taurec.tasks.suite import load_suite, portable_suite_spec
 
-app = typer.Typer(help="Plans for sealed runs.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    cls=CommandGroup, help="Plans for sealed runs.", no_args_is_help=True, add_completion=False
+)
 
 
 @app.command("new")
@@ -32,6 +32,10 @@ def new(
 ) -> None:
     """Write a plan (mode 0600). Keep the file with the server: it holds the bearer token,
     which is all the contestant gets."""
+    from taurec.catalog.errors import DataError
+    from taurec.tasks.run_plan import new_plan, write_plan
+    from taurec.tasks.suite import load_suite, portable_suite_spec
+
     try:
         loaded = load_suite(suite)
         ids = [t.id for t in loaded.tasks]

@@ -7,23 +7,17 @@ label "human"); at the end its score is explained. Type /help during play for co
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
-import anyio
-import anyio.to_thread
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from taurec.catalog.errors import DataError
-from taurec.clients.agents.human import HumanAgent
-from taurec.clients.runner.connection import Connection
-from taurec.clients.runner.plan import EpisodeSpec
-from taurec.clients.runner.runner import Runner
-from taurec.evaluator.render import print_explanation
-from taurec.server.service import default_run_label
-from taurec.server.settings import ServerSettings
-from taurec.tasks.suite import Suite, load_suite
+if TYPE_CHECKING:
+    from taurec.tasks.suite import Suite
+
+# `taurec play --help` loads this module: the runner, the server and the catalog are
+# imported in the command's body.
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -35,6 +29,7 @@ def _fail(message: object) -> NoReturn:
 
 async def read_line(prompt: str) -> str | None:
     """One line from stdin (None at end of input); Ctrl-C cancels the wait."""
+    import anyio.to_thread
 
     def ask() -> str | None:
         try:
@@ -72,6 +67,18 @@ def play(
     label: Annotated[str, typer.Option("--label", help="Your label in the logs.")] = "human",
 ) -> None:
     """Play one episode as the agent: talk to the simulated user, search, recommend."""
+    import anyio
+
+    from taurec.catalog.errors import DataError
+    from taurec.clients.agents.human import HumanAgent
+    from taurec.clients.runner.connection import Connection
+    from taurec.clients.runner.plan import EpisodeSpec
+    from taurec.clients.runner.runner import Runner
+    from taurec.evaluator.render import print_explanation
+    from taurec.server.service import default_run_label
+    from taurec.server.settings import ServerSettings
+    from taurec.tasks.suite import load_suite
+
     console = Console(highlight=False, soft_wrap=True)
     try:
         loaded = load_suite(suite)

@@ -17,38 +17,12 @@ import shlex
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from taurec.catalog.errors import DataError
-from taurec.clients.agents.base import AgentSettings
-from taurec.clients.agents.custom import is_custom, make_custom_agent
-from taurec.clients.agents.registry import (
-    AgentProfile,
-    AgentUnavailable,
-    default_label,
-    make_agent,
-)
-from taurec.clients.agents.registry import agents_of as agents_of_kind
-from taurec.clients.runner.backends import BackendError, RunJob, make_backend
-from taurec.clients.runner.connection import Connection
-from taurec.clients.runner.estimate import estimate
-from taurec.clients.runner.log_failures import LogFailure, log_failures
-from taurec.clients.runner.progress import RunProgress
-from taurec.clients.runner.sealing import local_plan
-from taurec.clients.runner.session import (
-    RunRefused,
-    all_infra_errors,
-    check_out,
-    infra_summary,
-    set_aside_unfinished,
-    start,
-    table,
-)
 from taurec.clients.simulator_options import (
     AgendaDialoguesOpt,
     SimulatorModelOpt,
@@ -56,12 +30,16 @@ from taurec.clients.simulator_options import (
     SimulatorOpt,
 )
 from taurec.clients.startup import missing_key
-from taurec.evaluator.logs import Resolver
 from taurec.evaluator.text import plural
-from taurec.server.errors import from_validation_error
-from taurec.server.service import default_run_label
-from taurec.server.settings import AUTH_TOKEN_ENV, ServerSettings
-from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
+from taurec.server.defaults import AUTH_TOKEN_ENV
+
+if TYPE_CHECKING:
+    from taurec.clients.agents.registry import AgentProfile
+    from taurec.clients.runner.log_failures import LogFailure
+    from taurec.tasks.suite import Suite
+
+# `taurec run --help` loads this module: the agents, the runner, the server and the
+# catalog are imported in the command's body.
 
 
 class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
@@ -196,7 +174,9 @@ def run(
     ] = False,
     backend: Annotated[
         BackendName,
-        typer.Option("--backend", help="local (this process) or ray (a Ray cluster; taurec[ray])."),
+        typer.Option(
+            "--backend", help="local (this process) or ray (a Ray cluster; taurec\\[ray])."
+        ),
     ] = BackendName.LOCAL,
     ray_address: Annotated[
         str | None,
@@ -207,6 +187,33 @@ def run(
     ] = None,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
+    from pydantic import ValidationError
+
+    from taurec.catalog.errors import DataError
+    from taurec.clients.agents.base import AgentSettings
+    from taurec.clients.agents.custom import is_custom, make_custom_agent
+    from taurec.clients.agents.registry import AgentUnavailable, default_label, make_agent
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+    from taurec.clients.runner.backends import BackendError, RunJob, make_backend
+    from taurec.clients.runner.connection import Connection
+    from taurec.clients.runner.log_failures import log_failures
+    from taurec.clients.runner.progress import RunProgress
+    from taurec.clients.runner.sealing import local_plan
+    from taurec.clients.runner.session import (
+        RunRefused,
+        all_infra_errors,
+        check_out,
+        infra_summary,
+        set_aside_unfinished,
+        start,
+        table,
+    )
+    from taurec.evaluator.logs import Resolver
+    from taurec.server.errors import from_validation_error
+    from taurec.server.service import default_run_label
+    from taurec.server.settings import ServerSettings
+    from taurec.tasks.suite import load_suite, portable_suite_spec
+
     name = agent
     custom = is_custom(name)
     if transport is TransportName.HTTP and not url:
@@ -215,6 +222,12 @@ def run(
         _fail("--url applies to --transport http only")
     if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
         _fail("--simulator applies to a server the run starts; an http server has its own")
+    if seed is not None and transport is not TransportName.HTTP:
+        _fail(
+            "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
+            "its task and trial; omit --seed (it applies only to --transport http, against a "
+            "server without run plans)"
+        )
     try:
         check_out(out)
     except RunRefused as exc:
@@ -322,14 +335,15 @@ def run(
     unwritten: list[LogFailure] = []
     options = {
         "--agent": name, "--suite": suite, "--trials": trials, "--log-dir": out,
-        "--tasks": tasks, "--transport": transport.value if transport is not TransportName.INPROC else None,
+        "--tasks": tasks, "--concurrency": concurrency,
+        "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
         "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,
-        "--ray-address": ray_address,
+        "--ray-address": ray_address, "--episode-timeout": episode_timeout,
     }  # fmt: skip
     if todo:
         where = (
@@ -397,6 +411,9 @@ def run(
 
 
 def _known_agent(name: str, kind: str) -> None:
+    from taurec.clients.agents.registry import AgentUnavailable
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+
     try:
         known = agents_of_kind(kind)
     except AgentUnavailable as exc:
@@ -421,6 +438,9 @@ def _saved(n: int) -> str:
 
 def _check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
     """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
+    from taurec.clients.agents.registry import AgentUnavailable
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+
     try:
         entry = agents_of_kind(kind).get(name)
     except AgentUnavailable:
@@ -446,6 +466,8 @@ def _print_dry_run(
     model: str | None,
     simulator_model: str | None,
 ) -> None:
+    from taurec.clients.runner.estimate import estimate
+
     console = Console(highlight=False)
     console.print(
         f"dry run: agent {escape(name)}, {plural(planned, 'episode')} planned, {len(todo)} to play"

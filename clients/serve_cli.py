@@ -15,21 +15,19 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from pydantic import ValidationError
 
-from taurec.catalog.errors import DataError
 from taurec.clients.simulator_options import (
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
 )
-from taurec.server.app import run_server
-from taurec.server.errors import from_validation_error
-from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings, is_loopback
-from taurec.tasks.run_plan import read_plan
+from taurec.server import defaults
 
 from .startup import missing_key
+
+# `taurec serve --help` loads this module: the server (the MCP SDK, the catalog, pydantic)
+# is imported in the command's body.
 
 
 class TransportName(StrEnum):
@@ -105,7 +103,7 @@ def serve(
         str | None,
         typer.Option(
             "--auth-token",
-            envvar=AUTH_TOKEN_ENV,
+            envvar=defaults.AUTH_TOKEN_ENV,
             show_envvar=True,
             help="HTTP: require 'Authorization: Bearer TOKEN' on every request (16+ chars).",
         ),
@@ -125,44 +123,44 @@ def serve(
     ] = None,
     max_request_bytes: Annotated[
         int, typer.Option("--max-request-bytes", help="HTTP: largest request body, in bytes.")
-    ] = HttpSettings.model_fields["max_request_bytes"].default,
+    ] = defaults.MAX_REQUEST_BYTES,
     max_message_chars: Annotated[
         int,
         typer.Option("--max-message-chars", help="Longest text argument of a tool, in characters."),
-    ] = ServerSettings.model_fields["max_message_chars"].default,
+    ] = defaults.MAX_MESSAGE_CHARS,
     max_tool_calls_per_episode: Annotated[
         int,
         typer.Option(
             "--max-tool-calls-per-episode",
             help="Tool calls an episode accepts; the next one ends it (agent_error).",
         ),
-    ] = ServerSettings.model_fields["max_tool_calls_per_episode"].default,
+    ] = defaults.MAX_TOOL_CALLS_PER_EPISODE,
     max_open_per_client: Annotated[
         int,
         typer.Option(
             "--max-open-per-client",
             help="Episodes one client (bearer token or plan) may have open at once.",
         ),
-    ] = ServerSettings.model_fields["max_open_per_client"].default,
+    ] = defaults.MAX_OPEN_PER_CLIENT,
     idle_timeout: Annotated[
         float,
         typer.Option(
             "--idle-timeout",
             help="Seconds without a call after which an open episode is ended (agent_error).",
         ),
-    ] = ServerSettings.model_fields["idle_timeout_seconds"].default,
+    ] = defaults.IDLE_TIMEOUT_SECONDS,
     max_connections: Annotated[
         int,
         typer.Option("--max-connections", help="HTTP: concurrent connections; beyond: 503."),
-    ] = HttpSettings.model_fields["max_connections"].default,
+    ] = defaults.MAX_CONNECTIONS,
     keep_alive: Annotated[
         int,
         typer.Option("--keep-alive", help="HTTP: seconds an idle keep-alive connection stays."),
-    ] = HttpSettings.model_fields["keep_alive_seconds"].default,
+    ] = defaults.KEEP_ALIVE_SECONDS,
     max_header_bytes: Annotated[
         int,
         typer.Option("--max-header-bytes", help="HTTP: largest request line and headers."),
-    ] = HttpSettings.model_fields["max_header_bytes"].default,
+    ] = defaults.MAX_HEADER_BYTES,
     plan: Annotated[
         list[Path] | None,
         typer.Option(
@@ -173,6 +171,14 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
+    from pydantic import ValidationError
+
+    from taurec.catalog.errors import DataError
+    from taurec.server.app import run_server
+    from taurec.server.errors import from_validation_error
+    from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
+    from taurec.tasks.run_plan import read_plan
+
     plans = tuple(plan or ())
     if plans and suite == "builtin":  # the suite the (first) plan was made for
         try:

@@ -9,26 +9,17 @@ vocabulary; utilities come from the personas' hidden preference models, or, with
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from taurec.catalog.builders.amazon_products import load_products
-from taurec.catalog.choice_items import from_movie
-from taurec.catalog.choice_sets import movie_categories, product_categories
-from taurec.catalog.errors import DataError
-from taurec.catalog.llm_utilities import LLMUtilityScorer, LLMUtilitySettings
-from taurec.catalog.personas import persona_pool
-from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.stream import FeedbackKind, StreamSetting
-from taurec.tasks.stream_generator import (
-    GenerationError,
-    StreamPlan,
-    generate_streams,
-    llm_utilities,
-    model_utilities,
-)
-from taurec.tasks.suite import TASKS_DIR, SuiteManifest, load_suite, write_suite_dir
+from taurec.catalog.spec import BUILTIN
+
+if TYPE_CHECKING:
+    from taurec.tasks.stream import FeedbackKind, StreamSetting
+
+# `taurec tasks generate-streams --help` loads this module: the generators and the catalog
+# are imported in the command's body.
 
 
 def _names(text: str, allowed: type[FeedbackKind] | type[StreamSetting], option: str) -> list[str]:
@@ -76,6 +67,23 @@ def generate_streams_cmd(
     force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
 ) -> None:
     """Write a stream suite (kind "stream") to OUT; it loads with --suite OUT."""
+    from taurec.catalog.builders.amazon_products import load_products
+    from taurec.catalog.choice_items import from_movie
+    from taurec.catalog.choice_sets import movie_categories, product_categories
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.llm_utilities import LLMUtilityScorer, LLMUtilitySettings
+    from taurec.catalog.personas import persona_pool
+    from taurec.catalog.store import Catalog
+    from taurec.tasks.stream import FeedbackKind, StreamSetting
+    from taurec.tasks.stream_generator import (
+        GenerationError,
+        StreamPlan,
+        generate_streams,
+        llm_utilities,
+        model_utilities,
+    )
+    from taurec.tasks.suite import TASKS_DIR, SuiteManifest, load_suite, write_suite_dir
+
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         raise typer.BadParameter(
             f"{out / TASKS_DIR} already holds task files; pass --force", param_hint="--out"

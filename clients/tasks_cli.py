@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
@@ -16,25 +16,21 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from taurec.catalog.errors import DataError
-from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.answers import answers, compliant_answers
-from taurec.tasks.generator import generate_tasks
-from taurec.tasks.suite import (
-    SUITE_FILE,
-    TASKS_DIR,
-    Suite,
-    SuiteManifest,
-    load_suite,
-    write_suite_dir,
-)
-from taurec.tasks.task import Complexity, RevealDifficulty
-from taurec.tasks.validate import StrataGrid, TaskReport, ValidationReport, validate_suite
+from taurec.catalog.spec import BUILTIN
+from taurec.evaluator.command_line import CommandGroup
 
 from .stream_tasks_cli import generate_streams_cmd
 
+if TYPE_CHECKING:
+    from taurec.tasks.suite import Suite
+    from taurec.tasks.validate import StrataGrid, TaskReport, ValidationReport
+
+# `taurec tasks ... --help` loads this module: the suites, the catalog and the checks
+# (numpy, scipy, bm25s, pydantic) are imported in each command's body.
+
 app = typer.Typer(
     name="tasks",
+    cls=CommandGroup,
     help="Task suites: validate them, print their answer keys, generate new ones.",
     no_args_is_help=True,
     add_completion=False,
@@ -57,6 +53,9 @@ def _fail(message: object) -> NoReturn:
 
 
 def _load(spec: str) -> Suite:
+    from taurec.catalog.errors import DataError
+    from taurec.tasks.suite import load_suite
+
     try:
         return load_suite(spec)
     except DataError as exc:
@@ -72,6 +71,8 @@ def validate(
 
     "matches" counts the items each constraint alone matches, in task order.
     """
+    from taurec.tasks.validate import validate_suite
+
     loaded = _load(suite)
     other_kind = {"ranking": _validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
     if other_kind is not None:
@@ -93,6 +94,8 @@ def answers_cmd(
     ] = False,
 ) -> None:
     """Print each task's answers and compliant answers (sorted item ids)."""
+    from taurec.tasks.answers import answers, compliant_answers
+
     loaded = _load(suite)
     key: dict[str, dict[str, list[str]]] = {}
     for task in loaded.tasks:
@@ -144,6 +147,12 @@ def generate(
     ] = 1,
 ) -> None:
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.store import Catalog
+    from taurec.tasks.generator import generate_tasks
+    from taurec.tasks.suite import SUITE_FILE, TASKS_DIR, SuiteManifest, write_suite_dir
+    from taurec.tasks.validate import validate_suite
+
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
     generators = {"ranking": _generate_ranking}
@@ -195,6 +204,7 @@ def _validate_loaded(loaded: Suite, json_out: bool) -> None:
 
 
 def _validate_ranking(loaded: Suite, json_out: bool) -> None:
+    from taurec.catalog.errors import DataError
     from taurec.catalog.interaction_sources import load_interactions
     from taurec.tasks.ranking_validate import validate_ranking_tasks
 
@@ -228,9 +238,12 @@ def _generate_ranking(
     interactions: str | None,
     per_user: int,
 ) -> None:
+    from taurec.catalog.errors import DataError
     from taurec.catalog.interaction_sources import load_interactions
+    from taurec.catalog.store import Catalog
     from taurec.tasks.ranking_generator import generate_ranking_tasks
     from taurec.tasks.ranking_validate import validate_ranking_tasks
+    from taurec.tasks.suite import SUITE_FILE, SuiteManifest, write_suite_dir
 
     source = interactions or "synthetic"
     try:
@@ -306,6 +319,8 @@ def _problems_text(t: TaskReport) -> Text:
 
 
 def _grid_table(grid: StrataGrid) -> Table:
+    from taurec.tasks.task import Complexity, RevealDifficulty
+
     table = Table(title="Tasks per stratum (complexity × reveal difficulty)")
     table.add_column("complexity")
     for r in RevealDifficulty:

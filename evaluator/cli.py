@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .command_line import add_version_option, prepare, run_app
+from .command_line import CommandGroup, add_version_option, prepare, run_app
 from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from .judge_cli import judge
 from .text import markup, plural
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="evaluator",
+    cls=CommandGroup,
     help="Score taurec episode logs deterministically (no LLM calls).",
     no_args_is_help=True,
     add_completion=False,

@@ -7,6 +7,8 @@
   terminal (a log file, a pipe, CI), full-width and greppable rather than a panel
   squeezed to whatever width rich guesses; on a terminal, typer's panel.
 - `add_version_option`: the program's `--version`.
+- `CommandGroup`: the group class of both programs and of their groups of subcommands,
+  so that a command's `--help` loads no more than the command's own module.
 - `run_app`: click's own handling prints a usage line, a hint and a boxed message over
   several lines for a mistyped option or a bad value; `run_app` prints `error:
   <command>: <what was wrong> (see <command> --help)` and exits 2 instead. `--help`,
@@ -22,7 +24,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer._click import Context
 from typer._click.exceptions import ClickException, UsageError
+from typer.core import TyperGroup, TyperOption
 from typer.exceptions import Abort
 
 #: the exit code of every input error
@@ -69,6 +73,20 @@ def add_version_option(app: typer.Typer, line: str) -> None:
         """Options of the program itself."""
 
     app.callback()(options)
+
+
+class CommandGroup(TyperGroup):
+    """A group whose own `--help` flag, when not given, reads as False rather than None.
+
+    typer checks a value that is not a bool through pydantic, so a None here would import
+    pydantic for every command run through the group, `<group> <command> --help` included.
+    """
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
 
 
 def usage_line(error: UsageError, prog: str) -> str:

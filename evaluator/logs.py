@@ -294,18 +294,23 @@ def score_files(
 
 
 def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
-    """Two logs of one (agent label, task, trial) count as two trials of that task: the
-    pass^k of that task is then computed over more trials than were run. Report it once
-    per (label, task, trial), on the first of its logs, naming a few of the others."""
-    seen: dict[tuple[str, str, int], list[EpisodeScore]] = {}
+    """Two logs of one (agent label, task, trial) in one report group (see aggregate.py:
+    a sealed run is a group of its own, and so are a label's open-mode logs against one
+    suite) count as two trials of that task: its pass^k is then computed over more
+    trials than were run. Report it once per trial, on the first of its logs, naming a
+    few of the others. Two runs scored together each keep their own trials."""
+    seen: dict[tuple[str, ...], list[EpisodeScore]] = {}
     for s in scores:
         if s.trial >= 0 and s.verification is None:
-            seen.setdefault((s.label, s.task_id, s.trial), []).append(s)
-    for (label, task_id, trial), same in seen.items():
+            group = (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
+            seen.setdefault((*group, s.task_id, str(s.trial)), []).append(s)
+    for same in seen.values():
         if len(same) > 1:
-            same[0].problems.append(
-                f"{len(same):,} logs of label {plain(label)!r}, task {plain(task_id)}, "
-                f"trial {trial} ({_some([s.path for s in same])}); each counts as a trial"
+            first = same[0]
+            first.problems.append(
+                f"{len(same):,} logs of label {plain(first.label)!r}, task "
+                f"{plain(first.task_id)}, trial {first.trial} ({_some([s.path for s in same])}); "
+                "each counts as a trial"
             )
 
 

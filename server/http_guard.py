@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 import anyio
 import orjson
 
-from .settings import AUTH_TOKEN_ENV, HttpSettings
+from .defaults import AUTH_TOKEN_ENV
+from .settings import HttpSettings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -13,10 +13,19 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from taurec.tasks.run_plan import LABEL_PATTERN
 
-SimulatorKind = Literal["rule", "agenda", "llm"]
+from .defaults import (
+    AUTH_TOKEN_ENV,
+    IDLE_TIMEOUT_SECONDS,
+    KEEP_ALIVE_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_HEADER_BYTES,
+    MAX_MESSAGE_CHARS,
+    MAX_OPEN_PER_CLIENT,
+    MAX_REQUEST_BYTES,
+    MAX_TOOL_CALLS_PER_EPISODE,
+)
 
-#: The environment variable `taurec serve` and `taurec run` read the bearer token from.
-AUTH_TOKEN_ENV: Final = "TAUREC_AUTH_TOKEN"
+SimulatorKind = Literal["rule", "agenda", "llm"]
 #: Host names that always mean this machine.
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 _WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::"})
@@ -97,21 +106,21 @@ class ServerSettings(BaseModel):
         description="Episodes that may be open at once; start_episode refuses beyond this.",
     )
     max_open_per_client: int = Field(
-        default=100,
+        default=MAX_OPEN_PER_CLIENT,
         ge=1,
         description="Episodes one client may have open at once (a client: its bearer token, "
         "or its run plan; every client without one shares 'open'); start_episode refuses "
         "beyond this, while other clients go on starting theirs.",
     )
     idle_timeout_seconds: float = Field(
-        default=1800.0,
+        default=IDLE_TIMEOUT_SECONDS,
         gt=0,
         le=7 * 24 * 3600,
         description="An open episode that gets no call for this long is ended (agent_error, "
         "'idle timeout') by a periodic sweep, so abandoned episodes do not hold the limits.",
     )
     max_message_chars: int = Field(
-        default=4000,
+        default=MAX_MESSAGE_CHARS,
         ge=1,
         le=100_000,
         description="Longest text argument of an episode tool (send_message text, recommend "
@@ -120,7 +129,7 @@ class ServerSettings(BaseModel):
         "nothing.",
     )
     max_tool_calls_per_episode: int = Field(
-        default=200,
+        default=MAX_TOOL_CALLS_PER_EPISODE,
         ge=1,
         le=100_000,
         description="Tool calls one episode accepts (send_message included, abort_episode "
@@ -204,20 +213,20 @@ class HttpSettings(BaseModel):
         "machine's DNS name, or a reverse proxy's), besides the bound host.",
     )
     max_request_bytes: int = Field(
-        default=1024 * 1024,
+        default=MAX_REQUEST_BYTES,
         ge=1024,
         le=64 * 1024 * 1024,
         description="Largest request body accepted, in bytes; a larger one gets 413.",
     )
     max_connections: int = Field(
-        default=1000,
+        default=MAX_CONNECTIONS,
         ge=1,
         le=100_000,
         description="Concurrent connections and requests (uvicorn limit_concurrency); beyond "
         "this new requests get 503.",
     )
     keep_alive_seconds: int = Field(
-        default=30,
+        default=KEEP_ALIVE_SECONDS,
         ge=1,
         le=600,
         description="How long an idle keep-alive connection stays open (uvicorn "
@@ -225,7 +234,7 @@ class HttpSettings(BaseModel):
         "client never sends on a connection the server is closing at that moment.",
     )
     max_header_bytes: int = Field(
-        default=16 * 1024,
+        default=MAX_HEADER_BYTES,
         ge=4 * 1024,
         le=1024 * 1024,
         description="Most bytes of an unfinished request line and headers held while they "

@@ -51,6 +51,16 @@ class RunJob:
     plan_path: Path | None = None
     handle_signals: bool = True
 
+    def check(self) -> None:
+        """BackendError for a job no backend can play: a sealed plan fixes each episode's
+        seed (from its task and trial), and its server refuses any other."""
+        if self.plan_path is not None and self.seed is not None:
+            raise BackendError(
+                "--seed: this run is sealed, so each episode's seed is fixed by its task and "
+                "trial; omit --seed (a run seed applies only to --transport http, against a "
+                "server that serves no plans)"
+            )
+
 
 ResultHook = Callable[[EpisodeResult], None]
 
@@ -74,6 +84,7 @@ class LocalBackend:
     def run(
         self, job: RunJob, specs: Sequence[EpisodeSpec], on_result: ResultHook | None = None
     ) -> RunReport:
+        job.check()
         runner = Runner(
             job.make_agent(),
             job.connection,

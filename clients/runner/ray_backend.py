@@ -11,7 +11,9 @@ A worker that dies (killed, out of memory, its node lost) returns nothing: Ray r
 task again from scratch, up to MAX_RETRIES times, on any worker. A retried episode starts
 over with the same seed; nothing of the dead attempt was written, so it is neither lost
 nor counted twice. When every retry fails, the episode is reported as not played, the
-register does not name it, and `--resume` plays it.
+register does not name it, and `--resume` plays it. When the driver loses the cluster
+itself (its own node's raylet is gone, e.g. `ray stop` on the driver's machine), no
+episode can be played any more: the run stops with a failure, keeping what was recorded.
 
 `ray` is imported only here, when the backend runs (`pip install taurec[ray]`).
 """
@@ -24,7 +26,7 @@ import signal
 import socket
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -40,6 +42,12 @@ from .scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
 MAX_RETRIES: Final = 3
 #: seconds to wait for a given cluster address to accept a connection
 REACH_TIMEOUT: Final = 10.0
+#: what Ray says, somewhere in the causes of a failed join, when the cluster wants a token
+AUTH_REFUSED: Final = ("InvalidAuthToken", "AuthenticationError")
+
+
+class ClusterLost(Exception):
+    """The driver's own link to the cluster is gone: no further episode can be played."""
 
 
 @contextmanager
@@ -83,6 +91,32 @@ def _check_reachable(address: str | None) -> None:
         ) from None
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _join_error(where: str, exc: BaseException) -> BackendError:
+    """The one-line reason `ray.init` could not join: a token the cluster refused is named
+    as such (Ray reports it only deep in the exception's causes)."""
+    causes: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in causes:
+        causes.append(link)
+        link = link.__cause__ or link.__context__
+    if any(mark in str(c) or type(c).__name__ == mark for c in causes for mark in AUTH_REFUSED):
+        return BackendError(
+            f"--ray-address {where}: the cluster refused this process's Ray authentication "
+            "token; it uses token authentication, so set RAY_AUTH_MODE=token here and give "
+            "the cluster's token (~/.ray/auth_token, RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH; "
+            "see docs/ray.md)"
+        )
+    return BackendError(
+        f"--ray-address {where}: cannot join the Ray cluster ({_first_line(exc)}); expected "
+        "the address `ray start --head` printed, e.g. 10.0.0.1:6379"
+    )
+
+
 @dataclass(frozen=True)
 class RayBackend:
     """`address`: the cluster (`ray start --head` prints it; "auto" finds a local one).
@@ -106,6 +140,7 @@ class RayBackend:
                 "--backend ray plays each episode against a server on its worker "
                 "(--transport inproc or stdio); --transport http is not supported with it"
             )
+        job.check()
         import ray
 
         started_here = not ray.is_initialized()
@@ -113,12 +148,7 @@ class RayBackend:
             try:
                 ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = self.address or "$RAY_ADDRESS or a local Ray"
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise BackendError(
-                    f"--ray-address {where}: cannot join the Ray cluster ({first}); expected "
-                    "the address `ray start --head` printed, e.g. 10.0.0.1:6379"
-                ) from None
+                raise _join_error(self.address or "$RAY_ADDRESS or a local Ray", exc) from None
         try:
             return self._run(ray, job, specs, on_result)
         finally:
@@ -175,6 +205,14 @@ class RayBackend:
             report.interrupted = True
             for ref in in_flight:
                 ray.cancel(ref, force=True)
+        except ClusterLost as lost:
+            report.failure = (
+                f"the Ray cluster was lost ({lost}); what was recorded stands, and --resume "
+                "plays the rest once the cluster is back"
+            )
+            for ref in in_flight:
+                with suppress(ray.exceptions.RayError):  # the cluster may not answer
+                    ray.cancel(ref, force=True)
         finally:
             stack.close()
         return report
@@ -184,6 +222,8 @@ class RayBackend:
     ) -> EpisodeResult:
         try:
             played: PlayedEpisode = ray.get(ref)
+        except ray.exceptions.LocalRayletDiedError as exc:  # every later task fails alike
+            raise ClusterLost(f"{type(exc).__name__}: {_first_line(exc)}") from None
         except ray.exceptions.RayError as exc:  # retries exhausted, or the task raised
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             return EpisodeResult(

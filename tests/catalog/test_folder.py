@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import orjson
@@ -13,7 +14,12 @@ from hypothesis import strategies as st
 from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.errors import DataError
 from taurec.catalog.filter import FilterSpec
-from taurec.catalog.folder import is_catalog_folder, record_line, write_catalog_folder
+from taurec.catalog.folder import (
+    expected_files,
+    is_catalog_folder,
+    record_line,
+    write_catalog_folder,
+)
 from taurec.catalog.io import CatalogMeta, item_record, write_catalog_file
 from taurec.catalog.item import ContentRating
 from taurec.catalog.search import tokenize, tokenize_batch
@@ -195,11 +201,80 @@ def test_a_manifest_of_another_version_is_one_clear_error(tmp_path, make_item):
         Catalog.load(path)
 
 
-def test_a_folder_missing_a_file_is_one_clear_error(tmp_path, make_item):
+@pytest.mark.parametrize(
+    "name",
+    [
+        "items.jsonl",
+        "offsets.npy",
+        "ids.npy",
+        "columns/genres.rows.npy",
+        "orders/rating.desc.npy",
+        "search/params.index.json",
+        "search/title_hash.npy",
+    ],
+)
+def test_a_folder_missing_a_file_is_one_clear_error_when_opened(tmp_path, make_item, name):
     path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
-    (path / "offsets.npy").unlink()
-    with pytest.raises(DataError, match=r"cannot read offsets\.npy"):
+    (path / name).unlink()
+    with pytest.raises(
+        DataError, match=re.escape(f"is missing {name}; expected a complete catalog folder")
+    ):
         Catalog.load(path)
+
+
+def test_the_files_checked_at_open_are_the_files_written(tmp_path, make_item):
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
+    written = {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()}
+    assert written - {"manifest.json"} == set(expected_files())
+
+
+def test_a_truncated_items_file_is_one_clear_error_when_opened(tmp_path, make_item):
+    items = [make_item("a"), make_item("b")]
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), items)
+    whole = (path / "items.jsonl").read_bytes()
+    (path / "items.jsonl").write_bytes(whole[:10])
+    with pytest.raises(
+        DataError, match=re.escape(f"items.jsonl holds 10 bytes but offsets.npy says {len(whole)}")
+    ):
+        Catalog.load(path)
+
+
+def test_an_array_file_that_is_no_array_is_one_clear_error(tmp_path, make_item):
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
+    (path / "ids.npy").write_text("garbage")
+    with pytest.raises(
+        DataError, match=re.escape("ids.npy is not a numpy array; expected a complete")
+    ):
+        Catalog.load(path)
+
+
+def test_a_damaged_record_names_its_line_when_decoded(tmp_path, make_item):
+    items = [make_item("a"), make_item("b")]
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), items)
+    lines = (path / "items.jsonl").read_bytes().split(b"\n")
+    lines[1] = b"#" + lines[1][1:]  # same length: the offsets still hold
+    (path / "items.jsonl").write_bytes(b"\n".join(lines))
+    cat = Catalog.load(path)
+    assert cat.items[0].id == "a"
+    with pytest.raises(DataError, match=re.escape("items.jsonl: line 2 is not a JSON record")):
+        cat.items[1]
+
+
+def test_a_folder_without_a_manifest_is_named_as_such(tmp_path):
+    (tmp_path / "c.taurec-catalog").mkdir()
+    with pytest.raises(
+        DataError, match=re.escape("has no manifest.json; expected a catalog folder written")
+    ):
+        Catalog.load(tmp_path / "c.taurec-catalog")
+
+
+def test_a_path_that_does_not_exist_names_every_catalog_form(tmp_path):
+    with pytest.raises(
+        DataError,
+        match="no such file or folder; expected a catalog JSON or JSONL file, or a "
+        r"\.taurec-catalog folder",
+    ):
+        Catalog.load(tmp_path / "nope.taurec-catalog")
 
 
 def test_is_catalog_folder_needs_the_manifest(tmp_path, make_item):

@@ -4,9 +4,11 @@ worker's episode played again and counted once, and --resume."""
 from __future__ import annotations
 
 import socket
+import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -19,8 +21,9 @@ from taurec.clients.cli import app
 from taurec.clients.runner.backends import RunJob
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec, episode_logs, plan
-from taurec.clients.runner.ray_backend import RayBackend, ray_available
+from taurec.clients.runner.ray_backend import RayBackend, _join_error, ray_available
 from taurec.clients.runner.runner import EpisodeResult
+from taurec.clients.runner.scratch_episode import EpisodeJob, play_in_scratch
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.cli import app as evaluator
 from taurec.server.settings import ServerSettings
@@ -182,3 +185,78 @@ def test_workers_can_play_against_a_taurec_serve_subprocess(
     assert result.exit_code == 0, result.output
     assert _register(out) == [("t001", 0, 1)]
     assert score_groups(out)[0]["n_episodes"] == 1
+
+
+class LosesItsCluster:
+    """Stands in for the `ray` module: its cluster plays the first episode submitted (in
+    this process), then is lost, as when `ray stop` ends the driver's own node: every
+    later result is Ray's LocalRayletDiedError."""
+
+    def __init__(self) -> None:
+        import ray
+
+        self.exceptions = ray.exceptions
+        self.submitted: list[EpisodeJob] = []
+        self.cancelled: list[int] = []
+
+    def is_initialized(self) -> bool:
+        return True
+
+    def remote(self, **options: Any) -> Any:
+        return lambda function: SimpleNamespace(remote=self._submit)
+
+    def _submit(self, episode: EpisodeJob) -> int:
+        self.submitted.append(episode)
+        return len(self.submitted) - 1
+
+    def wait(self, refs: list[int], num_returns: int) -> tuple[list[int], list[int]]:
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref: int) -> Any:
+        if ref == 0:
+            return play_in_scratch(self.submitted[0])
+        raise self.exceptions.LocalRayletDiedError()
+
+    def cancel(self, ref: int, force: bool) -> None:
+        self.cancelled.append(ref)
+
+
+def test_a_lost_cluster_stops_the_run_and_keeps_what_was_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    backend = RayBackend(scratch_root=str(tmp_path))
+    lost = LosesItsCluster()
+    monkeypatch.setitem(sys.modules, "ray", lost)
+    job, specs = _job(out, partial(ray_agents.scripted))  # 3 episodes, 2 in flight
+    report = backend.run(job, specs)
+    assert report.failure is not None
+    assert report.failure.startswith("the Ray cluster was lost (LocalRayletDiedError")
+    assert "--resume" in report.failure
+    assert [r.spec for r in report.results] == [EpisodeSpec("t001", 0)]
+    assert _register(out) == [("t001", 0, 1)]
+    assert len(lost.submitted) == 3 and lost.cancelled == [2]  # nothing submitted after
+
+
+def test_a_token_the_cluster_refuses_is_named_as_such() -> None:
+    try:  # the causes of what `ray.init` raises when the cluster wants a token
+        try:
+            raise RuntimeError(
+                "Failed to connect to GCS. Last connection error: ... "
+                "ray.exceptions.AuthenticationError: RPC error: InvalidAuthToken: "
+                "Authentication token is missing or incorrect."
+            )
+        except RuntimeError as gcs:
+            raise ConnectionError("Failed to connect to Ray cluster at 10.0.0.1:6379") from gcs
+    except ConnectionError as exc:
+        message = str(_join_error("10.0.0.1:6379", exc))
+    assert message.startswith("--ray-address 10.0.0.1:6379: the cluster refused")
+    assert "RAY_AUTH_MODE=token" in message and "\n" not in message
+
+
+def test_any_other_failure_to_join_names_its_first_line() -> None:
+    message = str(_join_error("10.0.0.1:6379", ConnectionError("no cluster\nmore detail")))
+    assert message == (
+        "--ray-address 10.0.0.1:6379: cannot join the Ray cluster (no cluster); expected "
+        "the address `ray start --head` printed, e.g. 10.0.0.1:6379"
+    )

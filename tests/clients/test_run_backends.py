@@ -71,6 +71,17 @@ def test_bad_backend_options_are_one_clear_error(
     assert message in " ".join(result.stderr.split())
 
 
+def test_a_run_seed_for_a_sealed_run_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    result = cli.invoke(app, ["run", "--out", str(out), "--tasks", "t001", "--seed", "5"])
+    assert result.exit_code == 2
+    assert "--seed: a run this command serves is sealed" in " ".join(result.stderr.split())
+    assert "running" not in result.stderr
+    assert not out.exists() or not any(out.rglob("*"))  # no plan, no register, no log
+
+
 def test_the_cli_imports_ray_only_when_a_ray_run_starts() -> None:
     code = "import sys, taurec.clients.cli; print('ray' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -69,6 +69,7 @@ def test_sigint_stops_the_run_keeping_every_finished_episode(tmp_path: Path) -> 
     _, stderr = proc.communicate(timeout=HANG_GUARD_S)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    assert "--concurrency 8" in stderr  # the resume command keeps the run's settings
     summaries = [summarize_log(p) for p in episode_logs(out)]
     finished = sum(s.complete for s in summaries)
     assert finished >= 15 - 8 and f"{finished} finished episodes are saved" in stderr

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from taurec.catalog.store import Catalog
 from taurec.clients import serve_cli
+from taurec.server import app as server_app
 from taurec.server.app import HttpServer
 from taurec.server.episodes import EpisodeStore, RunFacts, Seal
 from taurec.server.errors import EpisodeError
@@ -254,7 +255,7 @@ def test_idle_timeout_must_be_positive() -> None:
 def test_taurec_serve_passes_the_limits_on(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[ServerSettings, HttpSettings | None]] = []
     monkeypatch.setattr(
-        serve_cli, "run_server", lambda settings, transport, http: seen.append((settings, http))
+        server_app, "run_server", lambda settings, transport, http: seen.append((settings, http))
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)

@@ -21,9 +21,11 @@ from typer.testing import CliRunner
 
 from taurec.clients import serve_cli
 from taurec.clients.runner.connection import Connection, open_client
+from taurec.server import app as server_app
 from taurec.server.app import HttpServer
+from taurec.server.defaults import AUTH_TOKEN_ENV
 from taurec.server.http_guard import HttpGuard
-from taurec.server.settings import AUTH_TOKEN_ENV, HttpSettings, ServerSettings
+from taurec.server.settings import HttpSettings, ServerSettings
 
 TOKEN = "s3cret-token-0123456789"
 
@@ -218,7 +220,7 @@ def test_the_token_never_shows_in_the_settings_repr() -> None:
 def _serve_app(monkeypatch: pytest.MonkeyPatch) -> tuple[typer.Typer, list[Any]]:
     seen: list[Any] = []
     monkeypatch.setattr(
-        serve_cli, "run_server", lambda settings, transport, http: seen.append(http)
+        server_app, "run_server", lambda settings, transport, http: seen.append(http)
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
 import typer
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from taurec.clients.serve_cli import serve
+from taurec.server.settings import HttpSettings, ServerSettings
 
 app = typer.Typer()
 app.command()(serve)
@@ -72,3 +75,23 @@ def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
     assert result.exit_code == 2, result.output
     assert "--agenda-dialogues: " in result.output and "no annotated dialogues" in result.output
     assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "model", "field"),
+    [
+        ("max_request_bytes", HttpSettings, "max_request_bytes"),
+        ("max_connections", HttpSettings, "max_connections"),
+        ("keep_alive", HttpSettings, "keep_alive_seconds"),
+        ("max_header_bytes", HttpSettings, "max_header_bytes"),
+        ("max_message_chars", ServerSettings, "max_message_chars"),
+        ("max_tool_calls_per_episode", ServerSettings, "max_tool_calls_per_episode"),
+        ("max_open_per_client", ServerSettings, "max_open_per_client"),
+        ("idle_timeout", ServerSettings, "idle_timeout_seconds"),
+    ],
+)
+def test_each_limits_default_is_the_settings_own(
+    option: str, model: type[BaseModel], field: str
+) -> None:
+    default = inspect.signature(serve).parameters[option].default
+    assert default == model.model_fields[field].default

@@ -1,0 +1,22 @@
+"""The server's defaults that `taurec serve` and `taurec run` show in their options,
+importable without pydantic or the MCP SDK (a command's --help loads its module only).
+`ServerSettings` and `HttpSettings` take their defaults from here."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The environment variable `taurec serve` and `taurec run` read the bearer token from.
+AUTH_TOKEN_ENV: Final = "TAUREC_AUTH_TOKEN"
+
+# ServerSettings
+MAX_OPEN_PER_CLIENT: Final = 100
+IDLE_TIMEOUT_SECONDS: Final = 1800.0
+MAX_MESSAGE_CHARS: Final = 4000
+MAX_TOOL_CALLS_PER_EPISODE: Final = 200
+
+# HttpSettings
+MAX_REQUEST_BYTES: Final = 1024 * 1024
+MAX_CONNECTIONS: Final = 1000
+KEEP_ALIVE_SECONDS: Final = 30
+MAX_HEADER_BYTES: Final = 16 * 1024
