@@ -46,7 +46,7 @@ from .io import CatalogMeta
 from .item import Item
 from .records import REWRITE_HINT, ItemRecords, SortedIds
 from .search import SearchIndex, SearchIndexBuilder
-from .title_index import TitleIndexBuilder, missing_title_files
+from .title_index import TitledRecord, TitleIndexBuilder, missing_title_files
 
 FOLDER_SUFFIX = ".taurec-catalog"
 FOLDER_FORMAT = "taurec-catalog"
@@ -113,7 +113,6 @@ def write_catalog_folder(path: str | Path, meta: CatalogMeta, items: Iterable[It
 def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Path) -> None:
     columns = ColumnsBuilder()
     search = SearchIndexBuilder()
-    titles = TitleIndexBuilder()
     offsets = array.array("q", [0])
     at = 0
     with open(folder / "items.jsonl", "wb") as fh:
@@ -126,15 +125,12 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
             fh.writelines(lines)
             columns.add(chunk)
             search.add(chunk)
-            titles.add(chunk)
             del chunk, lines
     n = columns.n
     if n == 0:
         raise DataError("holds no items; expected at least one", source=source)
     offset_arr = np.frombuffer(offsets, dtype=np.int64)
     np.save(folder / "offsets.npy", offset_arr)
-    titles.save(folder)
-    del titles
     # Each index is saved and dropped before the next is built, to keep the peak low.
     ids = columns.ids
     cols = columns.finish()
@@ -151,6 +147,8 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
     retriever.save(folder / "search", show_progress=False)
     del retriever
     np.save(folder / "search" / "title_hash.npy", title_hashes)
+    del title_hashes
+    _write_titles(folder)
     manifest = {
         "format": FOLDER_FORMAT,
         "format_version": FOLDER_FORMAT_VERSION,
@@ -159,6 +157,16 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
         "meta": meta.model_dump(mode="json"),
     }
     (folder / _MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _write_titles(folder: Path) -> None:
+    """The title index, built last from the written records: its Python strings would
+    otherwise sit beside the search index's while that is built, raising the peak."""
+    titles = TitleIndexBuilder()
+    with open(folder / "items.jsonl", "rb") as fh:
+        while lines := list(itertools.islice(fh, CHUNK)):
+            titles.add([TitledRecord.of_line(line) for line in lines])
+    titles.save(folder)
 
 
 def record_line(item: Item) -> bytes:

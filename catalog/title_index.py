@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -88,8 +88,24 @@ class _KeyedRows:
         np.save(folder / f"{name}.starts.npy", starts.astype(np.int64))
 
 
+class TitledRecord(NamedTuple):
+    """What the title index reads of an item (an `Item` has these attributes too)."""
+
+    title: str
+    cast: list[str]
+    director: str | None
+    genres: list[str]
+
+    @classmethod
+    def of_line(cls, line: bytes) -> TitledRecord:
+        """From an items.jsonl line the folder writer wrote (already validated)."""
+        d = orjson.loads(line)
+        return cls(d["title"], d["cast"], d["director"], d["genres"])
+
+
 class TitleIndexBuilder:
-    """Builds the title index from items given a chunk at a time, in row order."""
+    """Builds the title index from items (or TitledRecords) given a chunk at a time, in row
+    order."""
 
     def __init__(self) -> None:
         self.n = 0
@@ -101,7 +117,7 @@ class TitleIndexBuilder:
         self._genres: set[str] = set()
         self._max_len = 0
 
-    def add(self, items: Sequence[Item]) -> None:
+    def add(self, items: Sequence[Item | TitledRecord]) -> None:
         exact, fuzzy, tokens_of = self._exact, self._fuzzy, self._tokens
         for row, item in enumerate(items, self.n):
             toks = title_tokens(item.title)
