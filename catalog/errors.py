@@ -12,6 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+#: what a damaged or incomplete catalog folder's error ends with
+REWRITE_HINT = (
+    "expected a complete catalog folder (write it again from its source: "
+    "taurec catalog build SOURCE --out FOLDER)"
+)
+
 
 class DataError(ValueError):
     """Input data that cannot be loaded. Raised before anything is half-loaded."""

@@ -14,6 +14,9 @@ saved with every index already built, for catalogs too large to parse on each st
     orders/*.npy           every filter sort order, precomputed
     search/                the BM25 matrix and vocabulary (`bm25s` save format)
     search/title_hash.npy  a stable hash of each title, for exact-title matches
+    titles/                titles and people's names for finding mentions in free text
+                           (`taurec.catalog.title_index`; optional: a folder without it
+                           builds those tables from its items when first asked)
 
 Arrays open with `mmap_mode="r"`: the operating system pages in what a query touches.
 Items are decoded only when asked for (`taurec.catalog.records`). The sha256 is computed
@@ -43,6 +46,7 @@ from .io import CatalogMeta
 from .item import Item
 from .records import REWRITE_HINT, ItemRecords, SortedIds
 from .search import SearchIndex, SearchIndexBuilder
+from .title_index import TitleIndexBuilder, missing_title_files
 
 FOLDER_SUFFIX = ".taurec-catalog"
 FOLDER_FORMAT = "taurec-catalog"
@@ -109,6 +113,7 @@ def write_catalog_folder(path: str | Path, meta: CatalogMeta, items: Iterable[It
 def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Path) -> None:
     columns = ColumnsBuilder()
     search = SearchIndexBuilder()
+    titles = TitleIndexBuilder()
     offsets = array.array("q", [0])
     at = 0
     with open(folder / "items.jsonl", "wb") as fh:
@@ -121,12 +126,15 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
             fh.writelines(lines)
             columns.add(chunk)
             search.add(chunk)
+            titles.add(chunk)
             del chunk, lines
     n = columns.n
     if n == 0:
         raise DataError("holds no items; expected at least one", source=source)
     offset_arr = np.frombuffer(offsets, dtype=np.int64)
     np.save(folder / "offsets.npy", offset_arr)
+    titles.save(folder)
+    del titles
     # Each index is saved and dropped before the next is built, to keep the peak low.
     ids = columns.ids
     cols = columns.finish()
@@ -231,6 +239,7 @@ class CatalogFolder:
         self.n: int = manifest["items"]
         self.sha256: str = manifest["sha256"]
         missing = [name for name in expected_files() if not (path / name).is_file()]
+        missing += missing_title_files(path)  # the title index is optional, but whole
         if missing:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             raise DataError(

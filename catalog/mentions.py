@@ -11,30 +11,19 @@ a mention: the film "David" is not found in "David Jonsson" or "David Jonsson's"
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .item import Item
+from .records import ItemRecords
+from .title_index import Entry, SavedTitles
+from .tokens import WORD as _WORD
+from .tokens import fold_text as _fold_text
+from .tokens import fold_word as _fold
+from .tokens import title_tokens
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
-
-
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).replace("'", "")
-
-
-def _fold_text(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    if decomposed.isascii():
-        return decomposed
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def title_tokens(text: str) -> tuple[str, ...]:
-    return tuple(_fold(m.group()) for m in _WORD.finditer(text))
+__all__ = ["Mention", "TitleMatcher", "title_tokens"]
 
 
 @dataclass(frozen=True)
@@ -45,9 +34,20 @@ class Mention:
 
 
 class TitleMatcher:
-    """Index of catalog titles for fast exact (normalised) mention search."""
+    """Index of catalog titles for fast exact (normalised) mention search.
+
+    Over a catalog folder's items it opens the folder's saved title index (memory-mapped,
+    see `taurec.catalog.title_index`) instead of reading every item; the answers are the
+    same.
+    """
 
     def __init__(self, items: Iterable[Item]) -> None:
+        self._is_name: Callable[[tuple[str, ...]], bool]
+        self._entry: Callable[[tuple[str, ...]], Entry | None]
+        saved = items.saved_titles if isinstance(items, ItemRecords) else None
+        if saved is not None:
+            self._use_saved(saved)
+            return
         # One pass, holding no item: a catalog folder's items are decoded one at a time.
         by_tokens: dict[tuple[str, ...], list[str]] = defaultdict(list)
         titles: dict[tuple[str, ...], str] = {}
@@ -61,12 +61,19 @@ class TitleMatcher:
                 toks = title_tokens(person)
                 if len(toks) > 1:
                     names.add(toks)
-        self._names = frozenset(names)
+        self._is_name = frozenset(names).__contains__
         self._name_lens = sorted({len(n) for n in names})
-        self._ids = {k: tuple(v) for k, v in by_tokens.items()}
-        self._titles = titles
-        self._first_words = frozenset(toks[0] for toks in self._ids)
-        self._max_len = max((len(toks) for toks in self._ids), default=0)
+        entries = {k: (titles[k], tuple(v)) for k, v in by_tokens.items()}
+        self._entry = entries.get
+        self._first_words = frozenset(toks[0] for toks in entries)
+        self._max_len = max((len(toks) for toks in entries), default=0)
+
+    def _use_saved(self, saved: SavedTitles) -> None:
+        self._is_name = saved.is_name
+        self._name_lens = saved.name_lens
+        self._entry = saved.get
+        self._first_words = saved.first_words
+        self._max_len = saved.max_len
 
     def find(self, text: str) -> list[Mention]:
         """Distinct titles mentioned in `text`, in order of first appearance."""
@@ -79,25 +86,27 @@ class TitleMatcher:
         if len(folded) != len(words):  # folding split or merged a word: slow, exact path
             folded = [_fold(m.group()) for m in words]
         found: dict[tuple[str, ...], Mention] = {}
-        first_words, by_tokens = self._first_words, self._ids
+        first_words, entry_of = self._first_words, self._entry
         covered = 0
         for i, word in enumerate(folded):
             if i < covered or word not in first_words:
                 continue
-            hit = None
+            hit: tuple[tuple[str, ...], Entry] | None = None
             for n in range(min(self._max_len, len(folded) - i), 0, -1):  # longest title first
                 cand = tuple(folded[i : i + n])
-                if cand not in by_tokens:
+                entry = entry_of(cand)
+                if entry is None:
                     continue
-                if n == 1 and words[i].group() != self._titles[cand].strip("'\"").split()[0]:
+                if n == 1 and words[i].group() != entry[0].strip("'\"").split()[0]:
                     continue  # one-word titles only count when written as the title is
-                hit = cand
+                hit = cand, entry
                 break
-            if hit is None or self._in_name(words, folded, i, len(hit)):
+            if hit is None or self._in_name(words, folded, i, len(hit[0])):
                 continue
-            if hit not in found:
-                found[hit] = Mention(self._titles[hit], self._ids[hit], words[i].start())
-            covered = i + len(hit)
+            toks, (title, ids) = hit
+            if toks not in found:
+                found[toks] = Mention(title, ids, words[i].start())
+            covered = i + len(toks)
         return list(found.values())
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
@@ -110,6 +119,6 @@ class TitleMatcher:
                 last = words[j + m - 1].group()
                 if last.endswith("'s"):  # a possessive: "Michael Irby's"
                     span[-1] = _fold(last[:-2])
-                if tuple(span) in self._names:
+                if self._is_name(tuple(span)):
                     return True
         return False

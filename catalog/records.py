@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import overload
 
@@ -18,14 +19,11 @@ import numpy.typing as npt
 import orjson
 from pydantic import ValidationError
 
-from .errors import DataError, from_validation_error
+from .errors import REWRITE_HINT, DataError, from_validation_error
 from .item import Item
+from .title_index import SavedTitles, open_saved_titles
 
-#: what a damaged or incomplete catalog folder's error ends with
-REWRITE_HINT = (
-    "expected a complete catalog folder (write it again from its source: "
-    "taurec catalog build SOURCE --out FOLDER)"
-)
+__all__ = ["REWRITE_HINT", "ItemRecords", "SortedIds"]
 
 
 class ItemRecords(Sequence[Item]):
@@ -43,6 +41,11 @@ class ItemRecords(Sequence[Item]):
 
     def __len__(self) -> int:
         return self._n
+
+    @cached_property
+    def saved_titles(self) -> SavedTitles | None:
+        """The folder's saved title index (None for a folder written without one)."""
+        return open_saved_titles(self._path.parent)
 
     def line(self, row: int) -> bytes:
         """The raw record of `row` (its JSON line, newline included)."""

@@ -179,8 +179,10 @@ def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = Tr
         if line[at + width : end] != expected:
             return f"line {lineno}: chain hash mismatch (the log was edited, reordered or spliced here)"
         previous = expected
-        if len(line) != end + 2 and lineno != len(lines):
-            return _tail_problem(line[end:], lineno, last=False)
+        if (len(line) != end + 2 or not line.endswith(b'"}')) and lineno != len(lines):
+            return _tail_problem(line[end:], lineno, last=False) or (
+                f"line {lineno}: unexpected data after the chain hash"
+            )
     tail = lines[-1][end:]
     if tail == b'"}':
         if require_signature:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -32,7 +33,15 @@ def _log_key_in_a_temporary_file(tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files with slow tests first: run in parallel, the longest start at once instead of
-    finishing last on one worker while the others idle (tests do not depend on order)."""
+    """Files with slow tests first, then the others, those with more tests first: run in
+    parallel, the longest start at once instead of finishing last on one worker while the
+    others idle (tests do not depend on order). pyproject.toml turns off xdist's own
+    reordering (by number of tests alone), which would put the slow files anywhere."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+    tests_in = Counter(item.path for item in items)
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        slow = item.path in slow_files
+        return not slow, 0 if slow else -tests_in[item.path]
+
+    items.sort(key=order)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from taurec.catalog.records import ItemRecords
 from taurec.catalog.store import Catalog
 from taurec.tasks.dialogue_acts import DialogueAct
 
@@ -45,7 +46,9 @@ class AgentNLU:
     def _genres_in(self, text: str) -> str | None:
         """The catalog genres a question names ("Do you like comedies?"), joined, or None."""
         if self._genres is None:
-            names = {g for it in self.catalog.items for g in it.genres}
+            items = self.catalog.items
+            saved = items.saved_titles if isinstance(items, ItemRecords) else None
+            names = set(saved.genres) if saved else {g for it in items for g in it.genres}
             self._genres = {
                 g: re.compile(rf"\b{re.escape(g.casefold()[:5])}", re.I) for g in sorted(names)
             }

@@ -11,14 +11,16 @@ conservative threshold, to catch near-miss spellings ("The Silent Harbor").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rapidfuzz import fuzz, process
-
 from taurec.catalog.item import Item
+from taurec.catalog.loose_keys import LooseKeys
 from taurec.catalog.mentions import TitleMatcher, title_tokens
+from taurec.catalog.records import ItemRecords
 from taurec.catalog.services import SERVICE_ALIASES
+from taurec.catalog.title_index import FUZZY_MIN_KEY, SavedTitles, loose_title_key
 
 from .phrasing import LANGUAGE_NAMES
 
@@ -161,7 +163,6 @@ _CAP_RUN = re.compile(
     r"(?:[A-Z0-9][\w'’:-]*)(?:\s+(?:(?:of|the|a|an|and|in|on|at|to|for|de|la|le)\s+)*"
     r"[A-Z0-9][\w'’:-]*)*"
 )
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
 @dataclass(frozen=True)
@@ -200,30 +201,54 @@ def _is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_QUESTION_START.search(sentence))
 
 
-def _fold(text: str) -> str:
-    return _ARTICLE.sub("", " ".join(title_tokens(text)))
+_fold = loose_title_key
+
+
+_READINGS_KEPT = 64
 
 
 class MessageReader:
-    """NLU over one catalog. Build once per catalog; `read` is pure."""
+    """NLU over one catalog. Build once per catalog; `read` is pure.
 
-    def __init__(self, items: list[Item], *, fuzzy_cutoff: float = 90.0) -> None:
+    Over a catalog folder's items it opens the folder's saved title index instead of
+    reading every item (`taurec.catalog.title_index`); the answers are the same.
+    """
+
+    def __init__(self, items: Sequence[Item], *, fuzzy_cutoff: float = 90.0) -> None:
+        self._read: dict[str, AgentMessage] = {}
+        self._loose_keys: LooseKeys | None = None  # built on the first near-miss lookup
         self._exact = TitleMatcher(items)
+        self._cutoff = fuzzy_cutoff
+        saved = items.saved_titles if isinstance(items, ItemRecords) else None
+        if saved is not None:
+            self._saved: SavedTitles | None = saved
+            self._fuzzy_entry: Callable[[int], tuple[str, tuple[str, ...]]] = saved.fuzzy.entry
+            self._max_words = saved.max_words
+            self._people: Container[str] = saved.people
+            return
+        self._saved = None
         keys: dict[str, list[str]] = {}
         titles: dict[str, str] = {}
         for item in items:
             key = _fold(item.title)
-            if len(key) >= 8:  # short titles match too much by accident
+            if len(key) >= FUZZY_MIN_KEY:  # short titles match too much by accident
                 keys.setdefault(key, []).append(item.id)
                 titles.setdefault(key, item.title)
-        self._fuzzy_ids = keys
-        self._fuzzy_titles = titles
-        self._fuzzy_keys = list(keys)
-        self._cutoff = fuzzy_cutoff
+        self._fuzzy_list = list(keys)
+        entries = [(titles[k], tuple(ids)) for k, ids in keys.items()]
+        self._fuzzy_entry = entries.__getitem__
         # sub-runs longer than any title (plus a stray word) cannot match one
         self._max_words = max((len(t.split()) for t in titles.values()), default=0) + 1
         people = {p for it in items for p in (*it.cast, it.director or "") if p}
         self._people = frozenset(" ".join(title_tokens(p)) for p in people)
+
+    @property
+    def _loose(self) -> LooseKeys:
+        """The loose keys compared with a span, in the order items first name them."""
+        if self._loose_keys is None:
+            keys = self._fuzzy_list if self._saved is None else self._saved.fuzzy_keys
+            self._loose_keys = LooseKeys(keys)
+        return self._loose_keys
 
     def titles(self, text: str) -> list[TitleRef]:
         """Catalog titles named in `text`, exact matches first, then near misses."""
@@ -249,14 +274,13 @@ class MessageReader:
 
     def _closest(self, span: str) -> TitleRef | None:
         key = _fold(span)
-        if len(key) < 6 or not self._fuzzy_keys:
+        if len(key) < 6 or not len(self._loose):
             return None
-        best = process.extractOne(
-            key, self._fuzzy_keys, scorer=fuzz.ratio, score_cutoff=self._cutoff
-        )
+        best = self._loose.closest(key, self._cutoff)
         if best is None:
             return None
-        return TitleRef(self._fuzzy_titles[best[0]], tuple(self._fuzzy_ids[best[0]]), 0, fuzzy=True)
+        title, ids = self._fuzzy_entry(best[0])
+        return TitleRef(title, ids, 0, fuzzy=True)
 
     def _longer(self, ref: TitleRef, text: str) -> TitleRef:
         """A misspelt long title can contain a shorter exact one ("The Sunless Colossus of
@@ -289,6 +313,16 @@ class MessageReader:
         )
 
     def read(self, text: str) -> AgentMessage:
+        """What `text` says (the same message is read by the user and, for the log, by the
+        agent NLU: the last few readings are kept, since fuzzy title lookups cost)."""
+        known = self._read.get(text)
+        if known is None:
+            if len(self._read) >= _READINGS_KEPT:
+                self._read.clear()
+            known = self._read[text] = self._read_anew(text)
+        return known
+
+    def _read_anew(self, text: str) -> AgentMessage:
         stripped = text.strip()
         if not _WORD.search(stripped):
             empty = frozenset[Attribute]()

@@ -8,6 +8,12 @@ client records what it sent and received; each episode's log must hold exactly t
 conversation (no event lost, none from another episode), under the header the client
 asked for, complete, and scorable. The server's resident memory is read after a warm-up
 round and after the run: it must stay flat.
+
+The clients skip the SDK's revalidation of each result against its tool's output schema
+(jsonschema, about a fifth of the clients' CPU time over the 11,500 calls): the soak
+checks what the server logged against what each client received, and that every result
+fits its output schema is checked by tests/hardening/test_fuzz_tools.py, which validates
+every one of its 10,000 results, concurrent ones included.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import orjson
 import pytest
-from mcp import Client
+from mcp import Client, ClientSession
 from support.hang_guard import HANG_GUARD_S
 from support.http_server import ServerProcess, http_server_process
 
@@ -218,10 +225,15 @@ def _logged_transcript(parsed: ParsedLog) -> tuple[list[Any], list[str], list[st
     return calls, said, heard
 
 
+async def _no_revalidation(self: ClientSession, name: str, result: types.CallToolResult) -> None:
+    """Stands in for `ClientSession.validate_tool_result` (see the module docstring)."""
+
+
 @pytest.mark.slow
 def test_500_http_episodes_from_50_concurrent_sessions_are_each_logged_exactly(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(ClientSession, "validate_tool_result", _no_revalidation)
     tasks = [t.id for t in load_suite("builtin").tasks]
     plan = _plan(tasks)
     assert len({spec for specs in plan for spec in specs}) == EPISODES  # all distinct

@@ -93,7 +93,8 @@ def test_http_limits_out_of_range_are_refused(limits: dict[str, int]) -> None:
 
 async def test_headers_over_the_limit_close_the_connection(tmp_path: Path) -> None:
     port = free_port()
-    http = HttpSettings(port=port, max_header_bytes=8192)
+    # a served request's connection closes after keep-alive: 1 s, not the default 30 s
+    http = HttpSettings(port=port, max_header_bytes=8192, keep_alive_seconds=1)
     server = HttpServer(ServerSettings(log_dir=tmp_path), http)
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve)

@@ -12,12 +12,12 @@ or an error message that quoted one, would make the two runs differ.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from mcp import Client
+from mcp.server import MCPServer
 
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
@@ -54,11 +54,21 @@ def _public_copy(task: RecommendationTask) -> RecommendationTask:
 
 
 @pytest.fixture(scope="module")
-def public_suite(tmp_path_factory: pytest.TempPathFactory) -> str:
+def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[MCPServer, MCPServer]:
+    """The real suite's server and the public copy's, shared by the module's tests (each
+    test plays its own episodes; building a server loads its suite)."""
     folder = tmp_path_factory.mktemp("public-suite")
     manifest = SuiteManifest(format_version=1, id=SUITE.id, catalog="builtin", description="")
     write_suite_dir(folder, manifest, [_public_copy(t) for t in SUITE.tasks])
-    return str(folder)
+    logs = tmp_path_factory.mktemp("probe-logs")
+    real, public = (
+        # an endlessly patient user: when to leave is the user's own (private) choice
+        build_server(
+            ServerSettings(suite=spec, log_dir=logs / name, run_label="probe", patience=200)
+        )
+        for spec, name in (("builtin", "real"), (str(folder), "public"))
+    )
+    return real, public
 
 
 def _breakers(suite: Suite, task: RecommendationTask) -> list[str]:
@@ -124,8 +134,7 @@ def _visible(payload: Any, episode_id: str) -> str:
 
 
 async def _probe(
-    suite_spec: str,
-    log_dir: Path,
+    server: MCPServer,
     task: RecommendationTask,
     breakers: list[str],
     words: list[str] | None = None,
@@ -133,9 +142,6 @@ async def _probe(
     """Run the probe; returns what the agent saw apart from the user's words, which go
     to `words` when given."""
     seen: list[str] = []
-    # an endlessly patient user: when to leave is the user's own (private) choice
-    settings = ServerSettings(suite=suite_spec, log_dir=log_dir, run_label="probe", patience=200)
-    server = build_server(settings)
     async with Client(server) as client:
         started = await client.call_tool("start_episode", {"task_id": task.id, "seed": 3})
         eid = (started.structured_content or {})["episode_id"]
@@ -157,12 +163,12 @@ async def _probe(
 
 @pytest.mark.parametrize("task", SUITE.tasks, ids=[t.id for t in SUITE.tasks])
 async def test_only_the_users_words_depend_on_private_constraints(
-    task: RecommendationTask, public_suite: str, tmp_path: Path
+    task: RecommendationTask, servers: tuple[MCPServer, MCPServer]
 ) -> None:
     breakers = _breakers(SUITE, task)
     words: list[str] = []
-    real = await _probe("builtin", tmp_path / "real", task, breakers, words)
-    public = await _probe(public_suite, tmp_path / "public", task, breakers)
+    real = await _probe(servers[0], task, breakers, words)
+    public = await _probe(servers[1], task, breakers)
     assert len(real) == len(public)
     for n, (a, b) in enumerate(zip(real, public, strict=True)):
         assert a == b, f"{task.id} step {n}: what the agent saw depends on a private constraint"

@@ -161,3 +161,14 @@ def test_off_topic_message_is_not_on_topic():
 
 def test_greeting_is_recognised():
     assert READER.read("Hello! How can I help you today?").greeting
+
+
+def test_a_message_read_again_is_not_looked_up_again(monkeypatch):
+    reader = MessageReader([_item("a", "The Silent Harbour")])
+    first = reader.read("How about The Silent Harbor?")
+    looked_up = []
+    monkeypatch.setattr(reader, "titles", lambda text: looked_up.append(text) or [])
+    assert reader.read("How about The Silent Harbor?") == first
+    assert looked_up == []
+    reader.read("Something else?")
+    assert looked_up == ["Something else?"]

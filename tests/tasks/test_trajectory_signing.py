@@ -81,3 +81,9 @@ def test_an_edited_middle_line_breaks_the_chain_there():
     assert verify_chain(raw, None) == (
         "line 2: chain hash mismatch (the log was edited, reordered or spliced here)"
     )
+
+
+def test_any_other_two_bytes_closing_a_middle_line_are_refused():
+    for tail in (b'"\x00', b"\x00}", b'"]', b"}}"):
+        raw = chained(RECORDS, {1: tail})
+        assert verify_chain(raw, None) == "line 2: unexpected data after the chain hash", tail

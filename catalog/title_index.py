@@ -1,0 +1,232 @@
+"""The saved title index of a catalog folder: titles and people, found without reading items.
+
+Finding titles in free text (`TitleMatcher`) and the simulated user's reading of agent
+messages (`taurec.server.simulator.nlu`) need every title and person's name in a lookup
+table. A JSON catalog builds those tables from its items when they are first needed; a
+catalog folder saves them when it is written, under `titles/`, so a million-item folder
+starts an episode in seconds without decoding its items:
+
+    manifest.json                 longest title (tokens), name lengths, genre spellings, ...
+    exact.keys / exact.titles     normalised titles (tokens joined by U+001F), sorted, with
+    exact.rows.npy, .starts.npy   the first spelling of each and the rows holding it
+    first_words                   each normalised title's first token, sorted
+    fuzzy.keys / fuzzy.titles     the keys fuzzy matching compares (`loose_title_key`), in
+    fuzzy.rows.npy, .starts.npy   the order items first name them, with spelling and rows
+    names                         people's names of two or more tokens (joined by U+001F)
+    people                        every person's name, tokens joined by a space
+
+(each `X.keys`-like name is a string column: `X.bin` and `X.offsets.npy`, see `strings`).
+A folder written before this index existed has no `titles/`; its matchers are built from
+its items on first use, as a JSON catalog's are: slower to start, the same answers.
+"""
+
+from __future__ import annotations
+
+import array
+import re
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from .errors import REWRITE_HINT, DataError
+from .item import Item
+from .strings import StringColumn, save_strings
+from .tokens import title_tokens
+
+TITLES_FOLDER = "titles"
+TITLE_INDEX_VERSION = 1
+#: Joins a title's tokens into one key (no token holds it: tokens are word characters).
+SEP = "\x1f"
+#: A loose key shorter than this is not matched fuzzily: short titles match too much.
+FUZZY_MIN_KEY = 8
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+Entry = tuple[str, tuple[str, ...]]  # (the title as first spelt, the ids holding it)
+
+
+def loose_title_key(text: str) -> str:
+    """A title's key for fuzzy matching: its tokens joined by spaces, a leading article off."""
+    return _ARTICLE.sub("", " ".join(title_tokens(text)))
+
+
+class _KeyedRows:
+    """Collects (key, row, spelling): each key's first spelling and its rows in row order."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+        self.titles: list[str] = []
+        self.row_codes = array.array("q")
+        self.rows = array.array("q")
+
+    def add(self, key: str, row: int, title: str) -> None:
+        code = self.codes.get(key)
+        if code is None:
+            code = self.codes[key] = len(self.titles)
+            self.titles.append(title)
+        self.rows.append(row)
+        self.row_codes.append(code)
+
+    def save(self, folder: Path, name: str, *, sort: bool) -> None:
+        keys = list(self.codes)
+        order = sorted(range(len(keys)), key=keys.__getitem__) if sort else range(len(keys))
+        position = np.empty(len(keys), dtype=np.int64)
+        position[np.asarray(order, dtype=np.int64)] = np.arange(len(keys))
+        codes = position[np.frombuffer(self.row_codes, dtype=np.int64)]
+        by_key = np.argsort(codes, kind="stable")  # rows stay ascending within a key
+        rows = np.frombuffer(self.rows, dtype=np.int64)[by_key]
+        starts = np.searchsorted(codes[by_key], np.arange(len(keys) + 1))
+        save_strings(folder, f"{name}.keys", (keys[c] for c in order))
+        save_strings(folder, f"{name}.titles", (self.titles[c] for c in order))
+        np.save(
+            folder / f"{name}.rows.npy", rows.astype(np.int32 if len(rows) < 2**31 else np.int64)
+        )
+        np.save(folder / f"{name}.starts.npy", starts.astype(np.int64))
+
+
+class TitleIndexBuilder:
+    """Builds the title index from items given a chunk at a time, in row order."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self._exact = _KeyedRows()
+        self._fuzzy = _KeyedRows()
+        self._tokens: dict[str, tuple[str, ...]] = {}  # people recur: tokenise each once
+        self._names: set[str] = set()
+        self._people: set[str] = set()
+        self._genres: set[str] = set()
+        self._max_len = 0
+
+    def add(self, items: Sequence[Item]) -> None:
+        exact, fuzzy, tokens_of = self._exact, self._fuzzy, self._tokens
+        for row, item in enumerate(items, self.n):
+            toks = title_tokens(item.title)
+            if toks:
+                exact.add(SEP.join(toks), row, item.title)
+                self._max_len = max(self._max_len, len(toks))
+            loose = _ARTICLE.sub("", " ".join(toks))
+            if len(loose) >= FUZZY_MIN_KEY:
+                fuzzy.add(loose, row, item.title)
+            for person in (*item.cast, item.director or ""):
+                if person not in tokens_of:
+                    toks = tokens_of[person] = title_tokens(person)
+                    if len(toks) > 1:
+                        self._names.add(SEP.join(toks))
+                    if person:
+                        self._people.add(" ".join(toks))
+            self._genres.update(item.genres)
+        self.n += len(items)
+
+    def save(self, folder: Path) -> None:
+        """Write the index to `folder / "titles"`."""
+        out = folder / TITLES_FOLDER
+        out.mkdir()
+        self._exact.save(out, "exact", sort=True)
+        self._fuzzy.save(out, "fuzzy", sort=False)
+        save_strings(out, "first_words", sorted({k.split(SEP, 1)[0] for k in self._exact.codes}))
+        save_strings(out, "names", sorted(self._names))
+        save_strings(out, "people", sorted(self._people))
+        manifest = {
+            "version": TITLE_INDEX_VERSION,
+            "max_len": self._max_len,
+            "name_lens": sorted({k.count(SEP) + 1 for k in self._names}),
+            "max_words": max((len(t.split()) for t in self._fuzzy.titles), default=0) + 1,
+            "genres": sorted(self._genres),
+        }
+        (out / "manifest.json").write_bytes(orjson.dumps(manifest))
+
+
+class _Table:
+    """One saved keyed-rows table: key `i`'s spelling and the ids of its rows."""
+
+    def __init__(self, folder: Path, name: str, ids: _RowIds) -> None:
+        self.keys = StringColumn(folder, f"{name}.keys")
+        self.titles = StringColumn(folder, f"{name}.titles")
+        self._rows: npt.NDArray[np.integer] = np.load(folder / f"{name}.rows.npy", mmap_mode="r")
+        self._starts: npt.NDArray[np.int64] = np.load(folder / f"{name}.starts.npy", mmap_mode="r")
+        self._ids = ids
+
+    def entry(self, i: int) -> Entry:
+        rows = self._rows[int(self._starts[i]) : int(self._starts[i + 1])]
+        return self.titles[i], self._ids.of(rows)
+
+
+class _RowIds:
+    """Item ids by row, from the folder's sorted ids and each row's rank among them."""
+
+    def __init__(self, catalog_folder: Path) -> None:
+        self._sorted: npt.NDArray[np.bytes_] = np.load(catalog_folder / "ids.npy", mmap_mode="r")
+        self._rank: npt.NDArray[np.integer] = np.load(
+            catalog_folder / "columns" / "id_rank.npy", mmap_mode="r"
+        )
+
+    def of(self, rows: npt.NDArray[np.integer]) -> tuple[str, ...]:
+        return tuple(b.decode() for b in self._sorted[self._rank[rows]].tolist())
+
+
+class SavedTitles:
+    """A catalog folder's title index, opened memory-mapped (see the module docstring)."""
+
+    def __init__(self, catalog_folder: Path) -> None:
+        folder = catalog_folder / TITLES_FOLDER
+        manifest: dict[str, Any] = orjson.loads((folder / "manifest.json").read_bytes())
+        ids = _RowIds(catalog_folder)
+        self.max_len: int = manifest["max_len"]
+        self.name_lens: list[int] = manifest["name_lens"]
+        self.max_words: int = manifest["max_words"]
+        self.genres: list[str] = manifest["genres"]
+        self.first_words = frozenset(StringColumn(folder, "first_words").all())
+        self._exact = _Table(folder, "exact", ids)
+        self.fuzzy = _Table(folder, "fuzzy", ids)
+        self._names = StringColumn(folder, "names")
+        self.people = StringColumn(folder, "people")
+
+    def get(self, tokens: tuple[str, ...]) -> Entry | None:
+        """The title with these normalised tokens (its first spelling and ids), or None."""
+        at = self._exact.keys.position(SEP.join(tokens))
+        return None if at is None else self._exact.entry(at)
+
+    def is_name(self, tokens: tuple[str, ...]) -> bool:
+        """Whether a person in the catalog has this (two or more token) name."""
+        return SEP.join(tokens) in self._names
+
+    @cached_property
+    def fuzzy_keys(self) -> list[str]:
+        """Every loose key, in the order fuzzy matching compares them (read on first use)."""
+        return self.fuzzy.keys.all()
+
+
+def title_files() -> list[str]:
+    """Every file of a saved title index, relative to the catalog folder."""
+    columns = ["exact.keys", "exact.titles", "first_words", "fuzzy.keys", "fuzzy.titles"]
+    columns += ["names", "people"]
+    names = ["manifest.json", "exact.rows.npy", "exact.starts.npy"]
+    names += ["fuzzy.rows.npy", "fuzzy.starts.npy"]
+    names += [f"{c}.{part}" for c in columns for part in ("bin", "offsets.npy")]
+    return [f"{TITLES_FOLDER}/{name}" for name in names]
+
+
+def missing_title_files(catalog_folder: Path) -> list[str]:
+    """The files of the folder's title index that are not there (none when it has no index
+    at all: a folder written before the index existed)."""
+    if not (catalog_folder / TITLES_FOLDER).is_dir():
+        return []
+    return [name for name in title_files() if not (catalog_folder / name).is_file()]
+
+
+def open_saved_titles(catalog_folder: Path) -> SavedTitles | None:
+    """The folder's title index, or None when it was written without one (DataError when
+    it is incomplete)."""
+    if not (catalog_folder / TITLES_FOLDER).is_dir():
+        return None
+    missing = missing_title_files(catalog_folder)
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise DataError(
+            f"is missing {', '.join(missing[:3])}{more}; {REWRITE_HINT}", source=catalog_folder
+        )
+    return SavedTitles(catalog_folder)
