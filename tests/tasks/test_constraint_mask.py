@@ -42,6 +42,7 @@ REFERENCE = {
     },
 }
 BUILTIN_SUITE_REPORT = "e4fe09320585dff4399babdbe558aa740f0f90485eeb3d2397c6e0c68cc2129c"
+pytestmark = pytest.mark.slow  # about 20 s: every case is checked against the per-item path
 CATALOGS = [(name, form) for name in REFERENCE for form in ("json", "folder")]
 
 
