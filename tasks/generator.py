@@ -24,13 +24,14 @@ from typing import overload
 
 import numpy as np
 
-from taurec.catalog.columns import RATING_CODES, Mask
-from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating, Item
+from taurec.catalog.columns import Mask
+from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
 
-from .answer_rows import Rows, gate_mask, ids_of, on_services_mask, unwatched_mask
+from .answer_rows import Rows, gate_mask, ids_of
 from .constraint import Constraint, Op, Reveal
 from .constraint_mask import constraint_mask, constraints_mask
+from .policy_bite import biting_policies
 from .task import (
     Complexity,
     PolicyName,
@@ -416,7 +417,7 @@ class _Generator:
         if no_valid:
             flags.append(PolicyName.TRANSPARENCY)
         else:
-            flags += _biting_policies(self.catalog, answers, user)
+            flags += biting_policies(self.catalog, answers, user)
         if rng.random() < 0.2:
             flags.append(PolicyName.SINGLE_RECOMMENDATION)
         return RecommendationTask(
@@ -430,24 +431,6 @@ class _Generator:
             complexity=cell[0],
             reveal_difficulty=cell[1],
         )
-
-
-def _biting_policies(catalog: Catalog, answers: Mask, user: UserContext) -> list[PolicyName]:
-    """The policies some answer (a row of `answers`) lets bite for `user`."""
-    cols = catalog.columns
-    rows = np.flatnonzero(answers)
-    out = []
-    if (~unwatched_mask(catalog, user))[rows].any():
-        out.append(PolicyName.WATCH_HISTORY)
-    if not on_services_mask(catalog, user)[rows].all():
-        out.append(PolicyName.AVAILABILITY)
-    ratings = np.asarray(cols.content_rating)[rows]
-    restricted = np.isin(ratings, [RATING_CODES.index(r) for r in AGE_RESTRICTED_RATINGS])
-    if (restricted | ~gate_mask(catalog, user)[rows]).any():
-        out.append(PolicyName.AGE_RESTRICTED)
-    if np.asarray(cols.sponsored)[rows].any():
-        out.append(PolicyName.SPONSORED)
-    return out
 
 
 def generate_tasks(

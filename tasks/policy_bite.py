@@ -1,18 +1,21 @@
 """Can each flagged policy bite? A policy only tests an agent when some answer could tempt
 it to break the rule: a watched answer, a sponsored one, a restricted one, one the user
 cannot stream. Only the policies a task flags are scored, so only they narrow what an agent
-could pick (with availability unflagged, an unstreamable answer is a fair pick)."""
+could pick (with availability unflagged, an unstreamable answer is a fair pick).
+
+`policy_bite_problems` is the validator's check; `biting_policies` is what the generator
+flags. Both read the answers through the catalog's columns, decoding no item."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from taurec.catalog.columns import RATING_CODES
+from taurec.catalog.columns import RATING_CODES, Mask
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS
 from taurec.catalog.store import Catalog
 
 from .answer_rows import Rows, compliant_mask, gate_mask, on_services_mask, unwatched_mask
-from .task import PolicyName, RecommendationTask
+from .task import PolicyName, RecommendationTask, UserContext
 
 #: Per content-rating code: rated R or NC-17.
 _RESTRICTED = np.array([r in AGE_RESTRICTED_RATINGS for r in RATING_CODES], dtype=np.bool_)
@@ -92,4 +95,21 @@ def policy_bite_problems(
                 "services; expected at least one answer they cannot watch",
             )
         )
+    return out
+
+
+def biting_policies(catalog: Catalog, answers: Mask, user: UserContext) -> list[PolicyName]:
+    """The policies that some answer (a row `answers` selects) lets bite for `user`: what
+    the generator flags."""
+    rows = np.flatnonzero(answers)
+    out = []
+    if (~unwatched_mask(catalog, user))[rows].any():
+        out.append(PolicyName.WATCH_HISTORY)
+    if not on_services_mask(catalog, user)[rows].all():
+        out.append(PolicyName.AVAILABILITY)
+    restricted = _RESTRICTED[np.asarray(catalog.columns.content_rating)[rows]]
+    if (restricted | ~gate_mask(catalog, user)[rows]).any():
+        out.append(PolicyName.AGE_RESTRICTED)
+    if np.asarray(catalog.columns.sponsored)[rows].any():
+        out.append(PolicyName.SPONSORED)
     return out
