@@ -21,6 +21,8 @@ from taurec.catalog.folder import write_catalog_folder
 from taurec.catalog.io import write_catalog_file
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog, builtin_path
+from taurec.tasks.answer_rows import answer_rows, compliant_mask, ids_of
+from taurec.tasks.answers import answers, compliant_answers
 from taurec.tasks.constraint import Constraint, Op
 from taurec.tasks.constraint_mask import constraint_mask, predicate_mask
 from taurec.tasks.generator import generate_tasks
@@ -136,6 +138,20 @@ def test_the_validator_reports_on_random_tasks_equal_the_per_item_reports(
     name, catalog = loaded
     assert digest(random_tasks(catalog, 120, seed=1)) == REFERENCE[name]["random_tasks"]
     assert digest(reports) == REFERENCE[name]["reports"]
+
+
+def test_the_answer_rows_and_compliant_mask_equal_the_per_item_answer_key(
+    loaded: tuple[str, Catalog],
+) -> None:
+    _, catalog = loaded
+    items = list(catalog.items)
+    for task in random_tasks(catalog, 40, seed=4):
+        rows = answer_rows(task, catalog)
+        ids = answers(task, items)
+        assert ids_of(catalog, rows) == ids
+        answer_items = [it for it in items if it.id in set(ids)]
+        compliant = rows[compliant_mask(task, catalog)[rows]]
+        assert ids_of(catalog, compliant) == compliant_answers(task, answer_items)
 
 
 def test_the_random_tasks_reach_most_problem_codes(reports: list[TaskReport]) -> None:
