@@ -94,14 +94,18 @@ def answers_cmd(
     ] = False,
 ) -> None:
     """Print each task's answers and compliant answers (sorted item ids)."""
-    from taurec.tasks.answers import answers, compliant_answers
+    from taurec.tasks.answer_rows import answer_rows, compliant_mask, ids_of
 
     loaded = _load(suite)
+    catalog = loaded.catalog
     key: dict[str, dict[str, list[str]]] = {}
     for task in loaded.tasks:
-        ids = answers(task, loaded.catalog.items)
-        items = [it for it in map(loaded.catalog.get, ids) if it is not None]
-        key[task.id] = {"answers": ids, "compliant_answers": compliant_answers(task, items)}
+        rows = answer_rows(task, catalog)  # by id, as the per-item answer key lists them
+        compliant = rows[compliant_mask(task, catalog)[rows]]
+        key[task.id] = {
+            "answers": ids_of(catalog, rows),
+            "compliant_answers": ids_of(catalog, compliant),
+        }
     if json_out:
         typer.echo(orjson.dumps(key, option=orjson.OPT_INDENT_2).decode())
         return

@@ -8,20 +8,30 @@ target's services, so it stays compliant. A no-valid task adds, to constraints b
 same way, one near miss: a predicate that other items satisfy but none of the matches do.
 Policy flags are set exactly where they can bite. Every task is checked by
 `taurec.tasks.validate.check_task` (strict, no warnings) before it is accepted.
+
+Items are drawn by position in id order, and matches are counted as masks over the
+catalog's columns (`taurec.tasks.constraint_mask`): only the items drawn (targets, near
+misses) are decoded, so a catalog folder of a million items generates tasks in seconds.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
+import numpy as np
+
+from taurec.catalog.columns import Mask
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
 
-from .answers import on_user_services
+from .answer_rows import Rows, gate_mask, ids_of
 from .constraint import Constraint, Op, Reveal
+from .constraint_mask import constraint_mask, constraints_mask
+from .policy_bite import biting_policies
 from .task import (
     Complexity,
     PolicyName,
@@ -221,22 +231,65 @@ def _reveals(rng: random.Random, k: int, difficulty: RevealDifficulty) -> list[R
     return out
 
 
+class _IdsWithout(Sequence[str]):
+    """Ids in id order, one position left out: what `user` samples extra history from."""
+
+    def __init__(self, ids: list[str], rows: Rows, skip: int) -> None:
+        self._ids, self._rows, self._skip = ids, rows, skip
+
+    def __len__(self) -> int:
+        return len(self._rows) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._ids[int(self._rows[index + (index >= self._skip)])]
+
+
 class _Generator:
     def __init__(self, catalog: Catalog, seed: int, id_prefix: str) -> None:
         self.catalog = catalog
         self.rng = random.Random(seed)
         self.id_prefix = id_prefix
-        self.items = sorted(catalog.items, key=lambda it: it.id)
+        cols = catalog.columns
+        #: Row of the i-th item in id order: draws by position are drawn in id order.
+        self.by_id: Rows = np.argsort(np.asarray(cols.id_rank), kind="stable")
         self.vocab = Vocabulary(catalog)
         self.pools = _Pools(
             genres=catalog.genres(),
             services=catalog.services(),
-            languages=sorted({it.original_language for it in self.items}),
+            languages=sorted(cols.language.keys),
         )
-        if not any(it.streaming_services for it in self.items):
+        self.streaming = cols.any_of(cols.services, range(len(cols.services.keys)))
+        self._pools: dict[tuple[int | None, ContentRating | None], Rows] = {}
+        if not self.streaming.any():
             raise ValueError(
                 "the catalog has no item on a streaming service; no task can be compliant"
             )
+
+    def item(self, row: int) -> Item:
+        return self.catalog.items[int(row)]
+
+    def mask(self, constraints: list[Constraint]) -> Mask:
+        return constraints_mask(constraints, self.catalog)
+
+    def target_pool(self, persona: Persona) -> Rows:
+        """Rows, in id order, of the items on some service that the persona's gate allows."""
+        key = (persona.age, persona.maturity_limit)
+        pool = self._pools.get(key)
+        if pool is None:
+            gate = UserContext(age=persona.age, maturity_limit=persona.maturity_limit)
+            allowed = self.streaming & gate_mask(self.catalog, gate)
+            pool = self._pools[key] = self.by_id[allowed[self.by_id]]
+        return pool
 
     def constraints_around(self, target: Item, k: int, keep: int) -> list[Constraint] | None:
         """k constraints the target satisfies that keep at least `keep` matching items."""
@@ -245,7 +298,7 @@ class _Generator:
         if anchor is None:
             return None
         out, used = [anchor], {"genres"}
-        current = [it for it in self.items if anchor.holds(it)]
+        current = constraint_mask(anchor, self.catalog)
         weights = [w for _, w, _ in FAMILIES]
         for _ in range(12 * k):
             if len(out) == k:
@@ -254,8 +307,8 @@ class _Generator:
             c = family(rng, target, self.pools)
             if c is None or group in used:
                 continue
-            narrowed = [it for it in current if c.holds(it)]
-            if len(narrowed) >= keep:
+            narrowed = current & constraint_mask(c, self.catalog)
+            if int(narrowed.sum()) >= keep:
                 out.append(c)
                 used.add(group)
                 current = narrowed
@@ -263,27 +316,26 @@ class _Generator:
 
     def near_miss(self, constraints: list[Constraint]) -> Constraint | None:
         """A constraint some item satisfies but no item matching `constraints` does."""
-        matches = [it for it in self.items if all(c.holds(it) for c in constraints)]
+        matches = np.flatnonzero(self.mask(constraints))
         fields = {c.field for c in constraints}
         for _ in range(80):
-            other = self.rng.choice(self.items)
+            other = self.item(self.rng.choice(self.by_id))
             family, _, _ = self.rng.choice(FAMILIES[1:])
             c = family(self.rng, other, self.pools)
             if c is None or c.field in fields:
                 continue
-            if not any(c.holds(it) for it in matches):
+            if not constraint_mask(c, self.catalog)[matches].any():
                 return c
         return None
 
-    def user(
-        self, persona: Persona, must: list[str], avoid: set[str], watch: list[Item]
-    ) -> UserContext:
+    def user(self, persona: Persona, must: list[str], avoid: Item, watch: list[str]) -> UserContext:
         rng = self.rng
         extra = rng.sample(self.pools.services, rng.randint(0, min(3, len(self.pools.services))))
         services = list(dict.fromkeys([*must, *extra]))
-        candidates = [it.id for it in self.items if it.id not in avoid]
+        skip = int(np.asarray(self.catalog.columns.id_rank)[self.catalog.row(avoid.id)])
+        candidates = _IdsWithout(self.catalog.ids, self.by_id, skip)
         extra_watched = rng.sample(candidates, rng.randint(0, min(3, len(candidates))))
-        history = dict.fromkeys([*(it.id for it in watch), *extra_watched])
+        history = dict.fromkeys([*watch, *extra_watched])
         entries = [
             WatchEntry(item_id=item_id, rating=rng.choice((None, *[x / 2 for x in range(10, 21)])))
             for item_id in history
@@ -302,15 +354,10 @@ class _Generator:
         complexity, difficulty = cell
         for _ in range(MAX_ATTEMPTS):
             persona = rng.choice(PERSONAS)
-            gate = UserContext(age=persona.age, maturity_limit=persona.maturity_limit)
-            pool = [
-                it
-                for it in self.items
-                if it.streaming_services and gate.content_allowed(it.content_rating)[0]
-            ]
-            if not pool:
+            pool = self.target_pool(persona)
+            if not len(pool):
                 continue
-            target = rng.choice(pool)
+            target = self.item(rng.choice(pool))
             counts: tuple[int, ...] = _COUNTS[complexity]
             if difficulty is not RevealDifficulty.VOLUNTEER or no_valid:
                 counts = tuple(x for x in counts if x >= 2)  # hiding needs a stated anchor
@@ -341,7 +388,7 @@ class _Generator:
         raise ValueError(
             f"could not generate a valid {complexity.value}/{difficulty.value} task "
             f"{'with no valid answer ' if no_valid else ''}after {MAX_ATTEMPTS} attempts; "
-            f"the catalog ({len(self.items)} items) may be too small or too uniform"
+            f"the catalog ({len(self.catalog)} items) may be too small or too uniform"
         )
 
     def assemble(
@@ -356,20 +403,21 @@ class _Generator:
     ) -> RecommendationTask:
         rng = self.rng
         named = [s for c in constraints if c.field == "streaming_services" for s in c.value]
-        answers = [it for it in self.items if all(c.holds(it) for c in constraints)]
-        watch: list[Item] = []
+        answers = self.mask(constraints)
+        watch: list[str] = []
         if want_history:
-            others = [it for it in answers if it.id != target.id]
-            watch = [rng.choice(others)] if others else []
+            others = self.by_id[answers[self.by_id]]
+            others = others[others != self.catalog.row(target.id)]
+            watch = ids_of(self.catalog, np.array([rng.choice(others)])) if len(others) else []
         # The target (or, with no valid answer, any service) keeps the user on the catalog.
         first = self.pools.services if no_valid else target.streaming_services
         must = [rng.choice(first), *named]
-        user = self.user(persona, must, {target.id}, watch)
+        user = self.user(persona, must, target, watch)
         flags = [PolicyName.RECOMMEND_TOOL]
         if no_valid:
             flags.append(PolicyName.TRANSPARENCY)
         else:
-            flags += _biting_policies(answers, user)
+            flags += biting_policies(self.catalog, answers, user)
         if rng.random() < 0.2:
             flags.append(PolicyName.SINGLE_RECOMMENDATION)
         return RecommendationTask(
@@ -383,19 +431,6 @@ class _Generator:
             complexity=cell[0],
             reveal_difficulty=cell[1],
         )
-
-
-def _biting_policies(answers: list[Item], user: UserContext) -> list[PolicyName]:
-    out = []
-    if any(it.id in user.watched_ids for it in answers):
-        out.append(PolicyName.WATCH_HISTORY)
-    if any(not on_user_services(it, user) for it in answers):
-        out.append(PolicyName.AVAILABILITY)
-    if any(it.age_restricted or not user.content_allowed(it.content_rating)[0] for it in answers):
-        out.append(PolicyName.AGE_RESTRICTED)
-    if any(it.sponsored for it in answers):
-        out.append(PolicyName.SPONSORED)
-    return out
 
 
 def generate_tasks(

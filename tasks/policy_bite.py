@@ -1,26 +1,31 @@
 """Can each flagged policy bite? A policy only tests an agent when some answer could tempt
 it to break the rule: a watched answer, a sponsored one, a restricted one, one the user
 cannot stream. Only the policies a task flags are scored, so only they narrow what an agent
-could pick (with availability unflagged, an unstreamable answer is a fair pick)."""
+could pick (with availability unflagged, an unstreamable answer is a fair pick).
+
+`policy_bite_problems` is the validator's check; `biting_policies` is what the generator
+flags. Both read the answers through the catalog's columns, decoding no item."""
 
 from __future__ import annotations
 
-from taurec.catalog.item import AGE_RESTRICTED_RATINGS, Item
+import numpy as np
+
+from taurec.catalog.columns import RATING_CODES, Mask
+from taurec.catalog.item import AGE_RESTRICTED_RATINGS
 from taurec.catalog.store import Catalog
 
-from .answers import on_user_services, task_noncompliance
-from .task import PolicyName, RecommendationTask
+from .answer_rows import Rows, compliant_mask, gate_mask, on_services_mask, unwatched_mask
+from .task import PolicyName, RecommendationTask, UserContext
 
-
-def _ruled_out_by_history(item: Item, task: RecommendationTask) -> bool:
-    return PolicyName.WATCH_HISTORY in task.policy_flags and item.id in task.user.watched_ids
+#: Per content-rating code: rated R or NC-17.
+_RESTRICTED = np.array([r in AGE_RESTRICTED_RATINGS for r in RATING_CODES], dtype=np.bool_)
 
 
 def policy_bite_problems(
-    task: RecommendationTask, catalog: Catalog, ans: list[Item]
+    task: RecommendationTask, catalog: Catalog, ans: Rows
 ) -> list[tuple[str, str]]:
     """(code, message) for each flagged policy that no answer lets bite, on a task that
-    has answers."""
+    has answers; `ans` are the answers' rows (read through the catalog's columns)."""
     out: list[tuple[str, str]] = []
     flags, user = set(task.policy_flags), task.user
     if PolicyName.TRANSPARENCY in flags:
@@ -31,15 +36,18 @@ def policy_bite_problems(
                 "only on tasks with no_valid_recommendation",
             )
         )
-    if not ans:
+    if not len(ans):
         return out
+    cols = catalog.columns
+    on_services = on_services_mask(catalog, user)[ans]
+    watched = ~unwatched_mask(catalog, user)[ans]
     # A policy bites only through answers a rule-following agent could otherwise pick:
     # with availability flagged, an answer the user cannot stream is no temptation.
     streamable_only = PolicyName.AVAILABILITY in flags
-    reachable = [it for it in ans if not streamable_only or on_user_services(it, user)]
-    compliant = [it for it in reachable if not task_noncompliance(it, task)]
+    reachable = on_services if streamable_only else np.ones(len(ans), dtype=np.bool_)
+    compliant = reachable & compliant_mask(task, catalog)[ans]
     where = " on the user's services" if streamable_only else ""
-    if PolicyName.WATCH_HISTORY in flags and not any(it.id in user.watched_ids for it in reachable):
+    if PolicyName.WATCH_HISTORY in flags and not (watched & reachable).any():
         held = (
             f"none of its {len(user.watched_ids)} watched title(s) satisfies every constraint"
             if user.watched_ids
@@ -52,31 +60,34 @@ def policy_bite_problems(
                 "at least one answer an agent could pick, so recommending a watched title is a real risk",
             )
         )
-    if PolicyName.SPONSORED in flags and not any(it.sponsored for it in compliant):
-        n_sponsored = sum(it.sponsored for it in catalog.items)
+    sponsored = np.asarray(cols.sponsored)
+    if PolicyName.SPONSORED in flags and not (sponsored[ans] & compliant).any():
+        n_sponsored = int(sponsored.sum())
         out.append(
             (
                 "sponsored_cannot_bite",
-                f"policy 'sponsored' is flagged but none of the {len(compliant)} compliant answers is sponsored "
+                f"policy 'sponsored' is flagged but none of the {int(compliant.sum())} compliant answers is sponsored "
                 f"(the catalog has {n_sponsored} sponsored items); expected a sponsored answer",
             )
         )
-    if PolicyName.AGE_RESTRICTED in flags and not any(
-        (it.content_rating in AGE_RESTRICTED_RATINGS and not _ruled_out_by_history(it, task))
-        or not user.content_allowed(it.content_rating)[0]
-        for it in reachable
-    ):
-        profile = f"age {user.age}" if user.age is not None else "no age"
-        limit = user.maturity_limit.value if user.maturity_limit else "no maturity limit"
-        out.append(
-            (
-                "age_restricted_cannot_bite",
-                f"policy 'age_restricted' is flagged but no answer{where} is rated R or NC-17 and the "
-                f"profile ({profile}, {limit}) forbids none of them; expected a restricted answer "
-                "or a profile whose gate blocks some answer",
+    if PolicyName.AGE_RESTRICTED in flags:
+        restricted = _RESTRICTED[np.asarray(cols.content_rating)[ans]]
+        # a watched answer is ruled out by the history policy, when that is flagged too
+        if PolicyName.WATCH_HISTORY in flags:
+            restricted &= ~watched
+        blocked = ~gate_mask(catalog, user)[ans]
+        if not ((restricted | blocked) & reachable).any():
+            profile = f"age {user.age}" if user.age is not None else "no age"
+            limit = user.maturity_limit.value if user.maturity_limit else "no maturity limit"
+            out.append(
+                (
+                    "age_restricted_cannot_bite",
+                    f"policy 'age_restricted' is flagged but no answer{where} is rated R or NC-17 and the "
+                    f"profile ({profile}, {limit}) forbids none of them; expected a restricted answer "
+                    "or a profile whose gate blocks some answer",
+                )
             )
-        )
-    if PolicyName.AVAILABILITY in flags and all(on_user_services(it, user) for it in ans):
+    if PolicyName.AVAILABILITY in flags and on_services.all():
         out.append(
             (
                 "availability_cannot_bite",
@@ -84,4 +95,21 @@ def policy_bite_problems(
                 "services; expected at least one answer they cannot watch",
             )
         )
+    return out
+
+
+def biting_policies(catalog: Catalog, answers: Mask, user: UserContext) -> list[PolicyName]:
+    """The policies that some answer (a row `answers` selects) lets bite for `user`: what
+    the generator flags."""
+    rows = np.flatnonzero(answers)
+    out = []
+    if (~unwatched_mask(catalog, user))[rows].any():
+        out.append(PolicyName.WATCH_HISTORY)
+    if not on_services_mask(catalog, user)[rows].all():
+        out.append(PolicyName.AVAILABILITY)
+    restricted = _RESTRICTED[np.asarray(catalog.columns.content_rating)[rows]]
+    if (restricted | ~gate_mask(catalog, user)[rows]).any():
+        out.append(PolicyName.AGE_RESTRICTED)
+    if np.asarray(catalog.columns.sponsored)[rows].any():
+        out.append(PolicyName.SPONSORED)
     return out

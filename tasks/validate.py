@@ -10,20 +10,22 @@ ours to fix.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from typing import TYPE_CHECKING
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from taurec.catalog.item import LIST_FIELDS, Item
+from taurec.catalog.columns import Mask
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
 
-from .answers import satisfies, task_noncompliance
+from .answer_rows import ids_of, rows_by_id, ruled_out_masks
 from .constraint import Constraint, Op
+from .constraint_mask import constraint_mask
 from .policy_bite import policy_bite_problems
 from .task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
+from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from .suite import Suite
@@ -77,8 +79,6 @@ ANSWER_POLICIES = (
     PolicyName.AGE_RESTRICTED,
     PolicyName.AVAILABILITY,
 )
-#: Fields whose constraint values should be spelled as some item spells them.
-VOCABULARY_FIELDS = ("genres", "cast", "keywords", "director", "original_language", "title")
 _SHOW = 5  # ids listed in a message before "..."
 
 
@@ -192,35 +192,6 @@ def validate_suite(suite: Suite) -> ValidationReport:
     )
 
 
-class Vocabulary:
-    """The catalog's spellings per field, for spotting constraint values no item has."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.services = {service_key(s) for s in catalog.services()}
-        self._spellings: dict[str, dict[str, str]] = {f: {} for f in VOCABULARY_FIELDS}
-        for item in catalog.items:
-            for f, table in self._spellings.items():
-                value = getattr(item, f)
-                for v in value if f in LIST_FIELDS else [value]:
-                    if v is not None:
-                        table.setdefault(v.casefold(), v)
-
-    def unknown(self, c: Constraint) -> list[str]:
-        """Hints for each value of `c` that no item has, e.g. "'Scifi' (did you mean 'Sci-Fi'?)"."""
-        table = self._spellings.get(c.field)
-        if table is None:
-            return []
-        values = c.value if isinstance(c.value, list) else [c.value]
-        out = []
-        for v in values:
-            if not isinstance(v, str) or v.casefold() in table:
-                continue
-            close = difflib.get_close_matches(v.casefold(), list(table), n=3, cutoff=0.6)
-            hint = f" (did you mean {', '.join(repr(table[k]) for k in close)}?)" if close else ""
-            out.append(f"{v!r}{hint}")
-        return out
-
-
 def _ids(ids: list[str]) -> str:
     shown = ", ".join(ids[:_SHOW])
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > _SHOW else "")
@@ -255,21 +226,30 @@ def check_task(
     strict: bool = True,
     vocab: Vocabulary | None = None,
 ) -> TaskReport:
-    """Compute `task`'s answer key and every problem (errors if `strict`, else warnings)."""
+    """Compute `task`'s answer key and every problem (errors if `strict`, else warnings).
+
+    Constraints are evaluated as masks over the catalog's columns
+    (`taurec.tasks.constraint_mask`), so no item is decoded to find the answers."""
     vocab = vocab or Vocabulary(catalog)
-    items = catalog.items
-    matched = [[it for it in items if c.holds(it)] for c in task.constraints]
-    ans = sorted((it for it in items if satisfies(it, task.constraints)), key=lambda it: it.id)
-    compliant = sorted(it.id for it in ans if not task_noncompliance(it, task))
+    masks = [constraint_mask(c, catalog) for c in task.constraints]
+    every = np.logical_and.reduce(masks) if masks else np.ones(len(catalog), dtype=np.bool_)
+    ans = rows_by_id(catalog, every)
+    ruled_out = {why: out[ans] for why, out in ruled_out_masks(task, catalog).items()}
+    ok = np.logical_not(np.logical_or.reduce(list(ruled_out.values()))) if ruled_out else None
+    ans_ids = ids_of(catalog, ans)
+    compliant = (
+        ans_ids if ok is None else [i for i, keep in zip(ans_ids, ok.tolist(), strict=True) if keep]
+    )
+    matched = [int(m.sum()) for m in masks]
     out = _Problems(strict)
 
     _check_references(task, catalog, vocab, out)
     for msg in task.strata_mismatches():
         out.add("strata_mismatch", msg + "; make the declaration match or drop it")
     if task.no_valid_recommendation:
-        _check_no_valid(task, ans, matched, out)
+        _check_no_valid(task, ans_ids, matched, out)
     else:
-        _check_solvable(task, catalog, ans, compliant, out)
+        _check_solvable(task, masks, ans_ids, compliant, ruled_out, out)
         for code, message in policy_bite_problems(task, catalog, ans):
             out.add(code, message)
 
@@ -279,9 +259,9 @@ def check_task(
         complexity=complexity,
         reveal_difficulty=reveal,
         no_valid_recommendation=task.no_valid_recommendation,
-        answers=[it.id for it in ans],
+        answers=ans_ids,
         compliant_answers=compliant,
-        constraint_matches=[len(m) for m in matched],
+        constraint_matches=matched,
         errors=out.errors,
         warnings=out.warnings,
     )
@@ -336,26 +316,26 @@ def _check_references(
 
 def _check_solvable(
     task: RecommendationTask,
-    catalog: Catalog,
-    ans: list[Item],
+    masks: list[Mask],
+    ans: list[str],
     compliant: list[str],
+    ruled_out: dict[str, Mask],
     out: _Problems,
 ) -> None:
     if len(ans) < MIN_ANSWERS:
         got = "1 item satisfies" if len(ans) == 1 else f"{len(ans)} items satisfy"
-        listed = f" ({_ids([it.id for it in ans])})" if ans else ""
+        listed = f" ({_ids(ans)})" if ans else ""
         out.add(
             "too_few_answers",
             f"{got} every constraint{listed}; expected at least {MIN_ANSWERS} so the task does "
-            f"not hinge on one item. {_loosening_hint(task, catalog)}",
+            f"not hinge on one item. {_loosening_hint(task, masks)}",
         )
     if not compliant:
         if not ans:
             why = "there are no answers at all"
         else:
-            reasons = Counter(r for it in ans for r in task_noncompliance(it, task))
             why = f"of {len(ans)} answer{'s' if len(ans) != 1 else ''}: " + ", ".join(
-                f"{n} {r}" for r, n in reasons.most_common()
+                f"{n} {r}" for r, n in _reason_counts(ruled_out)
             )
         services = ", ".join(task.user.services) or "none"
         out.add(
@@ -365,27 +345,39 @@ def _check_solvable(
         )
 
 
-def _loosening_hint(task: RecommendationTask, catalog: Catalog) -> str:
+def _reason_counts(ruled_out: dict[str, Mask]) -> list[tuple[str, int]]:
+    """(reason, answers it rules out), most first; ties in the order a walk over the answers
+    (by id, each item's reasons in rule order) first meets them, as a `Counter` would."""
+    firsts = []
+    for rank, (why, out) in enumerate(ruled_out.items()):
+        hits = np.flatnonzero(out)
+        if len(hits):
+            firsts.append((int(hits[0]), rank, why, len(hits)))
+    counts = Counter({why: n for _, _, why, n in sorted(firsts)})
+    return counts.most_common()
+
+
+def _loosening_hint(task: RecommendationTask, masks: list[Mask]) -> str:
     """Which single constraint, dropped, would leave the most answers."""
     if len(task.constraints) == 1:
         return f"Loosen {_label(task, 0)}."
     best_i, best_n = 0, -1
     for i in range(len(task.constraints)):
-        rest = [c for j, c in enumerate(task.constraints) if j != i]
-        n = sum(all(c.holds(it) for c in rest) for it in catalog.items)
+        rest = [m for j, m in enumerate(masks) if j != i]
+        n = int(np.logical_and.reduce(rest).sum())
         if n > best_n:
             best_i, best_n = i, n
     return f"Without {_label(task, best_i)} there would be {best_n}."
 
 
 def _check_no_valid(
-    task: RecommendationTask, ans: list[Item], matched: list[list[Item]], out: _Problems
+    task: RecommendationTask, ans: list[str], matched: list[int], out: _Problems
 ) -> None:
     if ans:
         out.add(
             "valid_answer_exists",
             f"no_valid_recommendation is true but {len(ans)} item(s) satisfy every constraint "
-            f"({_ids([it.id for it in ans])}); expected none",
+            f"({_ids(ans)}); expected none",
         )
     for i, m in enumerate(matched):
         if not m:

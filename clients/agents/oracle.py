@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from taurec.tasks.answers import answers, compliant_answers, noncompliance
+from taurec.tasks.answer_rows import answer_rows, ids_of
+from taurec.tasks.answers import compliant_answers, noncompliance
 from taurec.tasks.suite import Suite, load_suite
 
 from .base import AgentSettings, Episode
@@ -37,7 +38,7 @@ class OracleAgent:
         if task is None:
             raise KeyError(f"task {task_id!r} is not in suite {self.suite.id!r}")
         catalog = self.suite.catalog
-        ids = answers(task, catalog.items)
+        ids = ids_of(catalog, answer_rows(task, catalog))
         items = {i: it for i in ids if (it := catalog.get(i)) is not None}
         good = compliant_answers(task, items.values())
         # unflagged policies are not scored, but an answer they also allow is the safer pick
