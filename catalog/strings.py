@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import mmap
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import overload
@@ -30,15 +31,22 @@ def save_strings(folder: Path, name: str, strings: Iterable[str]) -> None:
 
 
 class StringColumn(Sequence[str]):
-    """The saved column `name` in `folder`: `column[i]` is string `i`, decoded on demand."""
+    """The saved column `name` in `folder`: `column[i]` is string `i`, decoded on demand.
+    ValueError when its two files do not fit together (a damaged or truncated column)."""
 
     def __init__(self, folder: Path, name: str) -> None:
         self._offsets: npt.NDArray[np.int64] = np.load(
             folder / f"{name}.offsets.npy", mmap_mode="r"
         )
-        self._n = len(self._offsets) - 1
+        offsets = self._offsets
+        if offsets.ndim != 1 or len(offsets) == 0 or offsets.dtype != np.int64:
+            raise ValueError(f"{name}.offsets.npy is not a list of int64 offsets")
+        self._n = len(offsets) - 1
         with open(folder / f"{name}.bin", "rb") as fh:
-            size = int(self._offsets[-1])
+            size = int(offsets[-1])
+            held = os.fstat(fh.fileno()).st_size
+            if held != size or int(offsets[0]) != 0:
+                raise ValueError(f"{name}.bin holds {held:,} bytes, but its offsets span {size:,}")
             self._map: mmap.mmap | bytes = (
                 mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
             )

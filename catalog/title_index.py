@@ -165,6 +165,18 @@ class _Table:
         self._rows: npt.NDArray[np.integer] = np.load(folder / f"{name}.rows.npy", mmap_mode="r")
         self._starts: npt.NDArray[np.int64] = np.load(folder / f"{name}.starts.npy", mmap_mode="r")
         self._ids = ids
+        n = len(self.keys)
+        if (
+            len(self.titles) != n
+            or self._starts.shape != (n + 1,)
+            or self._rows.ndim != 1
+            or not np.issubdtype(self._rows.dtype, np.integer)
+            or not np.issubdtype(self._starts.dtype, np.integer)
+            or (n and int(self._starts[-1]) != len(self._rows))
+        ):
+            raise ValueError(
+                f"the {name} table's keys, titles, rows and starts do not fit together"
+            )
 
     def entry(self, i: int) -> Entry:
         rows = self._rows[int(self._starts[i]) : int(self._starts[i + 1])]
@@ -188,18 +200,28 @@ class SavedTitles:
     """A catalog folder's title index, opened memory-mapped (see the module docstring)."""
 
     def __init__(self, catalog_folder: Path) -> None:
+        """DataError naming the folder when any file of the index is damaged."""
         folder = catalog_folder / TITLES_FOLDER
-        manifest: dict[str, Any] = orjson.loads((folder / "manifest.json").read_bytes())
-        ids = _RowIds(catalog_folder)
-        self.max_len: int = manifest["max_len"]
-        self.name_lens: list[int] = manifest["name_lens"]
-        self.max_words: int = manifest["max_words"]
-        self.genres: list[str] = manifest["genres"]
-        self.first_words = frozenset(StringColumn(folder, "first_words").all())
-        self._exact = _Table(folder, "exact", ids)
-        self.fuzzy = _Table(folder, "fuzzy", ids)
-        self._names = StringColumn(folder, "names")
-        self.people = StringColumn(folder, "people")
+        try:
+            manifest: dict[str, Any] = orjson.loads((folder / "manifest.json").read_bytes())
+            ids = _RowIds(catalog_folder)
+            self.max_len: int = int(manifest["max_len"])
+            self.name_lens: list[int] = [int(n) for n in manifest["name_lens"]]
+            self.max_words: int = int(manifest["max_words"])
+            self.genres: list[str] = [str(g) for g in manifest["genres"]]
+            self.first_words = frozenset(StringColumn(folder, "first_words").all())
+            self._exact = _Table(folder, "exact", ids)
+            self.fuzzy = _Table(folder, "fuzzy", ids)
+            self._names = StringColumn(folder, "names")
+            self.people = StringColumn(folder, "people")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeError) as exc:
+            # orjson.JSONDecodeError is a ValueError; numpy's junk-file errors too
+            why = f"manifest.json lacks {exc}" if isinstance(exc, KeyError) else str(exc)
+            why = why.splitlines()[0] if why else type(exc).__name__
+            raise DataError(
+                f"its title index ({TITLES_FOLDER}/) is damaged: {why}; {REWRITE_HINT}",
+                source=catalog_folder,
+            ) from None
 
     def get(self, tokens: tuple[str, ...]) -> Entry | None:
         """The title with these normalised tokens (its first spelling and ids), or None."""

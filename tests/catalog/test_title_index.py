@@ -139,3 +139,33 @@ def test_a_folder_with_part_of_its_title_index_is_one_clear_error(tmp_path, make
     (path / TITLES_FOLDER / "people.bin").unlink()
     with pytest.raises(DataError, match=r"is missing titles/people\.bin; expected a complete"):
         Catalog.load(path)
+
+
+def _junk_npy(path: Path) -> None:
+    path.write_bytes(b"\x93NUMPY junk, not an array")
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:10])
+
+
+DAMAGE = {
+    "manifest not JSON": lambda t: (t / "manifest.json").write_bytes(b"{not json"),
+    "manifest without its fields": lambda t: (t / "manifest.json").write_bytes(b"{}"),
+    "rows not an array": lambda t: _junk_npy(t / "exact.rows.npy"),
+    "starts truncated": lambda t: _truncate(t / "exact.starts.npy"),
+    "a string file emptied": lambda t: (t / "names.bin").write_bytes(b""),
+    "a string file truncated": lambda t: _truncate(t / "exact.keys.bin"),
+    "offsets not an array": lambda t: _junk_npy(t / "fuzzy.titles.offsets.npy"),
+    "the rows' ranks not an array": lambda t: _junk_npy(t.parent / "columns" / "id_rank.npy"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_title_index_is_one_clear_error_never_a_crash_or_silence(tmp_path, damage):
+    path = write_catalog_folder(
+        tmp_path / "c.taurec-catalog", CatalogMeta(), generate_items(300, seed=1)
+    )
+    DAMAGE[damage](path / TITLES_FOLDER)
+    with pytest.raises(DataError, match=r"c\.taurec-catalog.*expected a complete catalog folder"):
+        TitleMatcher(Catalog.load(path).items)
