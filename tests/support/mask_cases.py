@@ -48,27 +48,29 @@ def _date(rng: random.Random, it: Item) -> str | int:
     return it.release_date.isoformat()
 
 
+#: Every constrainable field, each drawn by random_constraint.
+FIELDS = (
+    "genres",
+    "cast",
+    "streaming_services",
+    "keywords",
+    "director",
+    "original_language",
+    "title",
+    "runtime",
+    "rating",
+    "vote_count",
+    "release_date",
+    "content_rating",
+    "sponsored",
+)
+
+
 def random_constraint(rng: random.Random, items: list[Item]) -> Constraint:
     """One constraint on a random field with a random operator the field allows."""
     it = rng.choice(items)
     other = rng.choice(items)
-    field = rng.choice(
-        (
-            "genres",
-            "cast",
-            "streaming_services",
-            "keywords",
-            "director",
-            "original_language",
-            "title",
-            "runtime",
-            "rating",
-            "vote_count",
-            "release_date",
-            "content_rating",
-            "sponsored",
-        )
-    )
+    field = rng.choice(FIELDS)
     if field in ("genres", "cast", "streaming_services", "keywords"):
         pool = getattr(it, field) + getattr(other, field)
         op = rng.choice((Op.CONTAINS, Op.CONTAINS_ANY, Op.NOT_CONTAINS))
