@@ -8,7 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+from support.catalog_pairs import json_and_folder
 
+from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
+from taurec.catalog.store import Catalog
 from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
 
 # No per-example time limit: on a loaded machine a slow example is not a failure.
@@ -45,3 +48,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return not slow, 0 if slow else -tests_in[item.path]
 
     items.sort(key=order)
+
+
+# --- one catalog as a JSON file and as a folder (tests/support/catalog_pairs.py) -----------
+
+
+@pytest.fixture(scope="module")
+def builtin_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Catalog, Catalog]:
+    """The built-in catalog loaded from JSON, and opened from a folder written from it."""
+    return json_and_folder(tmp_path_factory.mktemp("builtin"), Catalog.load("builtin"))
+
+
+@pytest.fixture(scope="module")
+def generated_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Catalog, Catalog]:
+    """A generated 5,000-item catalog, the same two ways."""
+    cat = Catalog.from_items(generate_items(5000, seed=5), synthetic_meta(5000, 5))
+    return json_and_folder(tmp_path_factory.mktemp("generated"), cat)
+
+
+@pytest.fixture(params=["builtin", "generated"])
+def pair(request: pytest.FixtureRequest) -> tuple[Catalog, Catalog]:
+    """Each of the two pairs above in turn."""
+    return request.getfixturevalue(f"{request.param}_pair")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.errors import DataError
 from taurec.catalog.filter import FilterSpec
 from taurec.catalog.folder import (
@@ -20,7 +18,7 @@ from taurec.catalog.folder import (
     record_line,
     write_catalog_folder,
 )
-from taurec.catalog.io import CatalogMeta, item_record, write_catalog_file
+from taurec.catalog.io import CatalogMeta, item_record
 from taurec.catalog.item import ContentRating
 from taurec.catalog.search import tokenize, tokenize_batch
 from taurec.catalog.store import Catalog
@@ -28,29 +26,6 @@ from taurec.catalog.summary import summary
 from taurec.catalog.title_index import title_files
 
 SORTS = ["rating", "-rating", "-popularity", "release_date", "-release_date", "runtime", "title"]
-
-
-def _pair(tmp: Path, json_cat: Catalog) -> tuple[Catalog, Catalog]:
-    """The catalog as loaded from its JSON file, and as opened from a folder written from it."""
-    path = write_catalog_file(tmp / "cat.json", json_cat.meta, json_cat.items)
-    folder = write_catalog_folder(tmp / "cat.taurec-catalog", json_cat.meta, json_cat.items)
-    return Catalog.load(path), Catalog.load(folder)
-
-
-@pytest.fixture(scope="module")
-def builtin_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    return _pair(tmp_path_factory.mktemp("builtin"), Catalog.load("builtin"))
-
-
-@pytest.fixture(scope="module")
-def generated_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    cat = Catalog.from_items(generate_items(5000, seed=3), synthetic_meta(5000, 3))
-    return _pair(tmp_path_factory.mktemp("generated"), cat)
-
-
-@pytest.fixture(params=["builtin", "generated"])
-def pair(request) -> tuple[Catalog, Catalog]:
-    return request.getfixturevalue(f"{request.param}_pair")
 
 
 def _queries(cat: Catalog, n: int, seed: int) -> list[str]:

@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.catalog_pairs import json_and_folder, messages_naming_titles
+from support.catalog_pairs import messages_naming_titles
 
-from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
+from taurec.catalog.builders.synthetic import generate_items
 from taurec.catalog.errors import DataError
 from taurec.catalog.folder import write_catalog_folder
 from taurec.catalog.io import CatalogMeta
@@ -19,22 +19,6 @@ from taurec.catalog.store import Catalog
 from taurec.catalog.strings import StringColumn, save_strings
 from taurec.catalog.title_index import TITLES_FOLDER
 from taurec.catalog.tokens import title_tokens
-
-
-@pytest.fixture(scope="module")
-def builtin_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    return json_and_folder(tmp_path_factory.mktemp("builtin"), Catalog.load("builtin"))
-
-
-@pytest.fixture(scope="module")
-def generated_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    cat = Catalog.from_items(generate_items(5000, seed=5), synthetic_meta(5000, 5))
-    return json_and_folder(tmp_path_factory.mktemp("generated"), cat)
-
-
-@pytest.fixture(params=["builtin", "generated"])
-def pair(request) -> tuple[Catalog, Catalog]:
-    return request.getfixturevalue(f"{request.param}_pair")
 
 
 def _folder_of(tmp: Path, items: list[Item]) -> Catalog:

@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-from support.catalog_pairs import json_and_folder, messages_naming_titles
+from support.catalog_pairs import messages_naming_titles
 
-from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.records import ItemRecords
-from taurec.catalog.store import Catalog
 from taurec.server.simulator.agent_nlu import AgentNLU
 from taurec.server.simulator.nlu import MessageReader
-
-
-@pytest.fixture(scope="module")
-def builtin_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    return json_and_folder(tmp_path_factory.mktemp("builtin"), Catalog.load("builtin"))
-
-
-@pytest.fixture(scope="module")
-def generated_pair(tmp_path_factory) -> tuple[Catalog, Catalog]:
-    cat = Catalog.from_items(generate_items(5000, seed=7), synthetic_meta(5000, 7))
-    return json_and_folder(tmp_path_factory.mktemp("generated"), cat)
-
-
-@pytest.fixture(params=["builtin", "generated"])
-def pair(request) -> tuple[Catalog, Catalog]:
-    return request.getfixturevalue(f"{request.param}_pair")
 
 
 def test_a_folder_reads_messages_as_its_json_catalog_does(pair):
