@@ -24,6 +24,17 @@ from .simulator_audit import SimulatorFault, message_faults
 _COMMIT = ("recommend",)
 
 
+def _slot_items(acts: Iterable[dict[str, Any]], intent: str) -> set[tuple[str, str]]:
+    """(slot, item id) of each act with this intent that names a slot (an answer without
+    one can answer no request)."""
+    return {
+        (a["slot"], i)
+        for a in acts
+        if a["intent"] == intent and a.get("slot")
+        for i in a.get("items") or ()
+    }
+
+
 def dialogue_of(
     events: Iterable[dict[str, Any]], on_user: Callable[[dict[str, Any]], None] | None = None
 ) -> tuple[list[Utterance], int, int] | None:
@@ -45,23 +56,13 @@ def dialogue_of(
             intents = tuple(a["intent"] for a in acts)
             out.append(Utterance(USER, intents))
             if "inquire" in intents:
-                asked |= {
-                    (a["slot"], i)
-                    for a in acts
-                    if a["intent"] == "inquire" and a.get("slot")
-                    for i in a.get("items") or ()
-                }
+                asked |= _slot_items(acts, "inquire")
         elif kind == "agent_message" and ev.get("delivered", True):
             acts = ev.get("acts") or ()
             intents = tuple(a["intent"] for a in acts)
             out.append(Utterance(AGENT, intents))
             if "answer" in intents:
-                answered |= {
-                    (a["slot"], i)
-                    for a in acts
-                    if a["intent"] == "answer"
-                    for i in a.get("items") or ()
-                }
+                answered |= _slot_items(acts, "answer")
         elif (
             kind == "tool_call"
             and ev["name"] in _COMMIT
