@@ -181,8 +181,7 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     with collector_paused():
         groups: dict[tuple[str, str, str, str, str], list[EpisodeScore]] = defaultdict(list)
         for s in scores:
-            key = (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
-            groups[key].append(s)
+            groups[s.report_group].append(s)
         out = []
         for key in sorted(groups):
             members = groups[key]

@@ -73,6 +73,13 @@ class EpisodeScore:
     def passed(self) -> bool:
         return self.reward == 1.0 if self.success is None else self.success
 
+    @property
+    def report_group(self) -> tuple[str, str, str, str, str]:
+        """The report it counts in: one per agent label, run and task kind (a sealed run,
+        by its plan, is a group of its own, and so are a label's open-mode logs against
+        one suite). `aggregate` groups by it; trials repeat only within one."""
+        return (self.label, self.mode, self.plan_id or "", self.suite_id or "", self.kind)
+
 
 def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:
     commit_seq = transcript.outcome.seq if transcript.outcome else None

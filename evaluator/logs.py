@@ -294,16 +294,15 @@ def score_files(
 
 
 def flag_repeated_trials(scores: list[EpisodeScore]) -> None:
-    """Two logs of one (agent label, task, trial) in one report group (see aggregate.py:
-    a sealed run is a group of its own, and so are a label's open-mode logs against one
-    suite) count as two trials of that task: its pass^k is then computed over more
-    trials than were run. Report it once per trial, on the first of its logs, naming a
-    few of the others. Two runs scored together each keep their own trials."""
+    """Two logs of one (agent label, task, trial) in one report group
+    (`EpisodeScore.report_group`) count as two trials of that task: its pass^k is then
+    computed over more trials than were run. Report it once per trial, on the first of
+    its logs, naming a few of the others. Two runs scored together each keep their own
+    trials."""
     seen: dict[tuple[str, ...], list[EpisodeScore]] = {}
     for s in scores:
         if s.trial >= 0 and s.verification is None:
-            group = (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
-            seen.setdefault((*group, s.task_id, str(s.trial)), []).append(s)
+            seen.setdefault((*s.report_group, s.task_id, str(s.trial)), []).append(s)
     for same in seen.values():
         if len(same) > 1:
             first = same[0]

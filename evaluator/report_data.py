@@ -33,7 +33,7 @@ GroupKey = tuple[str, str, str, str, str]
 
 def score_key(s: EpisodeScore) -> GroupKey:
     """The group an episode is aggregated in (as aggregate.aggregate groups them)."""
-    return (s.label, s.mode, s.plan_id or "", s.suite_id or "", s.kind)
+    return s.report_group
 
 
 def group_key(g: Mapping[str, Any]) -> GroupKey:
