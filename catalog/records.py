@@ -9,10 +9,9 @@ ids saved in sorted order, so no id dictionary is built either.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -20,14 +19,17 @@ import orjson
 from pydantic import ValidationError
 
 from .errors import REWRITE_HINT, DataError, from_validation_error
+from .indexed import IndexedSequence
 from .item import Item
 from .title_index import SavedTitles, open_saved_titles
 
 __all__ = ["REWRITE_HINT", "ItemRecords", "SortedIds"]
 
 
-class ItemRecords(Sequence[Item]):
+class ItemRecords(IndexedSequence[Item]):
     """Row `i` is the item on line `i` of `path` (bytes `offsets[i]` to `offsets[i + 1]`)."""
+
+    element, elements = "row", "items"
 
     def __init__(self, path: Path, offsets: npt.NDArray[np.int64]) -> None:
         self._path = path
@@ -51,19 +53,8 @@ class ItemRecords(Sequence[Item]):
         """The raw record of `row` (its JSON line, newline included)."""
         return self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        if isinstance(index, slice):
-            return [self._decode(r) for r in range(*index.indices(self._n))]
-        row = int(index)
-        if row < 0:
-            row += self._n
-        if not 0 <= row < self._n:
-            raise IndexError(f"row {index} out of range for {self._n} items")
-        return self._decode(row)
+    def _at(self, i: int) -> Item:
+        return self._decode(i)
 
     def __iter__(self) -> Iterator[Item]:
         for row in range(self._n):

@@ -12,12 +12,13 @@ import bisect
 import itertools
 import mmap
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import overload
 
 import numpy as np
 import numpy.typing as npt
+
+from .indexed import IndexedSequence
 
 
 def save_strings(folder: Path, name: str, strings: Iterable[str]) -> None:
@@ -30,9 +31,11 @@ def save_strings(folder: Path, name: str, strings: Iterable[str]) -> None:
     np.save(folder / f"{name}.offsets.npy", offsets)
 
 
-class StringColumn(Sequence[str]):
+class StringColumn(IndexedSequence[str]):
     """The saved column `name` in `folder`: `column[i]` is string `i`, decoded on demand.
     ValueError when its two files do not fit together (a damaged or truncated column)."""
+
+    element, elements = "string", "strings"
 
     def __init__(self, folder: Path, name: str) -> None:
         self._offsets: npt.NDArray[np.int64] = np.load(
@@ -58,16 +61,8 @@ class StringColumn(Sequence[str]):
     def raw(self, i: int) -> bytes:
         return self._map[int(self._offsets[i]) : int(self._offsets[i + 1])]
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self.raw(i).decode() for i in range(*index.indices(self._n))]
-        if not -self._n <= index < self._n:
-            raise IndexError(f"string {index} out of range for {self._n} strings")
-        return self.raw(index % self._n).decode()
+    def _at(self, i: int) -> str:
+        return self.raw(i).decode()
 
     def all(self) -> list[str]:
         """Every string, in order (one decode of the whole file)."""
@@ -87,8 +82,10 @@ class StringColumn(Sequence[str]):
         return isinstance(key, str) and self.position(key) is not None
 
 
-class _RawView(Sequence[bytes]):
+class _RawView(IndexedSequence[bytes]):
     """The column's strings as bytes, for `bisect` (UTF-8 byte order is code point order)."""
+
+    element, elements = "string", "strings"
 
     def __init__(self, column: StringColumn) -> None:
         self._column = column
@@ -96,11 +93,5 @@ class _RawView(Sequence[bytes]):
     def __len__(self) -> int:
         return len(self._column)
 
-    @overload
-    def __getitem__(self, index: int) -> bytes: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[bytes]: ...
-    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
-        if isinstance(index, slice):
-            return [self._column.raw(i) for i in range(*index.indices(len(self)))]
-        return self._column.raw(index)
+    def _at(self, i: int) -> bytes:
+        return self._column.raw(i)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import overload
 
 import numpy as np
 
 from taurec.catalog.columns import Mask
+from taurec.catalog.indexed import IndexedSequence
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
 
@@ -231,8 +231,10 @@ def _reveals(rng: random.Random, k: int, difficulty: RevealDifficulty) -> list[R
     return out
 
 
-class _IdsWithout(Sequence[str]):
+class _IdsWithout(IndexedSequence[str]):
     """Ids in id order, one position left out: what `user` samples extra history from."""
+
+    element, elements = "id", "ids"
 
     def __init__(self, ids: list[str], rows: Rows, skip: int) -> None:
         self._ids, self._rows, self._skip = ids, rows, skip
@@ -240,18 +242,8 @@ class _IdsWithout(Sequence[str]):
     def __len__(self) -> int:
         return len(self._rows) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._ids[int(self._rows[index + (index >= self._skip)])]
+    def _at(self, i: int) -> str:
+        return self._ids[int(self._rows[i + (i >= self._skip)])]
 
 
 class _Generator:
@@ -334,7 +326,7 @@ class _Generator:
         services = list(dict.fromkeys([*must, *extra]))
         skip = int(np.asarray(self.catalog.columns.id_rank)[self.catalog.row(avoid.id)])
         candidates = _IdsWithout(self.catalog.ids, self.by_id, skip)
-        extra_watched = rng.sample(candidates, rng.randint(0, min(3, len(candidates))))
+        extra_watched: list[str] = rng.sample(candidates, rng.randint(0, min(3, len(candidates))))
         history = dict.fromkeys([*watch, *extra_watched])
         entries = [
             WatchEntry(item_id=item_id, rating=rng.choice((None, *[x / 2 for x in range(10, 21)])))
