@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from .errors import DataError
-from .interactions import Interactions, ItemInfo
+from taurec.catalog.errors import DataError
+from taurec.catalog.interactions import Interactions, ItemInfo
 
 REVIEW_FIELDS = ("rating", "parent_asin", "user_id", "timestamp")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .item import Item
-from .services import canonical_service, known_service, service_key
+from taurec.catalog.item import Item
+from taurec.catalog.services import canonical_service, known_service, service_key
 
 
 class UnknownItem(KeyError):

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .item import Item
+from taurec.catalog.item import Item
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 #: Longest description kept on a choice item (what the agent reads per item).

@@ -18,7 +18,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .choice_items import ChoiceItem
+from taurec.catalog.choice_items import ChoiceItem
 
 #: Fewest items a category may hold (BIEL prunes smaller ones).
 MIN_CATEGORY_ITEMS: Final = 15

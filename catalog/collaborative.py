@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .interactions import Interactions
+from taurec.catalog.interactions import Interactions
 
 #: Weight of a history item one step older than the next (sessions make the latest count most).
 RECENCY_DECAY = 0.6

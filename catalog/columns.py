@@ -19,8 +19,8 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from .item import ContentRating, Item
-from .services import service_key
+from taurec.catalog.item import ContentRating, Item
+from taurec.catalog.services import service_key
 
 Rows = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]

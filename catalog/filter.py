@@ -19,9 +19,9 @@ import numpy as np
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .columns import RATING_CODES, Columns, Mask, Membership, name_key
-from .item import ContentRating, Item
-from .services import canonical_service
+from taurec.catalog.columns import RATING_CODES, Columns, Mask, Membership, name_key
+from taurec.catalog.item import ContentRating, Item
+from taurec.catalog.services import canonical_service
 
 SortKey = Literal[
     "rating",

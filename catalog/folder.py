@@ -40,13 +40,20 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from .columns import MEMBERSHIPS, NUMERIC, SORT_KEYS, Columns, ColumnsBuilder, Membership
-from .errors import DataError
-from .io import CatalogMeta
-from .item import Item
-from .records import REWRITE_HINT, ItemRecords, SortedIds
-from .search import SearchIndex, SearchIndexBuilder
-from .title_index import TitledRecord, TitleIndexBuilder, missing_title_files
+from taurec.catalog.columns import (
+    MEMBERSHIPS,
+    NUMERIC,
+    SORT_KEYS,
+    Columns,
+    ColumnsBuilder,
+    Membership,
+)
+from taurec.catalog.errors import DataError
+from taurec.catalog.io import CatalogMeta
+from taurec.catalog.item import Item
+from taurec.catalog.records import REWRITE_HINT, ItemRecords, SortedIds
+from taurec.catalog.search import SearchIndex, SearchIndexBuilder
+from taurec.catalog.title_index import TitledRecord, TitleIndexBuilder, missing_title_files
 
 FOLDER_SUFFIX = ".taurec-catalog"
 FOLDER_FORMAT = "taurec-catalog"

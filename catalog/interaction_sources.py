@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
-from .errors import DataError
-from .interactions import Interactions
-from .store import Catalog
+from taurec.catalog.errors import DataError
+from taurec.catalog.interactions import Interactions
+from taurec.catalog.store import Catalog
 
 SOURCES = (
     "synthetic[:users=N,interactions=N,seed=N], movielens:PATH|recbole, "
@@ -24,7 +24,10 @@ SOURCES = (
 def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions:
     kind, _, arg = spec.partition(":")
     if kind == "synthetic":
-        from .builders.synthetic_interactions import SyntheticSpec, generate_interactions
+        from taurec.catalog.builders.synthetic_interactions import (
+            SyntheticSpec,
+            generate_interactions,
+        )
 
         params: dict[str, int] = {}
         for part in filter(None, arg.split(",")):
@@ -38,19 +41,19 @@ def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions
         items = list((catalog or Catalog.load("builtin")).items)
         return generate_interactions(items, SyntheticSpec(**params))
     if kind == "movielens" and arg:
-        from .movielens import read_movielens
+        from taurec.catalog.movielens import read_movielens
 
         return read_movielens(arg)
     if kind == "movielens-catalog" and arg:
-        from .movielens import read_movielens
-        from .movielens_mapping import map_onto_catalog
+        from taurec.catalog.movielens import read_movielens
+        from taurec.catalog.movielens_mapping import map_onto_catalog
 
         mapped, _ = map_onto_catalog(
             read_movielens(arg), list((catalog or Catalog.load("builtin")).items)
         )
         return mapped
     if kind == "amazon" and arg.count(",") == 1:
-        from .amazon import read_amazon
+        from taurec.catalog.amazon import read_amazon
 
         reviews, meta = arg.split(",")
         return read_amazon(reviews, meta)

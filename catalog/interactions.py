@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import DataError
+from taurec.catalog.errors import DataError
 
 
 class ItemInfo(BaseModel):

@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import DataError, from_validation_error
-from .item import Item
+from taurec.catalog.errors import DataError, from_validation_error
+from taurec.catalog.item import Item
 
 CATALOG_FORMAT_VERSION = 1
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .services import canonical_service
+from taurec.catalog.services import canonical_service
 
 
 class ContentRating(StrEnum):

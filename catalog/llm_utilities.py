@@ -27,7 +27,7 @@ import numpy as np
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from .choice_items import ChoiceItem
+from taurec.catalog.choice_items import ChoiceItem
 
 log = logging.getLogger(__name__)
 

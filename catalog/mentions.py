@@ -15,13 +15,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .item import Item
-from .records import ItemRecords
-from .title_index import Entry, SavedTitles
-from .tokens import WORD as _WORD
-from .tokens import fold_text as _fold_text
-from .tokens import fold_word as _fold
-from .tokens import title_tokens
+from taurec.catalog.item import Item
+from taurec.catalog.records import ItemRecords
+from taurec.catalog.title_index import Entry, SavedTitles
+from taurec.catalog.tokens import WORD as _WORD
+from taurec.catalog.tokens import fold_text as _fold_text
+from taurec.catalog.tokens import fold_word as _fold
+from taurec.catalog.tokens import title_tokens
 
 __all__ = ["Mention", "TitleMatcher", "title_tokens"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import DataError
-from .interactions import Interactions, ItemInfo
+from taurec.catalog.errors import DataError
+from taurec.catalog.interactions import Interactions, ItemInfo
 
 #: The genre flags of u.item, in file order.
 U_ITEM_GENRES = (

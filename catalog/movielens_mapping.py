@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import DataError
-from .interactions import Interactions, ItemInfo
-from .item import Item
+from taurec.catalog.errors import DataError
+from taurec.catalog.interactions import Interactions, ItemInfo
+from taurec.catalog.item import Item
 
 _YEAR = re.compile(r"\s*\((\d{4})\)\s*$")
 _ARTICLE = re.compile(r"^(.*), (the|a|an|les|la|le|il|el|die|der|das)$", re.IGNORECASE)

@@ -16,8 +16,8 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .choice_items import ChoiceItem
-from .preferences import PreferenceModel
+from taurec.catalog.choice_items import ChoiceItem
+from taurec.catalog.preferences import PreferenceModel
 
 FIRST_NAMES: Final = (
     "Amara", "Bruno", "Chloe", "Dev", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonah",

@@ -15,7 +15,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .choice_items import ChoiceItem
+from taurec.catalog.choice_items import ChoiceItem
 
 Weight = float
 #: Years from the preferred one at which the era component reaches its minimum.

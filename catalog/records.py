@@ -18,10 +18,10 @@ import numpy.typing as npt
 import orjson
 from pydantic import ValidationError
 
-from .errors import REWRITE_HINT, DataError, from_validation_error
-from .indexed import IndexedSequence
-from .item import Item
-from .title_index import SavedTitles, open_saved_titles
+from taurec.catalog.errors import REWRITE_HINT, DataError, from_validation_error
+from taurec.catalog.indexed import IndexedSequence
+from taurec.catalog.item import Item
+from taurec.catalog.title_index import SavedTitles, open_saved_titles
 
 __all__ = ["REWRITE_HINT", "ItemRecords", "SortedIds"]
 

@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from .bm25 import Bm25Builder
-from .columns import Columns
-from .item import Item
+from taurec.catalog.bm25 import Bm25Builder
+from taurec.catalog.columns import Columns
+from taurec.catalog.item import Item
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import orjson
 
-from .availability import Availability, availability
-from .columns import Columns
-from .errors import DataError
-from .filter import FilterPage, FilterSpec, RowLookup, run_filter
-from .folder import CatalogFolder
-from .io import CatalogMeta, item_record, read_catalog_file
-from .item import Item
-from .search import SearchHit, SearchIndex
-from .spec import BUILTIN
+from taurec.catalog.availability import Availability, availability
+from taurec.catalog.columns import Columns
+from taurec.catalog.errors import DataError
+from taurec.catalog.filter import FilterPage, FilterSpec, RowLookup, run_filter
+from taurec.catalog.folder import CatalogFolder
+from taurec.catalog.io import CatalogMeta, item_record, read_catalog_file
+from taurec.catalog.item import Item
+from taurec.catalog.search import SearchHit, SearchIndex
+from taurec.catalog.spec import BUILTIN
 
 
 def builtin_path() -> Path:

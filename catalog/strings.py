@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .indexed import IndexedSequence
+from taurec.catalog.indexed import IndexedSequence
 
 
 def save_strings(folder: Path, name: str, strings: Iterable[str]) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .columns import RATING_CODES, Membership
-from .store import Catalog
+from taurec.catalog.columns import RATING_CODES, Membership
+from taurec.catalog.store import Catalog
 
 
 def _counts(member: Membership) -> dict[str, int]:

@@ -33,10 +33,10 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from .errors import REWRITE_HINT, DataError
-from .item import Item
-from .strings import StringColumn, save_strings
-from .tokens import title_tokens
+from taurec.catalog.errors import REWRITE_HINT, DataError
+from taurec.catalog.item import Item
+from taurec.catalog.strings import StringColumn, save_strings
+from taurec.catalog.tokens import title_tokens
 
 TITLES_FOLDER = "titles"
 TITLE_INDEX_VERSION = 1

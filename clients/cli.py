@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 import typer
 from typer.core import TyperCommand
 
+from taurec.clients.startup import prepare
 from taurec.evaluator.command_line import CommandGroup, add_version_option, run_app
-
-from .startup import prepare
 
 if TYPE_CHECKING:
     # typer ships its own click; these are the types its groups deal in

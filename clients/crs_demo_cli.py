@@ -21,9 +21,8 @@ def crs_demo(
     from rich.console import Console
 
     from taurec.catalog.errors import DataError
+    from taurec.clients.crs_demo import DemoCrs, crs_app
     from taurec.tasks.suite import load_suite
-
-    from .crs_demo import DemoCrs, crs_app
 
     try:
         catalog = load_suite(suite).catalog

@@ -22,9 +22,8 @@ from taurec.clients.simulator_options import (
     SimulatorName,
     SimulatorOpt,
 )
+from taurec.clients.startup import missing_key
 from taurec.server import defaults
-
-from .startup import missing_key
 
 # `taurec serve --help` loads this module: the server (the MCP SDK, the catalog, pydantic)
 # is imported in the command's body.

@@ -17,9 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from taurec.catalog.spec import BUILTIN
+from taurec.clients.stream_tasks_cli import generate_streams_cmd
 from taurec.evaluator.command_line import CommandGroup
-
-from .stream_tasks_cli import generate_streams_cmd
 
 if TYPE_CHECKING:
     from taurec.tasks.suite import Suite

@@ -11,12 +11,11 @@ from collections.abc import Iterable
 from statistics import fmean, median
 from typing import Any
 
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.memory import collector_paused
+from taurec.evaluator.passk import pass_k, pass_k_with_ci
 from taurec.policies.checks import Verdict
 from taurec.tasks.task import Complexity, PolicyName, RevealDifficulty
-
-from .episode import EpisodeScore
-from .memory import collector_paused
-from .passk import pass_k, pass_k_with_ci
 
 Counts = dict[str, tuple[int, int]]
 
@@ -175,8 +174,8 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     of its own, and so are a label's open-mode logs against one suite. Each group is made
     by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
     by label."""
-    from .dialogue import dialogue_fields
-    from .kinds import EVALUATOR_KINDS
+    from taurec.evaluator.dialogue import dialogue_fields
+    from taurec.evaluator.kinds import EVALUATOR_KINDS
 
     with collector_paused():
         groups: dict[tuple[str, str, str, str, str], list[EpisodeScore]] = defaultdict(list)

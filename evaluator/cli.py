@@ -10,16 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .command_line import CommandGroup, add_version_option, prepare, run_app
-from .defaults import DEFAULT_RULES, MAX_LOG_BYTES
-from .judge_cli import judge
-from .text import markup, plural
+from taurec.evaluator.command_line import CommandGroup, add_version_option, prepare, run_app
+from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
+from taurec.evaluator.judge_cli import judge
+from taurec.evaluator.text import markup, plural
 
 if TYPE_CHECKING:
+    from taurec.evaluator.episode import EpisodeScore
+    from taurec.evaluator.sealed import RunCheck
     from taurec.tasks.trajectory_signing import LogKey
-
-    from .episode import EpisodeScore
-    from .sealed import RunCheck
 
 # `evaluator --help` loads this module only: each command imports the scoring stack
 # (numpy, scipy, the catalog) in its body, so the help stays instant.
@@ -63,7 +62,7 @@ RulesOpt = Annotated[
 
 
 def _rules(choice: str) -> list[str]:
-    from .rules import RULES, rules_names
+    from taurec.evaluator.rules import RULES, rules_names
 
     try:
         return rules_names(choice)
@@ -143,10 +142,10 @@ def _score(
     max_log_mb: int = MAX_LOG_BYTES // 2**20,
     rules: str = DEFAULT_RULES,
 ) -> RunCheck:
-    from .evaluate import evaluate
-    from .files import NotARunFile
-    from .logs import Resolver
-    from .progress import scoring_progress
+    from taurec.evaluator.evaluate import evaluate
+    from taurec.evaluator.files import NotARunFile
+    from taurec.evaluator.logs import Resolver
+    from taurec.evaluator.progress import scoring_progress
 
     resolver = Resolver(
         suite=suite,
@@ -204,8 +203,8 @@ def score(
 
     import orjson
 
-    from .aggregate import aggregate
-    from .render import (
+    from taurec.evaluator.aggregate import aggregate
+    from taurec.evaluator.render import (
         markdown,
         print_faults,
         print_groups,
@@ -274,9 +273,9 @@ def explain(
     """Show every constraint and policy verdict of each episode, then the conversation.
 
     Each verdict names its evidence by the log seq it concerns."""
-    from .explain import explain_logs
-    from .log_paths import NotLogs, check_log_paths
-    from .logs import Resolver
+    from taurec.evaluator.explain import explain_logs
+    from taurec.evaluator.log_paths import NotLogs, check_log_paths
+    from taurec.evaluator.logs import Resolver
 
     names = _rules(rules)
     try:
@@ -307,8 +306,8 @@ def episodes(
 
     Columns: label, run, task, trial, stratum, pass/fail, reward, end reason, failed
     constraints and policies, metrics, simulator faults, log path."""
-    from .episode_table import write_rows
-    from .log_paths import NotLogs, check_log_paths
+    from taurec.evaluator.episode_table import write_rows
+    from taurec.evaluator.log_paths import NotLogs, check_log_paths
 
     if json and csv:
         err.print("[red]error:[/red] --json and --csv exclude each other; give one")
@@ -346,8 +345,8 @@ def view(
     Filter by label, task, stratum, pass/fail, failed policy, end reason or simulator
     fault; read each conversation with its verdicts. Served on 127.0.0.1; --bundle
     writes it as static files instead."""
-    from .logs import Resolver
-    from .view_cli import run_view
+    from taurec.evaluator.logs import Resolver
+    from taurec.evaluator.view_cli import run_view
 
     (name,) = _rules(rules)[:1]
     code = run_view(
@@ -375,8 +374,8 @@ def compare(
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
-    from .aggregate import task_counts
-    from .passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
+    from taurec.evaluator.aggregate import task_counts
+    from taurec.evaluator.passk import MIN_SHARED_TASKS, difference_verdict, paired_difference
 
     by_label = {label: [s for s in scores if s.label == label] for label in (label_a, label_b)}
     labels = sorted({s.label for s in scores})
@@ -424,10 +423,9 @@ def export(
     import orjson
 
     from taurec.catalog.errors import DataError
-
-    from .export_cli import export_lines
-    from .files import NotARunFile, find_logs
-    from .logs import Resolver
+    from taurec.evaluator.export_cli import export_lines
+    from taurec.evaluator.files import NotARunFile, find_logs
+    from taurec.evaluator.logs import Resolver
 
     try:
         files = find_logs(logdirs)
@@ -457,7 +455,7 @@ def report(
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Write one self-contained HTML report (plots beside tables; works offline)."""
-    from .report_cli import ReportError, write_report
+    from taurec.evaluator.report_cli import ReportError, write_report
 
     (name,) = _rules(rules)[:1]
     try:

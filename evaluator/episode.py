@@ -14,14 +14,13 @@ from statistics import median
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
+from taurec.evaluator.judgement import ConstraintVerdict
+from taurec.evaluator.rules import DEFAULT_RULES, rules_profile
+from taurec.evaluator.simulator_audit import SimulatorFault
 from taurec.policies.checks import PolicyResult, Verdict
 from taurec.policies.transcript import Transcript, build_transcript
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason, Trajectory
-
-from .judgement import ConstraintVerdict
-from .rules import DEFAULT_RULES, rules_profile
-from .simulator_audit import SimulatorFault
 
 
 @dataclass

@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from taurec.evaluator.episode import EpisodeScore
 from taurec.policies.checks import Verdict
-
-from .episode import EpisodeScore
 
 #: The columns of a row, in order (`metrics` is a dict, flattened by the CSV writer).
 COLUMNS = (

@@ -13,9 +13,9 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from .episode import EpisodeScore
-from .episode_rows import COLUMNS, episode_rows
-from .text import markup
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episode_rows import COLUMNS, episode_rows
+from taurec.evaluator.text import markup
 
 #: the table's width when stdout is no terminal (a pipe, a file): wide enough for every column
 PIPED_WIDTH = 240

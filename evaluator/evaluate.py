@@ -9,13 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.files import find_run_files
+from taurec.evaluator.logs import Resolver, default_workers, score_files
+from taurec.evaluator.progress import ScoringProgress
+from taurec.evaluator.sealed import Register, RunCheck, check_runs, plan_specs, read_registers
 from taurec.tasks.trajectory_signing import LogKey, load_log_key
-
-from .episode import EpisodeScore
-from .files import find_run_files
-from .logs import Resolver, default_workers, score_files
-from .progress import ScoringProgress
-from .sealed import Register, RunCheck, check_runs, plan_specs, read_registers
 
 
 def evaluate(

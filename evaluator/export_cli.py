@@ -6,13 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
+from taurec.evaluator.export import grpo_groups, ppr_pairs
+from taurec.evaluator.logs import Resolver
+from taurec.evaluator.ranking import score_ranking_episode
 from taurec.tasks.ranking import RankingTask
 from taurec.tasks.trajectory import Trajectory
 from taurec.tasks.trajectory_reader import read_log
-
-from .export import grpo_groups, ppr_pairs
-from .logs import Resolver
-from .ranking import score_ranking_episode
 
 
 def ranking_episodes(

@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taurec.tasks.trajectory_reader import read_log
-
-from .files import find_logs
-from .judge import (
+from taurec.evaluator.files import find_logs
+from taurec.evaluator.judge import (
     JudgeScore,
     Turn,
     combine,
@@ -29,8 +27,9 @@ from .judge import (
     prompt,
     prompt_digest,
 )
-from .judge_rubrics import ASPECTS, RUBRIC_VERSION, aspect
-from .judge_store import JudgeFile, call_key, judge_path, load_judge_file
+from taurec.evaluator.judge_rubrics import ASPECTS, RUBRIC_VERSION, aspect
+from taurec.evaluator.judge_store import JudgeFile, call_key, judge_path, load_judge_file
+from taurec.tasks.trajectory_reader import read_log
 
 #: Answers written to disk after this many new calls (an interrupted run keeps them).
 SAVE_EVERY = 25

@@ -22,8 +22,8 @@ from typing import Any, Final
 
 import orjson
 
-from .files import JUDGE_DIR
-from .judge import JudgeScore
+from taurec.evaluator.files import JUDGE_DIR
+from taurec.evaluator.judge import JudgeScore
 
 FORMAT: Final = "taurec-judge"
 SUFFIX: Final = ".judge.json"

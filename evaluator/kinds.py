@@ -13,13 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from taurec.evaluator.episode import EpisodeScore
 from taurec.tasks.kinds import KindRegistry
 from taurec.tasks.trajectory import Trajectory
 
-from .episode import EpisodeScore
-
 if TYPE_CHECKING:
-    from .logs import Resolver, SuiteContext
+    from taurec.evaluator.logs import Resolver, SuiteContext
 
 #: score(task, trajectory, suite context, resolver, path) -> EpisodeScore
 Scorer = Callable[[Any, Trajectory, "SuiteContext", "Resolver", str], EpisodeScore]

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from taurec.evaluator.files import find_logs
 from taurec.tasks.run_register import REGISTER_NAME
-
-from .files import find_logs
 
 
 class NotLogs(ValueError):

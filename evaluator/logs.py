@@ -18,21 +18,20 @@ from pathlib import Path
 from taurec.catalog.errors import DataError
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
+from taurec.evaluator.defaults import MAX_LOG_BYTES
+from taurec.evaluator.dialogue import note_dialogue
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.files import find_logs
+from taurec.evaluator.kinds import EVALUATOR_KINDS
+from taurec.evaluator.memory import collector_paused
+from taurec.evaluator.progress import ScoringProgress
+from taurec.evaluator.replay import Replayer
+from taurec.evaluator.rules import DEFAULT_RULES
+from taurec.evaluator.text import plain
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.trajectory import Header, Trajectory
 from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
-
-from .defaults import MAX_LOG_BYTES
-from .dialogue import note_dialogue
-from .episode import EpisodeScore
-from .files import find_logs
-from .kinds import EVALUATOR_KINDS
-from .memory import collector_paused
-from .progress import ScoringProgress
-from .replay import Replayer
-from .rules import DEFAULT_RULES
-from .text import plain
 
 __all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "score_paths"]
 

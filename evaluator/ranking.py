@@ -15,19 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from taurec.evaluator.aggregate import task_counts
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
+from taurec.evaluator.render import run_rows
+from taurec.evaluator.text import plural
 from taurec.tasks.ranking import RankingTask
 from taurec.tasks.ranking_metrics import score_ranking
 from taurec.tasks.trajectory import EndReason, Trajectory
 
-from .aggregate import task_counts
-from .episode import EpisodeScore
-from .kinds import EVALUATOR_KINDS, EvaluatorKind
-from .passk import bootstrap_ci, pass_k_with_ci
-from .render import run_rows
-from .text import plural
-
 if TYPE_CHECKING:
-    from .logs import Resolver, SuiteContext
+    from taurec.evaluator.logs import Resolver, SuiteContext
 
 SUBMIT = "submit_ranking"
 NOT_TOOLS = frozenset({SUBMIT, "abort_episode"})

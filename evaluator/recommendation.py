@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from taurec.evaluator.aggregate import aggregate_group
+from taurec.evaluator.episode import EpisodeScore, score_episode
+from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.render import summary_rows
 from taurec.tasks.trajectory import Trajectory
 
-from .aggregate import aggregate_group
-from .episode import EpisodeScore, score_episode
-from .kinds import EVALUATOR_KINDS, EvaluatorKind
-from .render import summary_rows
-
 if TYPE_CHECKING:
-    from .logs import Resolver, SuiteContext
+    from taurec.evaluator.logs import Resolver, SuiteContext
 
 
 def score_recommendation(

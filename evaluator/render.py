@@ -7,12 +7,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episode_view import display_value
+from taurec.evaluator.sealed import RunCheck
+from taurec.evaluator.text import markup, md_cell, plural
 from taurec.tasks.trajectory_signing import LogKey
-
-from .episode import EpisodeScore
-from .episode_view import display_value
-from .sealed import RunCheck
-from .text import markup, md_cell, plural
 
 #: Problems and excluded logs listed one by one; the rest are counted.
 SHOWN = 20
@@ -94,8 +93,8 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
-    from .dialogue import dialogue_rows
-    from .kinds import EVALUATOR_KINDS
+    from taurec.evaluator.dialogue import dialogue_rows
+    from taurec.evaluator.kinds import EVALUATOR_KINDS
 
     return [
         *EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group),
@@ -198,7 +197,7 @@ def _dialogue_cells(group: dict[str, Any]) -> list[str]:
 
 def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
     """The episodes where the simulated user contradicted its task, one line per fault."""
-    from .dialogue import fault_lines
+    from taurec.evaluator.dialogue import fault_lines
 
     lines = fault_lines(groups)
     if not lines:

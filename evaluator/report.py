@@ -11,12 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .episode import EpisodeScore
-from .report_data import Judgements, ReportData, report_data
-from .report_episode_sections import failed_episodes, simulator_faults
-from .report_kind_sections import dialogue_metrics, judge_scores, learning_curves, ranking_metrics
-from .report_page import Section, render_page
-from .report_sections import (
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.report_data import Judgements, ReportData, report_data
+from taurec.evaluator.report_episode_sections import failed_episodes, simulator_faults
+from taurec.evaluator.report_kind_sections import (
+    dialogue_metrics,
+    judge_scores,
+    learning_curves,
+    ranking_metrics,
+)
+from taurec.evaluator.report_page import Section, render_page
+from taurec.evaluator.report_sections import (
     cost_pareto,
     failure_modes,
     overview,

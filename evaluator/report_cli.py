@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .text import markup
+from taurec.evaluator.text import markup
 
 
 class ReportError(Exception):
@@ -40,12 +40,12 @@ def write_report(
 ) -> None:
     """Score `logdirs` and write the report to `out`; ReportError on bad input."""
     check_output(out)
-    from .aggregate import aggregate
-    from .evaluate import evaluate
-    from .logs import Resolver
-    from .progress import scoring_progress
-    from .report import render_report
-    from .report_data import load_judgements
+    from taurec.evaluator.aggregate import aggregate
+    from taurec.evaluator.evaluate import evaluate
+    from taurec.evaluator.logs import Resolver
+    from taurec.evaluator.progress import scoring_progress
+    from taurec.evaluator.report import render_report
+    from taurec.evaluator.report_data import load_judgements
 
     resolver = Resolver(suite=suite, catalog=catalog, rules=rules)
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any, Protocol
 
-from .episode import EpisodeScore
+from taurec.evaluator.episode import EpisodeScore
 
 
 class JudgeScoreLike(Protocol):
@@ -88,7 +88,7 @@ def load_judgements(logdirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
     """The judge's scores found beside the logs, when the judge store is installed and a
     judge has run; empty otherwise (the report then has no judge section)."""
     try:
-        from .judge_store import load_judgements as load  # type: ignore[import-not-found,unused-ignore]
+        from taurec.evaluator.judge_store import load_judgements as load  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return {}
     out: dict[str, dict[str, Any]] = {}

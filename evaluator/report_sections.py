@@ -9,13 +9,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from taurec.evaluator.aggregate import task_counts
+from taurec.evaluator.passk import pass_k
+from taurec.evaluator.report_data import ReportData, Series
+from taurec.evaluator.report_page import Cell, Section, Table, plot_text
 from taurec.policies.checks import Verdict
 from taurec.tasks.task import Complexity, RevealDifficulty
-
-from .aggregate import task_counts
-from .passk import pass_k
-from .report_data import ReportData, Series
-from .report_page import Cell, Section, Table, plot_text
 
 
 def _pass1(g: dict[str, Any]) -> tuple[float | None, float | None, float | None]:

@@ -17,15 +17,14 @@ from typing import Final
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
+from taurec.evaluator.defaults import DEFAULT_RULES as DEFAULT_RULES
+from taurec.evaluator.judgement import ConstraintVerdict, Judgement
+from taurec.evaluator.taurec_trace import to_trace
+from taurec.evaluator.taurec_v1_rules import judge_trace
 from taurec.policies.checks import CheckContext, check_policies
 from taurec.policies.transcript import Transcript
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import Trajectory
-
-from .defaults import DEFAULT_RULES as DEFAULT_RULES
-from .judgement import ConstraintVerdict, Judgement
-from .taurec_trace import to_trace
-from .taurec_v1_rules import judge_trace
 
 Judge = Callable[[RecommendationTask, Trajectory, Transcript, Catalog, TitleMatcher], Judgement]
 

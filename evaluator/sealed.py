@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.text import plain
 from taurec.tasks.run_register import RegisterState, read_register
 from taurec.tasks.trajectory_signing import LogKey
-
-from .episode import EpisodeScore
-from .text import plain
 
 
 @dataclass

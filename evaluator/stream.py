@@ -20,18 +20,17 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from taurec.catalog.errors import DataError
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.render import run_rows
+from taurec.evaluator.stream_metrics import EpisodeOutcome, score_choice, stream_summary
 from taurec.server.stream_session import ACTIONS, StreamRuleError, StreamSession
 from taurec.tasks.stream import StreamTask
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory import Trajectory
 
-from .episode import EpisodeScore
-from .kinds import EVALUATOR_KINDS, EvaluatorKind
-from .render import run_rows
-from .stream_metrics import EpisodeOutcome, score_choice, stream_summary
-
 if TYPE_CHECKING:
-    from .logs import Resolver, SuiteContext
+    from taurec.evaluator.logs import Resolver, SuiteContext
 
 SETTING_PREFIX = "setting:"
 READ_ONLY = {"current_episode": lambda s, a: s.view()}

@@ -32,12 +32,11 @@ import orjson
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
+from taurec.evaluator.judgement import ConstraintVerdict, Judgement
+from taurec.evaluator.taurec_trace import ABSTAINED, Trace
 from taurec.policies.checks import PolicyResult, Verdict
 from taurec.tasks.constraint import Constraint, Op
 from taurec.tasks.task import PolicyName, RecommendationTask
-
-from .judgement import ConstraintVerdict, Judgement
-from .taurec_trace import ABSTAINED, Trace
 
 #: τ-Rec v1.0's disclosure phrases (its policy evaluator's list).
 DISCLOSURE_PATTERNS = tuple(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .log_paths import NotLogs, check_log_paths
-from .logs import Resolver
-from .text import markup
+from taurec.evaluator.log_paths import NotLogs, check_log_paths
+from taurec.evaluator.logs import Resolver
+from taurec.evaluator.text import markup
 
 
 def run_view(
@@ -22,7 +22,7 @@ def run_view(
     err: Console,
 ) -> int:
     """Serve until interrupted, or write the bundle; the exit code."""
-    from .viewer.data import LogSet
+    from taurec.evaluator.viewer.data import LogSet
 
     try:
         # a folder with no logs yet is fine: a run may be about to write them
@@ -32,7 +32,7 @@ def run_view(
         return 2
     logs = LogSet(paths, resolver)
     if bundle is not None:
-        from .viewer.bundle import write_bundle
+        from taurec.evaluator.viewer.bundle import write_bundle
 
         if bundle.exists() and not bundle.is_dir():
             err.print(f"[red]error:[/red] --bundle {markup(bundle)}: not a folder")
@@ -42,7 +42,7 @@ def run_view(
             f"wrote {n} episodes to {markup(bundle)}; open {markup((bundle / 'index.html').resolve().as_uri())}"
         )
         return 0
-    from .viewer.app import bind_loopback, serve
+    from taurec.evaluator.viewer.app import bind_loopback, serve
 
     try:
         sock = bind_loopback(port)

@@ -16,10 +16,9 @@ from taurec.catalog.item import AGE_RESTRICTED_RATINGS, Item
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
+from taurec.policies.disclosure import disclosure
+from taurec.policies.transcript import CallRecord, Commit, CommitKind, Transcript
 from taurec.tasks.task import PolicyName, RecommendationTask
-
-from .disclosure import disclosure
-from .transcript import CallRecord, Commit, CommitKind, Transcript
 
 
 class Verdict(StrEnum):

@@ -22,18 +22,17 @@ import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from taurec.server.episodes import SimulatorFactory
+from taurec.server.http_guard import HttpGuard
+from taurec.server.kinds import SERVER_KINDS, KindService
+from taurec.server.memory import return_large_blocks, trim
+from taurec.server.raw_calls import RawCallMiddleware
+from taurec.server.resources import protocol_text, register_resources
+from taurec.server.seal import CallerMiddleware
+from taurec.server.service import SERVER_NAME, Service
+from taurec.server.settings import HttpSettings, ServerSettings
+from taurec.server.tools import register_tools
 from taurec.tasks.suite import Suite, load_suite
-
-from .episodes import SimulatorFactory
-from .http_guard import HttpGuard
-from .kinds import SERVER_KINDS, KindService
-from .memory import return_large_blocks, trim
-from .raw_calls import RawCallMiddleware
-from .resources import protocol_text, register_resources
-from .seal import CallerMiddleware
-from .service import SERVER_NAME, Service
-from .settings import HttpSettings, ServerSettings
-from .tools import register_tools
 
 Transport = Literal["stdio", "http"]
 #: Request bytes read in a second after which freed heap pages are given back.

@@ -28,11 +28,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ValidationError
 
 from taurec.catalog.store import Catalog
-from taurec.tasks.dialogue_acts import DialogueAct
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason, Usage
-
-from .episode_end import (
+from taurec.server.episode_end import (
     ABORT_REASONS,
     ABORTED,
     CALL_LIMIT,
@@ -40,12 +36,21 @@ from .episode_end import (
     EpisodeEnd,
     ended_message,
 )
-from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
-from .results import RecommendResult, UserReplyResult
-from .simulator import UserReply, UserSimulator
-from .simulator.agent_nlu import AgentActReader
-from .simulator.base import opening_acts_of
-from .trajectory_writer import LogWriteError, TrajectoryWriter
+from taurec.server.errors import (
+    AgentFacingError,
+    ArgumentError,
+    EpisodeError,
+    agent_error_text,
+    short_repr,
+)
+from taurec.server.results import RecommendResult, UserReplyResult
+from taurec.server.simulator import UserReply, UserSimulator
+from taurec.server.simulator.agent_nlu import AgentActReader
+from taurec.server.simulator.base import opening_acts_of
+from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter
+from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import EndReason, Usage
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 import anyio
 import orjson
 
-from .defaults import AUTH_TOKEN_ENV
-from .settings import HttpSettings
+from taurec.server.defaults import AUTH_TOKEN_ENV
+from taurec.server.settings import HttpSettings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

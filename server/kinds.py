@@ -10,10 +10,9 @@ from typing import Protocol
 
 from mcp.server import MCPServer
 
+from taurec.server.settings import ServerSettings
 from taurec.tasks.kinds import KindRegistry
 from taurec.tasks.suite import Suite
-
-from .settings import ServerSettings
 
 
 class KindService(Protocol):

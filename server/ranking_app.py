@@ -25,27 +25,26 @@ from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interaction_sources import load_interactions
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.suite import Suite
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory_signing import load_log_key
-
-from .episode_end import ABORTED, EpisodeEnd
-from .episodes import derive_seed
-from .errors import AgentFacingError
-from .kinds import SERVER_KINDS, KindService
-from .ranking_episode import SUBMIT, RankingEpisode, StepResult
-from .ranking_tools import SETTINGS, TOOLS, RankingData
-from .seal import Admission, Seals, load_seals
-from .service import (
+from taurec.server.episode_end import ABORTED, EpisodeEnd
+from taurec.server.episodes import derive_seed
+from taurec.server.errors import AgentFacingError
+from taurec.server.kinds import SERVER_KINDS, KindService
+from taurec.server.ranking_episode import SUBMIT, RankingEpisode, StepResult
+from taurec.server.ranking_tools import SETTINGS, TOOLS, RankingData
+from taurec.server.seal import Admission, Seals, load_seals
+from taurec.server.service import (
     SERVER_NAME,
     SHUTDOWN_DETAIL,
     default_run_label,
     portable_suite_spec,
     server_version,
 )
-from .settings import ServerSettings
-from .trajectory_writer import TrajectoryWriter, log_path, now_utc
+from taurec.server.settings import ServerSettings
+from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
+from taurec.tasks.ranking import RankingTask
+from taurec.tasks.suite import Suite
+from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory_signing import load_log_key
 
 EpisodeId = Annotated[
     str, Field(min_length=1, description="The episode_id start_episode returned.")

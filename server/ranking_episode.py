@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from taurec.server.ranking_tools import TOOLS, RankingData, ToolInputError, run_tool
 from taurec.tasks.ranking import RankingTask
 from taurec.tasks.ranking_metrics import RankingOutcome, score_ranking
-
-from .ranking_tools import TOOLS, RankingData, ToolInputError, run_tool
 
 SUBMIT: Final = "submit_ranking"
 

@@ -25,6 +25,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
+from taurec.server.episode import LOG_FAILED, Episode, EpisodeEnd
+from taurec.server.episodes import EpisodeStore, Seal, derive_seed
+from taurec.server.errors import ArgumentError, EpisodeError, short_repr
+from taurec.server.raw_calls import bearer_token
+from taurec.server.trajectory_writer import LogWriteError, append_whole
 from taurec.tasks.run_plan import RunPlan, read_plan, token_sha256
 from taurec.tasks.run_register import (
     MAX_ATTEMPTS,
@@ -37,12 +42,6 @@ from taurec.tasks.suite import Suite
 from taurec.tasks.task import RecommendationTask
 from taurec.tasks.trajectory import EndReason
 from taurec.tasks.trajectory_signing import GENESIS, LogKey
-
-from .episode import LOG_FAILED, Episode, EpisodeEnd
-from .episodes import EpisodeStore, Seal, derive_seed
-from .errors import ArgumentError, EpisodeError, short_repr
-from .raw_calls import bearer_token
-from .trajectory_writer import LogWriteError, append_whole
 
 # A per-request slot (each request runs in its own context), not shared state.
 _TOKEN: ContextVar[str | None] = ContextVar("taurec_bearer_token", default=None)

@@ -21,17 +21,11 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.tasks.run_plan import label_problem
-from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason, SuiteRef
-from taurec.tasks.trajectory_signing import load_log_key
-
-from .episode import CALL_LIMIT, Episode, EpisodeEnd
-from .episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
-from .errors import ArgumentError, EpisodeError, agent_error_text, short_repr
-from .raw_calls import mark_reached, request_aside, request_owner, request_usage
-from .results import (
+from taurec.server.episode import CALL_LIMIT, Episode, EpisodeEnd
+from taurec.server.episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
+from taurec.server.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
+from taurec.server.results import (
     EpisodeStarted,
     RecommendResult,
     ServerInfo,
@@ -39,11 +33,16 @@ from .results import (
     TaskSummary,
     UserReplyResult,
 )
-from .seal import Seals, load_seals
-from .settings import ServerSettings
-from .simulator.nlu import MessageReader
-from .simulators import SIMULATORS, agent_nlu
-from .text_limits import overlong_aside, overlong_text
+from taurec.server.seal import Seals, load_seals
+from taurec.server.settings import ServerSettings
+from taurec.server.simulator.nlu import MessageReader
+from taurec.server.simulators import SIMULATORS, agent_nlu
+from taurec.server.text_limits import overlong_aside, overlong_text
+from taurec.tasks.run_plan import label_problem
+from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
+from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory import EndReason, SuiteRef
+from taurec.tasks.trajectory_signing import load_log_key
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from taurec.tasks.run_plan import LABEL_PATTERN
-
-from .defaults import (
+from taurec.server.defaults import (
     AUTH_TOKEN_ENV,
     IDLE_TIMEOUT_SECONDS,
     KEEP_ALIVE_SECONDS,
@@ -24,6 +22,7 @@ from .defaults import (
     MAX_REQUEST_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
+from taurec.tasks.run_plan import LABEL_PATTERN
 
 SimulatorKind = Literal["rule", "agenda", "llm"]
 #: Host names that always mean this machine.

@@ -23,22 +23,27 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
+from taurec.server.episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
+from taurec.server.episodes import RunFacts, derive_seed
+from taurec.server.errors import (
+    AgentFacingError,
+    ArgumentError,
+    EpisodeError,
+    agent_error_text,
+    short_repr,
+)
+from taurec.server.seal import Admission, Seals, load_seals
+from taurec.server.service import SHUTDOWN_DETAIL, default_run_label, server_version
+from taurec.server.settings import ServerSettings
+from taurec.server.stream_customer import Customer, RuleCustomer
+from taurec.server.stream_llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.server.stream_session import EpisodeView, StreamRuleError, StreamSession
+from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
 from taurec.tasks.run_plan import label_problem
 from taurec.tasks.stream import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory_signing import load_log_key
-
-from .episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
-from .episodes import RunFacts, derive_seed
-from .errors import AgentFacingError, ArgumentError, EpisodeError, agent_error_text, short_repr
-from .seal import Admission, Seals, load_seals
-from .service import SHUTDOWN_DETAIL, default_run_label, server_version
-from .settings import ServerSettings
-from .stream_customer import Customer, RuleCustomer
-from .stream_llm_customer import LLMCustomer, LLMCustomerSettings
-from .stream_session import EpisodeView, StreamRuleError, StreamSession
-from .trajectory_writer import TrajectoryWriter, log_path, now_utc
 
 log = logging.getLogger(__name__)
 

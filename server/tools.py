@@ -23,12 +23,10 @@ from pydantic_core import to_jsonable_python
 from taurec.catalog.availability import Availability
 from taurec.catalog.filter import FilterPage, FilterSpec
 from taurec.catalog.item import ContentRating, Item
-from taurec.tasks.trajectory import EndReason
-
-from . import catalog_tools as ct
-from .errors import AgentFacingError
-from .raw_calls import raw_argument
-from .results import (
+from taurec.server import catalog_tools as ct
+from taurec.server.errors import AgentFacingError
+from taurec.server.raw_calls import raw_argument
+from taurec.server.results import (
     EpisodeAborted,
     EpisodeStarted,
     RecommendResult,
@@ -36,7 +34,8 @@ from .results import (
     TaskList,
     UserReplyResult,
 )
-from .service import Service
+from taurec.server.service import Service
+from taurec.tasks.trajectory import EndReason
 
 EpisodeId = Annotated[
     str | None,

@@ -15,10 +15,9 @@ import numpy.typing as npt
 
 from taurec.catalog.columns import RATING_CODES, Mask
 from taurec.catalog.store import Catalog
-
-from .answers import ITEM_RULES
-from .constraint_mask import constraints_mask
-from .task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.answers import ITEM_RULES
+from taurec.tasks.constraint_mask import constraints_mask
+from taurec.tasks.task import PolicyName, RecommendationTask, UserContext
 
 Rows = npt.NDArray[np.int64]
 

@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterable
 
 from taurec.catalog.item import Item
 from taurec.catalog.services import service_key
-
-from .constraint import Constraint
-from .task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.constraint import Constraint
+from taurec.tasks.task import PolicyName, RecommendationTask, UserContext
 
 
 def satisfies(item: Item, constraints: Iterable[Constraint]) -> bool:

@@ -27,12 +27,11 @@ from taurec.catalog.columns import Mask
 from taurec.catalog.indexed import IndexedSequence
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
-
-from .answer_rows import Rows, gate_mask, ids_of
-from .constraint import Constraint, Op, Reveal
-from .constraint_mask import constraint_mask, constraints_mask
-from .policy_bite import biting_policies
-from .task import (
+from taurec.tasks.answer_rows import Rows, gate_mask, ids_of
+from taurec.tasks.constraint import Constraint, Op, Reveal
+from taurec.tasks.constraint_mask import constraint_mask, constraints_mask
+from taurec.tasks.policy_bite import biting_policies
+from taurec.tasks.task import (
     Complexity,
     PolicyName,
     RecommendationTask,
@@ -41,7 +40,7 @@ from .task import (
     WatchEntry,
     reveal_difficulty_of,
 )
-from .validate import Vocabulary, check_task
+from taurec.tasks.validate import Vocabulary, check_task
 
 MAX_ATTEMPTS = 300
 NO_VALID_EVERY = 10

@@ -16,7 +16,7 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from .kinds import task_kind
+from taurec.tasks.kinds import task_kind
 
 N_CANDIDATES = 20
 MAX_HISTORY = 10

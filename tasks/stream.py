@@ -28,8 +28,7 @@ from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.choice_sets import CHOICE_SET_SIZE, MIN_CATEGORY_ITEMS
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import utility
-
-from .kinds import task_kind
+from taurec.tasks.kinds import task_kind
 
 STREAM_FORMAT_VERSION: Final = 1
 DEFAULT_EPISODES: Final = 10

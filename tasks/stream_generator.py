@@ -26,8 +26,7 @@ from taurec.catalog.llm_utilities import LLMUtilityScorer
 from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.preferences import utility
 from taurec.catalog.store import Catalog
-
-from .stream import (
+from taurec.tasks.stream import (
     DEFAULT_EPISODES,
     MIN_BEST_UTILITY,
     FeedbackKind,

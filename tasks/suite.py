@@ -32,8 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.folder import is_catalog_folder
 from taurec.catalog.store import BUILTIN, Catalog
-
-from .kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
+from taurec.tasks.kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
 
 SUITE_FORMAT_VERSION = 1
 SUITE_FILE = "suite.json"
@@ -128,7 +127,9 @@ def load_suite(spec: str, *, audit: bool = True) -> Suite:
     Without `audit`, a τ-Rec release's defects are not looked for (its warnings lack them).
     """
     if spec.startswith(TAU_REC_PREFIX):
-        from .taurec_release import read_release  # it builds on this module: import on use
+        from taurec.tasks.taurec_release import (
+            read_release,  # it builds on this module: import on use
+        )
 
         release = read_release(spec.removeprefix(TAU_REC_PREFIX), audit=audit)
         return Suite(

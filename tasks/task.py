@@ -15,9 +15,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating
-
-from .constraint import Constraint, Reveal
-from .kinds import task_kind
+from taurec.tasks.constraint import Constraint, Reveal
+from taurec.tasks.kinds import task_kind
 
 TASK_FORMAT_VERSION: Final = 1
 

@@ -19,16 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from taurec.catalog.columns import Mask
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
-
-from .answer_rows import ids_of, rows_by_id, ruled_out_masks
-from .constraint import Constraint, Op
-from .constraint_mask import constraint_mask
-from .policy_bite import policy_bite_problems
-from .task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
-from .vocabulary import Vocabulary
+from taurec.tasks.answer_rows import ids_of, rows_by_id, ruled_out_masks
+from taurec.tasks.constraint import Constraint, Op
+from taurec.tasks.constraint_mask import constraint_mask
+from taurec.tasks.policy_bite import policy_bite_problems
+from taurec.tasks.task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
+from taurec.tasks.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
-    from .suite import Suite
+    from taurec.tasks.suite import Suite
 
 MIN_ANSWERS = 2
 #: Problem code -> what it means, phrased to follow "in N tasks: ".

@@ -16,10 +16,7 @@ from datetime import date
 
 import numpy as np
 
-from taurec.catalog.io import CatalogMeta
-from taurec.catalog.item import Item
-
-from .distributions import (
+from taurec.catalog.builders.distributions import (
     CONTENT_RATINGS,
     FIRST_RELEASE,
     GENRE_PROFILES,
@@ -34,9 +31,9 @@ from .distributions import (
     STAR_POOL,
     STAR_SHARE,
 )
-from .plots import PLOTS
-from .titles import Titler
-from .vocabulary import (
+from taurec.catalog.builders.plots import PLOTS
+from taurec.catalog.builders.titles import Titler
+from taurec.catalog.builders.vocabulary import (
     FIRST_NAMES,
     GENRES,
     KEYWORDS,
@@ -44,6 +41,8 @@ from .vocabulary import (
     PLACES,
     SURNAMES,
 )
+from taurec.catalog.io import CatalogMeta
+from taurec.catalog.item import Item
 
 BLOCK_SIZE = 4096
 #: Items per cast/director "generation": recurring people are drawn afresh per group.

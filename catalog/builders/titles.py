@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from .vocabulary import (
+from taurec.catalog.builders.vocabulary import (
     PLACES,
     TITLE_ADJECTIVES,
     TITLE_BLOCKLIST,

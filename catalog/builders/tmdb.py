@@ -24,11 +24,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from taurec.catalog.builders.tmdb_client import NotFound, TmdbClient, TmdbCredentials
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.services import canonical_service
-
-from .tmdb_client import NotFound, TmdbClient, TmdbCredentials
 
 APPEND = "credits,keywords,release_dates,watch/providers"
 #: release_dates types, most telling first: theatrical, limited, digital, physical, TV, premiere.

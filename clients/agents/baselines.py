@@ -16,9 +16,9 @@ import hashlib
 import random
 from typing import Any
 
-from .base import AgentSettings, Episode
-from .needs import Needs
-from .reading import read_needs
+from taurec.clients.agents.base import AgentSettings, Episode
+from taurec.clients.agents.needs import Needs
+from taurec.clients.agents.reading import read_needs
 
 
 async def _every_item(episode: Episode) -> list[dict[str, Any]]:

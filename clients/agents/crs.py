@@ -21,10 +21,9 @@ import anyio
 import httpx
 
 from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
+from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError
+from taurec.clients.agents.reading import read_verdict
 from taurec.tasks.suite import load_suite
-
-from .base import AgentSettings, Episode, EpisodeEndedError
-from .reading import read_verdict
 
 PATH: Final = "/receive_message"
 #: Seconds a CRS may take to answer one message (neural CRSs on a CPU are slow).

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .base import Agent, AgentSettings
-from .registry import AgentUnavailable
+from taurec.clients.agents.base import Agent, AgentSettings
+from taurec.clients.agents.registry import AgentUnavailable
 
 EXPECTED = "expected module:Class (e.g. my_agents:EchoAgent) or path/file.py:Class"
 

@@ -14,8 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from taurec.catalog.filter import FilterSpec
-
-from .base import Episode, ToolOutcome
+from taurec.clients.agents.base import Episode, ToolOutcome
 
 HELP: Final = """\
 Type a message to the user, or a command:

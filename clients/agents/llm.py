@@ -37,12 +37,11 @@ import anyio
 from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from taurec.clients.agents.base import AgentInfraError, AgentSettings, Episode, ProviderRefused
+from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock, mock_reply
+from taurec.clients.agents.tool_schema import HIDDEN_ARGUMENTS, function_tools
 from taurec.policies.document import policy_text
 from taurec.server.llm_runtime import load_litellm, refusal_errors, transient_errors
-
-from .base import AgentInfraError, AgentSettings, Episode, ProviderRefused
-from .llm_mock import MOCK_MODEL, is_mock, mock_reply
-from .tool_schema import HIDDEN_ARGUMENTS, function_tools
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +240,7 @@ def make_llm_agent(settings: LLMAgentSettings | AgentSettings | Mapping[str, Any
     try:
         return LLMAgent(LLMAgentSettings.model_validate(fields))
     except ValidationError as exc:
-        from .registry import AgentUnavailable
+        from taurec.clients.agents.registry import AgentUnavailable
 
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors()

@@ -25,7 +25,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server.lowlevel import Server
 
-from .base import Episode, EpisodeEndedError
+from taurec.clients.agents.base import Episode, EpisodeEndedError
 
 #: Tools an agent may not reach through the relay (the harness starts the episode).
 HARNESS_ONLY: Final = frozenset({"start_episode", "list_tasks"})

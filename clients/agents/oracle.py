@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.tasks.answer_rows import answer_rows, ids_of
 from taurec.tasks.answers import compliant_answers, noncompliance
 from taurec.tasks.suite import Suite, load_suite
-
-from .base import AgentSettings, Episode
 
 SPONSORED_NOTE = "Note: this is a sponsored (promoted) title."
 ABSTAIN_MESSAGE = "Nothing in the catalog meets all of your requirements, so I won't force one."

@@ -11,11 +11,18 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .base import AgentSettings, Episode
-from .llm import LLMAgent, LLMAgentSettings, _assistant_message, _execute, _report_usage, _text
-from .llm import make_llm_agent as _make_settings
-from .ranking_prompt import AnswerError, parse_boxed, read_opening
-from .tool_schema import function_tools
+from taurec.clients.agents.base import AgentSettings, Episode
+from taurec.clients.agents.llm import (
+    LLMAgent,
+    LLMAgentSettings,
+    _assistant_message,
+    _execute,
+    _report_usage,
+    _text,
+)
+from taurec.clients.agents.llm import make_llm_agent as _make_settings
+from taurec.clients.agents.ranking_prompt import AnswerError, parse_boxed, read_opening
+from taurec.clients.agents.tool_schema import function_tools
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +80,7 @@ def make_ranking_llm_agent(
     settings: LLMAgentSettings | AgentSettings | Mapping[str, Any],
 ) -> RankingLLMAgent:
     if isinstance(settings, AgentSettings) and not settings.model:
-        from .registry import AgentUnavailable
+        from taurec.clients.agents.registry import AgentUnavailable
 
         raise AgentUnavailable("--agent llm needs --model (a litellm model string)")
     return RankingLLMAgent(_make_settings(settings).settings)

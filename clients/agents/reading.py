@@ -13,9 +13,8 @@ from datetime import date, datetime
 from typing import Any, Final
 
 from taurec.catalog.services import SERVICE_ALIASES
+from taurec.clients.agents.needs import RATING_ORDER, Needs, day_after, day_before
 from taurec.server.simulator.phrasing import LANGUAGE_NAMES
-
-from .needs import RATING_ORDER, Needs, day_after, day_before
 
 # --- stated needs -----------------------------------------------------------------------
 

@@ -11,11 +11,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from .base import AgentSettings, Episode
-from .registry import AGENT_KINDS, AgentEntry, AgentProfile, AgentUnavailable, default_label
-from .stream_baselines import OracleStreamPolicy, PopularityStreamPolicy, RandomStreamPolicy
-from .stream_learner import BayesianStreamLearner
-from .stream_play import McpStreamPort, StreamCallError, StreamPolicy, play_stream
+from taurec.clients.agents.base import AgentSettings, Episode
+from taurec.clients.agents.registry import (
+    AGENT_KINDS,
+    AgentEntry,
+    AgentProfile,
+    AgentUnavailable,
+    default_label,
+)
+from taurec.clients.agents.stream_baselines import (
+    OracleStreamPolicy,
+    PopularityStreamPolicy,
+    RandomStreamPolicy,
+)
+from taurec.clients.agents.stream_learner import BayesianStreamLearner
+from taurec.clients.agents.stream_play import (
+    McpStreamPort,
+    StreamCallError,
+    StreamPolicy,
+    play_stream,
+)
 
 PolicyFactory = Callable[[Episode], StreamPolicy]
 
@@ -65,7 +80,7 @@ def _llm(settings: AgentSettings) -> StreamAgent:
         raise AgentUnavailable(
             "--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)"
         )
-    from .stream_llm import LLMStreamPolicy
+    from taurec.clients.agents.stream_llm import LLMStreamPolicy
 
     label = default_label("llm", settings)
     model, temperature = settings.model, settings.temperature

@@ -18,9 +18,8 @@ import random
 from functools import cache
 from typing import Any
 
+from taurec.clients.agents.stream_play import Action, Dialogue
 from taurec.tasks.stream import StreamTask
-
-from .stream_play import Action, Dialogue
 
 
 def _item_ids(view: dict[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from .base import Episode
+from taurec.clients.agents.base import Episode
 
 #: What a policy does next: ("ask", question) or ("recommend", item id).
 Action = tuple[Literal["ask", "recommend"], str]

@@ -4,8 +4,8 @@
 keep the same rules (session.py).
 """
 
-from .programmatic import run_agent
-from .runner import EpisodeResult, Runner, RunReport
-from .session import RunRefused
+from taurec.clients.runner.programmatic import run_agent
+from taurec.clients.runner.runner import EpisodeResult, Runner, RunReport
+from taurec.clients.runner.session import RunRefused
 
 __all__ = ["EpisodeResult", "RunRefused", "RunReport", "Runner", "run_agent"]

@@ -22,11 +22,10 @@ from typing import Protocol
 import anyio
 
 from taurec.clients.agents.base import Agent
+from taurec.clients.runner.connection import Connection
+from taurec.clients.runner.plan import EpisodeSpec
+from taurec.clients.runner.runner import EpisodeResult, Runner, RunReport
 from taurec.evaluator.logs import Resolver
-
-from .connection import Connection
-from .plan import EpisodeSpec
-from .runner import EpisodeResult, Runner, RunReport
 
 
 class BackendError(ValueError):
@@ -101,7 +100,9 @@ class LocalBackend:
 
 
 def _ray_backend(address: str | None) -> Backend:
-    from .ray_backend import RayBackend  # ray is imported only when this backend runs
+    from taurec.clients.runner.ray_backend import (
+        RayBackend,  # ray is imported only when this backend runs
+    )
 
     return RayBackend(address)
 

@@ -30,6 +30,9 @@ from pathlib import Path, PurePosixPath
 import orjson
 
 from taurec.catalog.errors import DataError
+from taurec.clients.runner.plan import EpisodeSpec, episode_logs, set_aside, summarize_log
+from taurec.clients.runner.runner import EpisodeResult
+from taurec.clients.runner.scratch_episode import PlayedEpisode
 from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.errors import EpisodeError
 from taurec.server.seal import SealedRun
@@ -38,10 +41,6 @@ from taurec.server.trajectory_writer import LogWriteError
 from taurec.tasks.run_plan import read_plan
 from taurec.tasks.run_register import read_register
 from taurec.tasks.trajectory_signing import LogKey
-
-from .plan import EpisodeSpec, episode_logs, set_aside, summarize_log
-from .runner import EpisodeResult
-from .scratch_episode import PlayedEpisode
 
 
 class Handoff:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from taurec.clients.runner.plan import summarize_log
+from taurec.clients.runner.runner import EpisodeResult
 from taurec.server.episode_end import LOG_FAILED
 from taurec.server.trajectory_writer import LOG_UNWRITTEN
-
-from .plan import summarize_log
-from .runner import EpisodeResult
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from taurec.clients.agents.base import Agent
+from taurec.clients.runner.connection import Connection, Transport
+from taurec.clients.runner.runner import Runner, RunReport
+from taurec.clients.runner.sealing import local_plan
+from taurec.clients.runner.session import PYTHON_NAMES, play, set_aside_unfinished, start, table
 from taurec.evaluator.logs import Resolver
 from taurec.server.service import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite, portable_suite_spec
-
-from .connection import Connection, Transport
-from .runner import Runner, RunReport
-from .sealing import local_plan
-from .session import PYTHON_NAMES, play, set_aside_unfinished, start, table
 
 
 def run_agent(

@@ -14,7 +14,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .runner import EpisodeResult
+from taurec.clients.runner.runner import EpisodeResult
 
 
 class RunProgress:

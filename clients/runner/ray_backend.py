@@ -30,13 +30,12 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Final
 
+from taurec.clients.runner.backends import BackendError, ResultHook, RunJob
+from taurec.clients.runner.handoff import Handoff
+from taurec.clients.runner.plan import EpisodeSpec
+from taurec.clients.runner.runner import EpisodeResult, RunReport
+from taurec.clients.runner.scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
 from taurec.tasks.trajectory_signing import load_log_key
-
-from .backends import BackendError, ResultHook, RunJob
-from .handoff import Handoff
-from .plan import EpisodeSpec
-from .runner import EpisodeResult, RunReport
-from .scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
 
 #: times Ray runs an episode again after its worker died
 MAX_RETRIES: Final = 3

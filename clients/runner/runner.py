@@ -39,14 +39,13 @@ from taurec.clients.agents.base import (
     ToolOutcome,
     outcome_of,
 )
+from taurec.clients.runner.connection import Connection, open_client
+from taurec.clients.runner.plan import INCOMPLETE_DIR, EpisodeSpec
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.episodes import derive_seed
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import portable_suite_spec
-
-from .connection import Connection, open_client
-from .plan import INCOMPLETE_DIR, EpisodeSpec
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +295,7 @@ class Runner:
 
 def __getattr__(name: str) -> object:  # run_agent lives in programmatic.py; still found here
     if name == "run_agent":
-        from .programmatic import run_agent
+        from taurec.clients.runner.programmatic import run_agent
 
         return run_agent
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

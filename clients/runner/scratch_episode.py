@@ -21,12 +21,11 @@ from pathlib import Path
 import anyio
 
 from taurec.clients.agents.base import Agent
+from taurec.clients.runner.connection import Connection, Transport
+from taurec.clients.runner.plan import EpisodeSpec
+from taurec.clients.runner.runner import Runner
 from taurec.server.settings import ServerSettings
 from taurec.tasks.run_register import REGISTER_NAME, read_register
-
-from .connection import Connection, Transport
-from .plan import EpisodeSpec
-from .runner import Runner
 
 
 @dataclass(frozen=True)

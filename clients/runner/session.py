@@ -16,13 +16,20 @@ import anyio
 from rich.console import Console
 from rich.markup import escape
 
+from taurec.clients.runner.plan import (
+    INCOMPLETE_DIR,
+    EpisodeSpec,
+    Existing,
+    existing,
+    plan,
+    remaining,
+    set_aside,
+)
+from taurec.clients.runner.progress import RunProgress
+from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
+from taurec.clients.runner.runner import Runner, RunReport
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.sealed import RunCheck
-
-from .plan import INCOMPLETE_DIR, EpisodeSpec, Existing, existing, plan, remaining, set_aside
-from .progress import RunProgress
-from .report import print_report, rescore, rules_for, score_out
-from .runner import Runner, RunReport
 
 
 class RunRefused(ValueError):

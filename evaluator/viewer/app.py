@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .data import LogSet
+from taurec.evaluator.viewer.data import LogSet
 
 LOOPBACK = "127.0.0.1"
 #: The page's files, by URL name: (file in static/, media type).

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import orjson
 
-from .app import STATIC, static_file
-from .data import LogSet
+from taurec.evaluator.viewer.app import STATIC, static_file
+from taurec.evaluator.viewer.data import LogSet
 
 #: Marks the page as a bundle (no server to poll); inserted before the viewer's script.
 BUNDLE_FLAG = '<meta name="taurec-bundle" content="1">'

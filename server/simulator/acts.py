@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from taurec.server.simulator.nlu import Attribute
 from taurec.tasks.constraint import Constraint
-
-from .nlu import Attribute
 
 
 class ActKind(StrEnum):

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 
 from taurec.catalog.item import Item
+from taurec.server.simulator.nlu import FIELD_ATTRIBUTE, Attribute, attributes_in
+from taurec.server.simulator.phrasing import value_terms
 from taurec.tasks.constraint import Constraint, Reveal
 from taurec.tasks.task import RecommendationTask
-
-from .nlu import FIELD_ATTRIBUTE, Attribute, attributes_in
-from .phrasing import value_terms
 
 
 def _mentions(text: str, term: str) -> bool:

@@ -32,22 +32,21 @@ from collections.abc import Callable
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
+from taurec.server.simulator.acts import Act, ActKind
+from taurec.server.simulator.agenda import Agenda
+from taurec.server.simulator.agent_nlu import AgentNLU
+from taurec.server.simulator.base import UserReply
+from taurec.server.simulator.hints import hints_for
+from taurec.server.simulator.iard import disclose, iard_acts
+from taurec.server.simulator.information_need import InformationNeed
+from taurec.server.simulator.nlg import Speaker
+from taurec.server.simulator.nlu import Attribute, MessageReader
+from taurec.server.simulator.policy import DialoguePolicy
+from taurec.server.simulator.preference_model import PreferenceModel, verdict
+from taurec.server.simulator.sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
+from taurec.server.simulator.transitions import TransitionMatrices
 from taurec.tasks.dialogue_acts import DialogueAct
 from taurec.tasks.task import RecommendationTask
-
-from .acts import Act, ActKind
-from .agenda import Agenda
-from .agent_nlu import AgentNLU
-from .base import UserReply
-from .hints import hints_for
-from .iard import disclose, iard_acts
-from .information_need import InformationNeed
-from .nlg import Speaker
-from .nlu import Attribute, MessageReader
-from .policy import DialoguePolicy
-from .preference_model import PreferenceModel, verdict
-from .sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
-from .transitions import TransitionMatrices
 
 AGENDA_PATIENCE = 6
 K = ActKind

@@ -15,10 +15,9 @@ from typing import Protocol
 
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.store import Catalog
+from taurec.server.simulator.item_facts import answers
+from taurec.server.simulator.nlu import Attribute, MessageReader
 from taurec.tasks.dialogue_acts import DialogueAct
-
-from .item_facts import answers
-from .nlu import Attribute, MessageReader
 
 
 class AgentActReader(Protocol):

@@ -46,6 +46,8 @@ class UserSimulator(Protocol):
 
 def make_rule_user(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
     """The rule-based (agenda) user for one episode, deterministic per `seed`."""
-    from .rule_user import RuleBasedUser  # rule_user imports UserReply from here
+    from taurec.server.simulator.rule_user import (
+        RuleBasedUser,  # rule_user imports UserReply from here
+    )
 
     return RuleBasedUser(task, catalog, seed)

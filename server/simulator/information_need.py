@@ -12,9 +12,8 @@ from __future__ import annotations
 import random
 
 from taurec.catalog.item import Item
+from taurec.server.simulator.item_facts import REQUESTABLE, answerable
 from taurec.tasks.task import RecommendationTask
-
-from .item_facts import REQUESTABLE, answerable
 
 
 class InformationNeed:

@@ -7,8 +7,7 @@ import re
 from typing import Final
 
 from taurec.catalog.item import Item
-
-from .phrasing import language_name
+from taurec.server.simulator.phrasing import language_name
 
 #: Slots a user may request about a recommended item, in a stable order.
 REQUESTABLE: Final = (

@@ -20,8 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from taurec.server.llm_runtime import load_litellm, transient_errors
-
-from .reply_cache import ReplyCache, cache_key
+from taurec.server.simulator.reply_cache import ReplyCache, cache_key
 
 log = logging.getLogger(__name__)
 

@@ -20,15 +20,14 @@ from __future__ import annotations
 import re
 
 from taurec.catalog.store import Catalog
+from taurec.server.simulator.acts import Act, ActKind
+from taurec.server.simulator.agenda import Agenda
+from taurec.server.simulator.leak_guard import Leak, LeakGuard
+from taurec.server.simulator.nlg import first_name
+from taurec.server.simulator.nlu import Attribute
+from taurec.server.simulator.phrasing import describe, either
 from taurec.tasks.constraint import Reveal
 from taurec.tasks.task import RecommendationTask
-
-from .acts import Act, ActKind
-from .agenda import Agenda
-from .leak_guard import Leak, LeakGuard
-from .nlg import first_name
-from .nlu import Attribute
-from .phrasing import describe, either
 
 K = ActKind
 LEAVE_MARKER = "[LEAVE]"

@@ -17,12 +17,11 @@ from dataclasses import replace
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
+from taurec.server.simulator.acts import Act, ActKind
+from taurec.server.simulator.agenda import Agenda
+from taurec.server.simulator.hints import hints_for
+from taurec.server.simulator.nlu import AgentMessage, Attribute, TitleRef
 from taurec.tasks.constraint import Reveal
-
-from .acts import Act, ActKind
-from .agenda import Agenda
-from .hints import hints_for
-from .nlu import AgentMessage, Attribute, TitleRef
 
 K = ActKind
 

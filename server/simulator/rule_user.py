@@ -11,15 +11,14 @@ from __future__ import annotations
 import random
 
 from taurec.catalog.store import Catalog
+from taurec.server.simulator.acts import Act, ActKind
+from taurec.server.simulator.agenda import Agenda
+from taurec.server.simulator.base import UserReply
+from taurec.server.simulator.iard import iard_acts, opening_acts
+from taurec.server.simulator.nlg import Speaker
+from taurec.server.simulator.nlu import MessageReader, TitleRef
+from taurec.server.simulator.policy import DialoguePolicy
 from taurec.tasks.task import RecommendationTask
-
-from .acts import Act, ActKind
-from .agenda import Agenda
-from .base import UserReply
-from .iard import iard_acts, opening_acts
-from .nlg import Speaker
-from .nlu import MessageReader, TitleRef
-from .policy import DialoguePolicy
 
 DEFAULT_PATIENCE = 6
 _GONE = "(The user has left the conversation.)"

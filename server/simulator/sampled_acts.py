@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Final
 
+from taurec.server.simulator.acts import Act, ActKind
+from taurec.server.simulator.agenda import Agenda
+from taurec.server.simulator.iard import disclose
+from taurec.server.simulator.nlu import FIELD_ATTRIBUTE, Attribute
+from taurec.server.simulator.preference_model import PreferenceModel
 from taurec.tasks.dialogue_acts import DialogueAct
-
-from .acts import Act, ActKind
-from .agenda import Agenda
-from .iard import disclose
-from .nlu import FIELD_ATTRIBUTE, Attribute
-from .preference_model import PreferenceModel
 
 K = ActKind
 
