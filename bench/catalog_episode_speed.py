@@ -106,9 +106,9 @@ def run_sampled(program: str, args: list[str]) -> None:
     atexit.register(lambda: print(f"anon-peak-mb {max(peak[0], _rss_anon()):.1f}", file=sys.stderr))
     sys.argv = [program, *args]
     if program == "taurec":
-        from taurec.clients.cli import main
+        from taurec.clients.cli.main import main
     else:
-        from taurec.evaluator.cli import main
+        from taurec.evaluator.cli.main import main
     main()
 
 
@@ -134,7 +134,7 @@ def first_episode(suite: str, logs: str) -> dict[str, float]:
     import anyio
 
     start = time.perf_counter()
-    from taurec.server.service import Service
+    from taurec.server.recommendation.service import Service
     from taurec.server.settings import ServerSettings
 
     imported = time.perf_counter()

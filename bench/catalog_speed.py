@@ -81,7 +81,7 @@ def timed_child(args: list[str]) -> tuple[float, float, bytes, float]:
 
 
 def taurec(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from taurec.clients.cli import main; main()", *args]
+    return [sys.executable, "-c", "from taurec.clients.cli.main import main; main()", *args]
 
 
 def verdict(seconds: float, rss_mb: float | None, target: dict[str, float]) -> tuple[str, str]:

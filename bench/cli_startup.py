@@ -50,7 +50,7 @@ def _script(name: str, folder: Path | None = None) -> list[str]:
         return [str(found)]
     if folder is not None:
         raise SystemExit(f"--against {folder}: no {name} script there")
-    module = {"taurec": "taurec.clients.cli", "evaluator": "taurec.evaluator.cli"}[name]
+    module = {"taurec": "taurec.clients.cli.main", "evaluator": "taurec.evaluator.cli.main"}[name]
     return [sys.executable, "-c", f"import {module} as m; m.main()"]
 
 

@@ -2,7 +2,7 @@
 
 Plays the built-in suite in process (scripted agent, the chosen simulator, `--trials`
 trials), copies the logs `--copies` times, then scores them in one process with and
-without the dialogue hook (evaluator/dialogue.py), alternating, `--repeats` times.
+without the dialogue hook (evaluator/recommendation/dialogue.py), alternating, `--repeats` times.
 Prints the median episodes per second of each and the ratio.
 
     python bench/dialogue_speed.py --simulator agenda --copies 20
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner

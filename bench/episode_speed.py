@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "logs"
-        command = [sys.executable, "-m", "taurec.clients.run_cli", "--out", str(out)]
+        command = [sys.executable, "-m", "taurec.clients.cli.run", "--out", str(out)]
         command += ["--agent", args.agent, "--trials", str(args.trials)]
         t0 = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)

@@ -5,7 +5,7 @@ Writes N episode logs (33 lines each: messages, six filter calls, a history look
 availability check, a recommendation), chained and signed as the server writes them, over
 τ-Rec's release (60 tasks) when it lies at ../shared/third_party/tau-rec-v1.0 (else over
 30 generated tasks on the built-in catalog, without the τ-Rec rows). Each log is also
-converted to the trace τ-Rec's orchestrator would have recorded (evaluator/taurec_trace.py).
+converted to the trace τ-Rec's orchestrator would have recorded (evaluator/recommendation/taurec_trace.py).
 Then, in one run and in alternating order, it times:
   floor:  open every log and orjson-parse every line, one process;
   floor + chain: the floor, plus checking each log's hash chain (one SHA-256 per line);
@@ -95,9 +95,9 @@ from rich.table import Table
 from taurec.catalog.store import Catalog
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.logs import Resolver, find_logs, score_files
-from taurec.evaluator.taurec_trace import to_trace
-from taurec.server.catalog_tools import replay_call
-from taurec.tasks.generator import generate_tasks
+from taurec.evaluator.recommendation.taurec_trace import to_trace
+from taurec.tasks.recommendation.catalog_tools import replay_call
+from taurec.tasks.recommendation.generator import generate_tasks
 from taurec.tasks.suite import (
     Suite,
     SuiteManifest,
@@ -105,8 +105,8 @@ from taurec.tasks.suite import (
     portable_suite_spec,
     write_suite_dir,
 )
-from taurec.tasks.trajectory_reader import parse_log_bytes
-from taurec.tasks.trajectory_signing import (
+from taurec.tasks.trajectory.reader import parse_log_bytes
+from taurec.tasks.trajectory.signing import (
     CHAIN_MARK,
     GENESIS,
     HMAC_MARK,

@@ -24,8 +24,8 @@ from taurec.catalog.builders.synthetic_interactions import SyntheticSpec, genera
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions
 from taurec.catalog.store import Catalog
-from taurec.server.ranking_tools import TOOLS, RankingData, run_tool
-from taurec.tasks.ranking_generator import generate_ranking_tasks
+from taurec.server.ranking.tools import TOOLS, RankingData, run_tool
+from taurec.tasks.ranking.generator import generate_ranking_tasks
 
 TOOL_TARGET_MS = 5.0
 GENERATE_TARGET_S = 10.0

@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 
 from taurec.clients.agents.base import Agent, Episode, UserTurn
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.backends import Backend, LocalBackend, RunJob
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan

@@ -58,7 +58,7 @@ from rich.table import Table
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 
-SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
+SERVE = [sys.executable, "-m", "taurec.clients.cli.serve"]
 RATIO_TARGET = 1.5
 EPISODES_TARGET = 100.0
 FILTER = {"genres_any": ["Drama", "Comedy"], "runtime_max": 130, "min_rating": 5, "limit": 10}

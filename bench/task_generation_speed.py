@@ -34,9 +34,9 @@ import hashlib, json, resource, sys, tempfile, time
 from pathlib import Path
 import orjson
 from taurec.catalog.store import Catalog
-from taurec.tasks.generator import generate_tasks
+from taurec.tasks.recommendation.generator import generate_tasks
 from taurec.tasks.suite import SuiteManifest, load_suite, write_suite_dir
-from taurec.tasks.validate import validate_suite
+from taurec.tasks.recommendation.validate import validate_suite
 
 folder, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """The saved title index of a catalog folder: titles and people, found without reading items.
 
 Finding titles in free text (`TitleMatcher`) and the simulated user's reading of agent
-messages (`taurec.server.simulator.nlu`) need every title and person's name in a lookup
+messages (`taurec.server.recommendation.simulator.nlu`) need every title and person's name in a lookup
 table. A JSON catalog builds those tables from its items when they are first needed; a
 catalog folder saves them when it is written, under `titles/`, so a million-item folder
 starts an episode in seconds without decoding its items:

@@ -15,7 +15,7 @@ from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.passk import pass_k, pass_k_with_ci
 from taurec.policies.checks import Verdict
-from taurec.tasks.task import Complexity, PolicyName, RevealDifficulty
+from taurec.tasks.recommendation.task import Complexity, PolicyName, RevealDifficulty
 
 Counts = dict[str, tuple[int, int]]
 
@@ -174,7 +174,7 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     of its own, and so are a label's open-mode logs against one suite. Each group is made
     by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
     by label."""
-    from taurec.evaluator.dialogue import dialogue_fields
+    from taurec.evaluator.recommendation.dialogue import dialogue_fields
     from taurec.evaluator.kinds import EVALUATOR_KINDS
 
     with collector_paused():

@@ -3,7 +3,7 @@
 reward = constraint_score × policy_score, both strict (0 or 1); an episode passes iff
 reward is 1. The partial constraint score (fraction of constraints the committed item
 satisfies) and the policy results are kept for reports. Which rules decide the verdicts
-is the rules profile's business (evaluator/rules.py); an infrastructure error fails the
+is the rules profile's business (evaluator/recommendation/rules.py); an infrastructure error fails the
 episode under every profile.
 """
 
@@ -14,13 +14,13 @@ from statistics import median
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
-from taurec.evaluator.judgement import ConstraintVerdict
-from taurec.evaluator.rules import DEFAULT_RULES, rules_profile
-from taurec.evaluator.simulator_audit import SimulatorFault
+from taurec.evaluator.recommendation.judgement import ConstraintVerdict
+from taurec.evaluator.recommendation.rules import DEFAULT_RULES, rules_profile
+from taurec.evaluator.recommendation.simulator_audit import SimulatorFault
 from taurec.policies.checks import PolicyResult, Verdict
 from taurec.policies.transcript import Transcript, build_transcript
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason, Trajectory
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import EndReason, Trajectory
 
 
 @dataclass

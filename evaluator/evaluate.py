@@ -14,7 +14,7 @@ from taurec.evaluator.files import find_run_files
 from taurec.evaluator.logs import Resolver, default_workers, score_files
 from taurec.evaluator.progress import ScoringProgress
 from taurec.evaluator.sealed import Register, RunCheck, check_runs, plan_specs, read_registers
-from taurec.tasks.trajectory_signing import LogKey, load_log_key
+from taurec.tasks.trajectory.signing import LogKey, load_log_key
 
 
 def evaluate(

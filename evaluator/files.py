@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from taurec.tasks.run_register import REGISTER_NAME
+from taurec.tasks.runs.register import REGISTER_NAME
 
 #: Where `evaluator judge` keeps its answers beside the logs; never searched for logs.
 JUDGE_DIR = "judge"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.tasks.kinds import KindRegistry
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
     from taurec.evaluator.logs import Resolver, SuiteContext
@@ -37,5 +37,5 @@ class EvaluatorKind:
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
     "evaluator",
-    ("taurec.evaluator.recommendation", "taurec.evaluator.ranking", "taurec.evaluator.stream"),
+    ("taurec.evaluator.recommendation.scoring", "taurec.evaluator.ranking.scoring", "taurec.evaluator.stream.scoring"),
 )

@@ -19,19 +19,19 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
 from taurec.evaluator.defaults import MAX_LOG_BYTES
-from taurec.evaluator.dialogue import note_dialogue
+from taurec.evaluator.recommendation.dialogue import note_dialogue
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.progress import ScoringProgress
-from taurec.evaluator.replay import Replayer
-from taurec.evaluator.rules import DEFAULT_RULES
+from taurec.evaluator.recommendation.replay import Replayer
+from taurec.evaluator.recommendation.rules import DEFAULT_RULES
 from taurec.evaluator.text import plain
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
-from taurec.tasks.trajectory import Header, Trajectory
-from taurec.tasks.trajectory_reader import LogProblem, ParsedLog, parse_log_bytes
-from taurec.tasks.trajectory_signing import LogKey, is_chained, last_chain, verify_chain
+from taurec.tasks.trajectory.format import Header, Trajectory
+from taurec.tasks.trajectory.reader import LogProblem, ParsedLog, parse_log_bytes
+from taurec.tasks.trajectory.signing import LogKey, is_chained, last_chain, verify_chain
 
 __all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "score_paths"]
 
@@ -64,7 +64,7 @@ class Resolver:
     verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
     allowed_specs: frozenset[str] = frozenset()
     max_log_bytes: int = MAX_LOG_BYTES
-    rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/rules.py)
+    rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/recommendation/rules.py)
     _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
     _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
 

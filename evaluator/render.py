@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.table import Table
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_view import display_value
+from taurec.evaluator.episodes.view import display_value
 from taurec.evaluator.sealed import RunCheck
 from taurec.evaluator.text import markup, md_cell, plural
-from taurec.tasks.trajectory_signing import LogKey
+from taurec.tasks.trajectory.signing import LogKey
 
 #: Problems and excluded logs listed one by one; the rest are counted.
 SHOWN = 20
@@ -93,7 +93,7 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
-    from taurec.evaluator.dialogue import dialogue_rows
+    from taurec.evaluator.recommendation.dialogue import dialogue_rows
     from taurec.evaluator.kinds import EVALUATOR_KINDS
 
     return [
@@ -197,7 +197,7 @@ def _dialogue_cells(group: dict[str, Any]) -> list[str]:
 
 def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
     """The episodes where the simulated user contradicted its task, one line per fault."""
-    from taurec.evaluator.dialogue import fault_lines
+    from taurec.evaluator.recommendation.dialogue import fault_lines
 
     lines = fault_lines(groups)
     if not lines:

@@ -19,8 +19,8 @@ from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.text import plain
-from taurec.tasks.run_register import RegisterState, read_register
-from taurec.tasks.trajectory_signing import LogKey
+from taurec.tasks.runs.register import RegisterState, read_register
+from taurec.tasks.trajectory.signing import LogKey
 
 
 @dataclass

@@ -33,7 +33,7 @@ KICKOFF = "Start the taurec episode now and play it to the end, following the po
 
 
 def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.serve_cli"]
+    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 async def play(
@@ -94,7 +94,7 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log-dir", default="logs")
     parser.add_argument("--label", default=None, help="default: litellm-mcp:<model>")
     parser.add_argument(
-        "--serve", help="server command (default: python -m taurec.clients.serve_cli)"
+        "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
     args = parser.parse_args(argv)
     ended = await play(

@@ -35,7 +35,7 @@ KICKOFF = "Start the taurec episode now and play it to the end, following the po
 
 
 def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.serve_cli"]
+    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def usage_meta(context: Any) -> dict[str, Any]:
@@ -100,7 +100,7 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log-dir", default="logs")
     parser.add_argument("--label", default=None, help="default: agents-sdk:<model>")
     parser.add_argument(
-        "--serve", help="server command (default: python -m taurec.clients.serve_cli)"
+        "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
     args = parser.parse_args(argv)
     label = args.label or f"agents-sdk:{args.model}"

@@ -8,7 +8,7 @@ the first title that passes, or abstain). It is a template for a hand-written ag
     python examples/plain_mcp_client.py --task t005 --trial 0 --log-dir logs/plain
     evaluator score logs/plain
 
-`--serve` replaces the server command (default: this Python's `-m taurec.clients.serve_cli`,
+`--serve` replaces the server command (default: this Python's `-m taurec.clients.cli.serve`,
 the same as `taurec serve`).
 """
 
@@ -27,7 +27,7 @@ CANDIDATES = 10  # search hits the policy looks at
 
 
 def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.serve_cli"]
+    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 async def tool(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
@@ -84,7 +84,7 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log-dir", default="logs")
     parser.add_argument("--label", default=LABEL)
     parser.add_argument(
-        "--serve", help="server command (default: python -m taurec.clients.serve_cli)"
+        "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
     args = parser.parse_args(argv)
     command, *serve_args = serve_command(args.serve)

@@ -18,7 +18,7 @@ from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
 from taurec.policies.disclosure import disclosure
 from taurec.policies.transcript import CallRecord, Commit, CommitKind, Transcript
-from taurec.tasks.task import PolicyName, RecommendationTask
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
 
 
 class Verdict(StrEnum):

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 
-from taurec.tasks.task import PolicyName
+from taurec.tasks.recommendation.task import PolicyName
 
 POLICY_RESOURCE = "policy.md"
 

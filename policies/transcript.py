@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.trajectory.format import Trajectory
 
 RECOMMEND_TOOL = "recommend"
 

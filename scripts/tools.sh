@@ -124,7 +124,7 @@ taurec_python() {
 # Sets SERVE to the command that starts the server (`taurec serve` without the console
 # script: the same options work).
 taurec_serve() {
-    SERVE=("$(taurec_python)" -m taurec.clients.serve_cli)
+    SERVE=("$(taurec_python)" -m taurec.clients.cli.serve)
 }
 
 # A free TCP port on 127.0.0.1.

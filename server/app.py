@@ -22,16 +22,16 @@ import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from taurec.server.episodes import SimulatorFactory
+from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.http_guard import HttpGuard
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.memory import return_large_blocks, trim
 from taurec.server.raw_calls import RawCallMiddleware
-from taurec.server.resources import protocol_text, register_resources
+from taurec.server.recommendation.resources import protocol_text, register_resources
 from taurec.server.seal import CallerMiddleware
-from taurec.server.service import SERVER_NAME, Service
+from taurec.server.recommendation.service import SERVER_NAME, Service
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.server.tools import register_tools
+from taurec.server.recommendation.tools import register_tools
 from taurec.tasks.suite import Suite, load_suite
 
 Transport = Literal["stdio", "http"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from taurec.tasks.trajectory import EndReason
+from taurec.tasks.trajectory.format import EndReason
 
 #: How the detail of an end by abort_episode begins.
 ABORTED: Final = "aborted: "

@@ -38,5 +38,5 @@ class SurfaceFactory(Protocol):
 
 
 SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry(
-    "MCP server", ("taurec.server.app", "taurec.server.ranking_app", "taurec.server.stream_app")
+    "MCP server", ("taurec.server.app", "taurec.server.ranking.app", "taurec.server.stream.app")
 )

@@ -37,7 +37,7 @@ from typing import Any, Final
 import orjson
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from taurec.server.errors import ArgumentError, short_repr
+from taurec.tasks.errors import ArgumentError, short_repr
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Sealed runs on the server: which plan a caller plays, what it may still start, and the
-run register that records every start and end (format: taurec.tasks.run_register).
+run register that records every start and end (format: taurec.tasks.runs.register).
 
 A caller is known by its bearer token (the request's Authorization header over HTTP).
 In process and over stdio there are no headers: whoever launched the server is its one
@@ -25,13 +25,13 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.server.episode import LOG_FAILED, Episode, EpisodeEnd
-from taurec.server.episodes import EpisodeStore, Seal, derive_seed
-from taurec.server.errors import ArgumentError, EpisodeError, short_repr
+from taurec.server.recommendation.episode import LOG_FAILED, Episode, EpisodeEnd
+from taurec.server.recommendation.episodes import EpisodeStore, Seal, derive_seed
+from taurec.tasks.errors import ArgumentError, EpisodeError, short_repr
 from taurec.server.raw_calls import bearer_token
 from taurec.server.trajectory_writer import LogWriteError, append_whole
-from taurec.tasks.run_plan import RunPlan, read_plan, token_sha256
-from taurec.tasks.run_register import (
+from taurec.tasks.runs.plan import RunPlan, read_plan, token_sha256
+from taurec.tasks.runs.register import (
     MAX_ATTEMPTS,
     REGISTER_NAME,
     Attempt,
@@ -39,9 +39,9 @@ from taurec.tasks.run_register import (
     register_line,
 )
 from taurec.tasks.suite import Suite
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason
-from taurec.tasks.trajectory_signing import GENESIS, LogKey
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import EndReason
+from taurec.tasks.trajectory.signing import GENESIS, LogKey
 
 # A per-request slot (each request runs in its own context), not shared state.
 _TOKEN: ContextVar[str | None] = ContextVar("taurec_bearer_token", default=None)

@@ -22,7 +22,7 @@ from taurec.server.defaults import (
     MAX_REQUEST_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
-from taurec.tasks.run_plan import LABEL_PATTERN
+from taurec.tasks.runs.plan import LABEL_PATTERN
 
 SimulatorKind = Literal["rule", "agenda", "llm"]
 #: Host names that always mean this machine.

@@ -12,7 +12,7 @@ Logs are private to the server's user: files 0600, folders this writer makes 070
 log's header names its episode id, which is all a client needs to act on the episode).
 
 Every line is chained to the one before it, and the end record is signed with the log
-key (see taurec.tasks.trajectory_signing), so an edited, reordered, truncated or forged
+key (see taurec.tasks.trajectory.signing), so an edited, reordered, truncated or forged
 log fails `evaluator score --verify`.
 """
 
@@ -30,9 +30,9 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
-from taurec.tasks.dialogue_acts import DialogueAct, acts_record
-from taurec.tasks.trajectory import EndReason, Header, Usage
-from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
+from taurec.tasks.trajectory.format import EndReason, Header, Usage
+from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
 
 log = logging.getLogger(__name__)
 

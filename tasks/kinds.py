@@ -82,7 +82,7 @@ class TaskKind:
 
 
 TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
-    "task schema", ("taurec.tasks.task", "taurec.tasks.ranking", "taurec.tasks.stream")
+    "task schema", ("taurec.tasks.recommendation.task", "taurec.tasks.ranking.task", "taurec.tasks.stream.task")
 )
 
 

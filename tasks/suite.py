@@ -11,7 +11,7 @@ A suite is a folder:
 folder; `kind` (default "recommendation") names the task kind of every task, and `data`
 the kind's other data sources. `KIND:builtin` (e.g. `ranking:builtin`) is the suite of
 that kind shipped in this package. `load_suite` also reads the suites shipped in this package ("builtin") and, as
-`tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.taurec_release`).
+`tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.recommendation.taurec_release`).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def load_suite(spec: str, *, audit: bool = True) -> Suite:
     Without `audit`, a τ-Rec release's defects are not looked for (its warnings lack them).
     """
     if spec.startswith(TAU_REC_PREFIX):
-        from taurec.tasks.taurec_release import (
+        from taurec.tasks.recommendation.taurec_release import (
             read_release,  # it builds on this module: import on use
         )
 

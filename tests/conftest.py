@@ -12,7 +12,7 @@ from support.catalog_pairs import json_and_folder
 
 from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.store import Catalog
-from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+from taurec.tasks.trajectory.signing import KEY_ENV, KEY_FILE_ENV
 
 # No per-example time limit: on a loaded machine a slow example is not a failure.
 settings.register_profile("taurec", deadline=None)

@@ -1,5 +1,5 @@
 from taurec.policies.document import policy_sections, policy_text
-from taurec.tasks.task import PolicyName
+from taurec.tasks.recommendation.task import PolicyName
 
 
 def test_document_defines_each_of_the_seven_policies_once():

@@ -56,25 +56,25 @@ AGENT_NAMES: Final = tuple(PROFILES)
 
 
 def _scripted(settings: AgentSettings) -> Agent:
-    from taurec.clients.agents.scripted import ScriptedAgent
+    from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 
     return ScriptedAgent(settings.label or "scripted")
 
 
 def _oracle(settings: AgentSettings) -> Agent:
-    from taurec.clients.agents.oracle import make_oracle
+    from taurec.clients.agents.recommendation.oracle import make_oracle
 
     return make_oracle(settings)
 
 
 def _random(settings: AgentSettings) -> Agent:
-    from taurec.clients.agents.baselines import make_random
+    from taurec.clients.agents.recommendation.baselines import make_random
 
     return make_random(settings)
 
 
 def _popularity(settings: AgentSettings) -> Agent:
-    from taurec.clients.agents.baselines import make_popularity
+    from taurec.clients.agents.recommendation.baselines import make_popularity
 
     return make_popularity(settings)
 
@@ -105,7 +105,7 @@ def _required(settings: AgentSettings, option: str, agent: str) -> None:
 
 def _crs(settings: AgentSettings) -> Agent:
     _required(settings, "crs_url", "crs")
-    from taurec.clients.agents.crs import CrsError, make_crs_agent
+    from taurec.clients.agents.contestants.crs import CrsError, make_crs_agent
 
     try:
         return make_crs_agent(settings)
@@ -116,7 +116,7 @@ def _crs(settings: AgentSettings) -> Agent:
 def _a2a(settings: AgentSettings) -> Agent:
     _required(settings, "a2a_url", "a2a")
     try:
-        from taurec.clients.agents.a2a import A2AUnavailable, make_a2a_agent
+        from taurec.clients.agents.contestants.a2a import A2AUnavailable, make_a2a_agent
     except ImportError as exc:
         raise AgentUnavailable(
             f"--agent a2a needs the a2a extra (pip install 'taurec[a2a]'): {exc}"
@@ -148,8 +148,8 @@ AGENT_KINDS: KindRegistry[dict[str, AgentEntry]] = KindRegistry(
     "agents",
     (
         "taurec.clients.agents.registry",
-        "taurec.clients.agents.ranking",
-        "taurec.clients.agents.stream_agents",
+        "taurec.clients.agents.ranking.agents",
+        "taurec.clients.agents.stream.agents",
     ),
 )
 AGENT_KINDS.register(DEFAULT_KIND)(

@@ -18,7 +18,7 @@ def a2a_demo(
     try:
         import uvicorn
 
-        from taurec.clients.a2a_demo import a2a_app
+        from taurec.clients.agents.contestants.a2a_demo import a2a_app
     except ImportError as exc:
         from rich.console import Console
 

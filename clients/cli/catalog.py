@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from taurec.catalog.spec import BUILTIN
-from taurec.evaluator.command_line import CommandGroup
+from taurec.evaluator.cli.command_line import CommandGroup
 
 if TYPE_CHECKING:
     from taurec.catalog.io import CatalogMeta

@@ -21,7 +21,7 @@ def crs_demo(
     from rich.console import Console
 
     from taurec.catalog.errors import DataError
-    from taurec.clients.crs_demo import DemoCrs, crs_app
+    from taurec.clients.agents.contestants.crs_demo import DemoCrs, crs_app
     from taurec.tasks.suite import load_suite
 
     try:

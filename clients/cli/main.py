@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 import typer
 from typer.core import TyperCommand
 
-from taurec.clients.startup import prepare
-from taurec.evaluator.command_line import CommandGroup, add_version_option, run_app
+from taurec.clients.cli.startup import prepare
+from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, run_app
 
 if TYPE_CHECKING:
     # typer ships its own click; these are the types its groups deal in
@@ -37,38 +37,38 @@ class CommandEntry:
 #: every `taurec` command, in the order `taurec --help` lists them
 COMMANDS: dict[str, CommandEntry] = {
     "serve": CommandEntry(
-        "taurec.clients.serve_cli",
+        "taurec.clients.cli.serve",
         "serve",
         "Serve the benchmark to MCP agents. Logs one JSONL file per episode.",
     ),
     "run": CommandEntry(
-        "taurec.clients.run_cli",
+        "taurec.clients.cli.run",
         "run",
         "Run an agent over tasks x trials through the MCP server, then score the logs.",
     ),
     "play": CommandEntry(
-        "taurec.clients.play_cli",
+        "taurec.clients.cli.play",
         "play",
         "Play one episode as the agent: talk to the simulated user, search, recommend.",
     ),
     "tasks": CommandEntry(
-        "taurec.clients.tasks_cli",
+        "taurec.clients.cli.tasks",
         "app",
         "Task suites: validate them, print their answer keys, generate new ones.",
     ),
     "catalog": CommandEntry(
-        "taurec.clients.catalog_cli",
+        "taurec.clients.cli.catalog",
         "app",
         "Catalogs: generate synthetic ones, build from TMDB, import τ-Rec's, inspect.",
     ),
-    "plan": CommandEntry("taurec.clients.plan_cli", "app", "Plans for sealed runs."),
+    "plan": CommandEntry("taurec.clients.cli.plan", "app", "Plans for sealed runs."),
     "crs-demo": CommandEntry(
-        "taurec.clients.crs_demo_cli",
+        "taurec.clients.cli.crs_demo",
         "crs_demo",
         "Serve a small rule-based CRS (GET/POST /receive_message) for `taurec run --agent crs`.",
     ),
     "a2a-demo": CommandEntry(
-        "taurec.clients.a2a_demo_cli",
+        "taurec.clients.cli.a2a_demo",
         "a2a_demo",
         "Serve a reference A2A agent (the scripted policy over the MCP URL it is handed) for "
         "`taurec run --agent a2a`. Needs the a2a extra.",

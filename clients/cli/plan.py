@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from taurec.evaluator.command_line import CommandGroup
+from taurec.evaluator.cli.command_line import CommandGroup
 from taurec.evaluator.text import plural
 
 app = typer.Typer(
@@ -33,7 +33,7 @@ def new(
     """Write a plan (mode 0600). Keep the file with the server: it holds the bearer token,
     which is all the contestant gets."""
     from taurec.catalog.errors import DataError
-    from taurec.tasks.run_plan import new_plan, write_plan
+    from taurec.tasks.runs.plan import new_plan, write_plan
     from taurec.tasks.suite import load_suite, portable_suite_spec
 
     try:

@@ -70,12 +70,12 @@ def play(
     import anyio
 
     from taurec.catalog.errors import DataError
-    from taurec.clients.agents.human import HumanAgent
+    from taurec.clients.agents.recommendation.human import HumanAgent
     from taurec.clients.runner.connection import Connection
     from taurec.clients.runner.plan import EpisodeSpec
     from taurec.clients.runner.runner import Runner
     from taurec.evaluator.render import print_explanation
-    from taurec.server.service import default_run_label
+    from taurec.server.recommendation.service import default_run_label
     from taurec.server.settings import ServerSettings
     from taurec.tasks.suite import load_suite
 

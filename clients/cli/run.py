@@ -23,13 +23,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from taurec.clients.simulator_options import (
+from taurec.clients.cli.simulator_options import (
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
 )
-from taurec.clients.startup import missing_key
+from taurec.clients.cli.startup import missing_key
 from taurec.evaluator.text import plural
 from taurec.server.defaults import AUTH_TOKEN_ENV
 
@@ -191,7 +191,7 @@ def run(
 
     from taurec.catalog.errors import DataError
     from taurec.clients.agents.base import AgentSettings
-    from taurec.clients.agents.custom import is_custom, make_custom_agent
+    from taurec.clients.agents.contestants.custom import is_custom, make_custom_agent
     from taurec.clients.agents.registry import AgentUnavailable, default_label, make_agent
     from taurec.clients.agents.registry import agents_of as agents_of_kind
     from taurec.clients.runner.backends import BackendError, RunJob, make_backend
@@ -209,8 +209,8 @@ def run(
         table,
     )
     from taurec.evaluator.logs import Resolver
-    from taurec.server.errors import from_validation_error
-    from taurec.server.service import default_run_label
+    from taurec.tasks.errors import from_validation_error
+    from taurec.server.recommendation.service import default_run_label
     from taurec.server.settings import ServerSettings
     from taurec.tasks.suite import load_suite, portable_suite_spec
 
@@ -259,7 +259,7 @@ def run(
     except ValidationError as exc:
         _fail(from_validation_error(exc))
     if agenda_dialogues is not None:
-        from taurec.server.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
 
         try:
             read_annotated_dialogues(agenda_dialogues)

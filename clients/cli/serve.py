@@ -4,7 +4,7 @@ Exit code 2 when the settings or the suite are bad, when the LLM user's model la
 API key, or when the HTTP port is already in use (one line on stderr, checked before the server starts), 0 after a graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
 messages only; everything else goes to stderr. HTTP binds loopback unless told otherwise,
 and refuses a non-loopback host without an auth token unless --allow-remote is given.
-Run it directly as `python -m taurec.clients.serve_cli`, or mounted as `taurec serve`.
+Run it directly as `python -m taurec.clients.cli.serve`, or mounted as `taurec serve`.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from taurec.clients.simulator_options import (
+from taurec.clients.cli.simulator_options import (
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
 )
-from taurec.clients.startup import missing_key
+from taurec.clients.cli.startup import missing_key
 from taurec.server import defaults
 
 # `taurec serve --help` loads this module: the server (the MCP SDK, the catalog, pydantic)
@@ -174,9 +174,9 @@ def serve(
 
     from taurec.catalog.errors import DataError
     from taurec.server.app import run_server
-    from taurec.server.errors import from_validation_error
+    from taurec.tasks.errors import from_validation_error
     from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
-    from taurec.tasks.run_plan import read_plan
+    from taurec.tasks.runs.plan import read_plan
 
     plans = tuple(plan or ())
     if plans and suite == "builtin":  # the suite the (first) plan was made for
@@ -233,7 +233,7 @@ def serve(
     ):
         _fail(why)
     if agenda_dialogues is not None:
-        from taurec.server.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
 
         try:
             read_annotated_dialogues(agenda_dialogues)

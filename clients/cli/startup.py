@@ -1,6 +1,6 @@
 """What the `taurec` commands do before reading their options.
 
-- What both programs do (taurec.evaluator.command_line.prepare): `.env` in the working
+- What both programs do (taurec.evaluator.cli.command_line.prepare): `.env` in the working
   folder read without overriding set variables, and Python's own traceback when stderr
   is not a terminal.
 - Then, when stderr is not a terminal, log records (the server's, litellm's) go through
@@ -17,8 +17,8 @@ import sys
 
 import typer
 
-from taurec.evaluator.command_line import ENV_FILE, load_env_file
-from taurec.evaluator.command_line import prepare as shared_prepare
+from taurec.evaluator.cli.command_line import ENV_FILE, load_env_file
+from taurec.evaluator.cli.command_line import prepare as shared_prepare
 
 __all__ = ["ENV_FILE", "load_env_file", "missing_key", "prepare"]
 
@@ -39,7 +39,7 @@ def missing_key(models: dict[str, str | None]) -> str | None:
     named = {flag: model for flag, model in models.items() if model}
     if not named:
         return None
-    from taurec.server.llm_runtime import missing_credentials
+    from taurec.catalog.llm_runtime import missing_credentials
 
     for flag, model in named.items():
         missing = missing_credentials(model)

@@ -16,7 +16,7 @@ import typer
 from taurec.catalog.spec import BUILTIN
 
 if TYPE_CHECKING:
-    from taurec.tasks.stream import FeedbackKind, StreamSetting
+    from taurec.tasks.stream.task import FeedbackKind, StreamSetting
 
 # `taurec tasks generate-streams --help` loads this module: the generators and the catalog
 # are imported in the command's body.
@@ -74,8 +74,8 @@ def generate_streams_cmd(
     from taurec.catalog.llm_utilities import LLMUtilityScorer, LLMUtilitySettings
     from taurec.catalog.personas import persona_pool
     from taurec.catalog.store import Catalog
-    from taurec.tasks.stream import FeedbackKind, StreamSetting
-    from taurec.tasks.stream_generator import (
+    from taurec.tasks.stream.task import FeedbackKind, StreamSetting
+    from taurec.tasks.stream.generator import (
         GenerationError,
         StreamPlan,
         generate_streams,

@@ -17,12 +17,12 @@ from rich.table import Table
 from rich.text import Text
 
 from taurec.catalog.spec import BUILTIN
-from taurec.clients.stream_tasks_cli import generate_streams_cmd
-from taurec.evaluator.command_line import CommandGroup
+from taurec.clients.cli.stream_tasks import generate_streams_cmd
+from taurec.evaluator.cli.command_line import CommandGroup
 
 if TYPE_CHECKING:
     from taurec.tasks.suite import Suite
-    from taurec.tasks.validate import StrataGrid, TaskReport, ValidationReport
+    from taurec.tasks.recommendation.validate import StrataGrid, TaskReport, ValidationReport
 
 # `taurec tasks ... --help` loads this module: the suites, the catalog and the checks
 # (numpy, scipy, bm25s, pydantic) are imported in each command's body.
@@ -70,7 +70,7 @@ def validate(
 
     "matches" counts the items each constraint alone matches, in task order.
     """
-    from taurec.tasks.validate import validate_suite
+    from taurec.tasks.recommendation.validate import validate_suite
 
     loaded = _load(suite)
     other_kind = {"ranking": _validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
@@ -93,7 +93,7 @@ def answers_cmd(
     ] = False,
 ) -> None:
     """Print each task's answers and compliant answers (sorted item ids)."""
-    from taurec.tasks.answer_rows import answer_rows, compliant_mask, ids_of
+    from taurec.tasks.recommendation.answer_rows import answer_rows, compliant_mask, ids_of
 
     loaded = _load(suite)
     catalog = loaded.catalog
@@ -152,9 +152,9 @@ def generate(
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
     from taurec.catalog.errors import DataError
     from taurec.catalog.store import Catalog
-    from taurec.tasks.generator import generate_tasks
+    from taurec.tasks.recommendation.generator import generate_tasks
     from taurec.tasks.suite import SUITE_FILE, TASKS_DIR, SuiteManifest, write_suite_dir
-    from taurec.tasks.validate import validate_suite
+    from taurec.tasks.recommendation.validate import validate_suite
 
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
@@ -209,7 +209,7 @@ def _validate_loaded(loaded: Suite, json_out: bool) -> None:
 def _validate_ranking(loaded: Suite, json_out: bool) -> None:
     from taurec.catalog.errors import DataError
     from taurec.catalog.interaction_sources import load_interactions
-    from taurec.tasks.ranking_validate import validate_ranking_tasks
+    from taurec.tasks.ranking.validate import validate_ranking_tasks
 
     try:
         data = load_interactions(loaded.data.get("interactions", "synthetic"), loaded.catalog)
@@ -244,8 +244,8 @@ def _generate_ranking(
     from taurec.catalog.errors import DataError
     from taurec.catalog.interaction_sources import load_interactions
     from taurec.catalog.store import Catalog
-    from taurec.tasks.ranking_generator import generate_ranking_tasks
-    from taurec.tasks.ranking_validate import validate_ranking_tasks
+    from taurec.tasks.ranking.generator import generate_ranking_tasks
+    from taurec.tasks.ranking.validate import validate_ranking_tasks
     from taurec.tasks.suite import SUITE_FILE, SuiteManifest, write_suite_dir
 
     source = interactions or "synthetic"
@@ -322,7 +322,7 @@ def _problems_text(t: TaskReport) -> Text:
 
 
 def _grid_table(grid: StrataGrid) -> Table:
-    from taurec.tasks.task import Complexity, RevealDifficulty
+    from taurec.tasks.recommendation.task import Complexity, RevealDifficulty
 
     table = Table(title="Tasks per stratum (complexity × reveal difficulty)")
     table.add_column("complexity")

@@ -24,9 +24,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from taurec.server.app import build_server
-from taurec.server.episodes import SimulatorFactory
+from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+from taurec.tasks.trajectory.signing import KEY_ENV, KEY_FILE_ENV
 
 #: passed on to a `taurec serve` subprocess besides the SDK's short list of safe variables
 #: (which leaves out everything else): where its log key is, so it signs with the run's key
@@ -113,7 +113,7 @@ async def open_client(connection: Connection) -> AsyncIterator[Client]:
     elif connection.transport == "stdio":
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "taurec.clients.serve_cli", *serve_arguments(connection.settings)],
+            args=["-m", "taurec.clients.cli.serve", *serve_arguments(connection.settings)],
             env=serve_environment(),
         )
         async with Client(params) as client:

@@ -35,7 +35,7 @@ from taurec.clients.runner.handoff import Handoff
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult, RunReport
 from taurec.clients.runner.scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.signing import load_log_key
 
 #: times Ray runs an episode again after its worker died
 MAX_RETRIES: Final = 3

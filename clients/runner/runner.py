@@ -43,7 +43,7 @@ from taurec.clients.runner.connection import Connection, open_client
 from taurec.clients.runner.plan import INCOMPLETE_DIR, EpisodeSpec
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, score_file
-from taurec.server.episodes import derive_seed
+from taurec.server.recommendation.episodes import derive_seed
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import portable_suite_spec
 

@@ -25,7 +25,7 @@ from taurec.clients.runner.connection import Connection, Transport
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import Runner
 from taurec.server.settings import ServerSettings
-from taurec.tasks.run_register import REGISTER_NAME, read_register
+from taurec.tasks.runs.register import REGISTER_NAME, read_register
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Final
 
 from taurec.catalog.errors import DataError
 from taurec.clients.runner.plan import EpisodeSpec
-from taurec.tasks.run_plan import RunPlan, new_plan, read_plan, write_plan
+from taurec.tasks.runs.plan import RunPlan, new_plan, read_plan, write_plan
 from taurec.tasks.suite import Suite, portable_suite_spec
 
 PLANS_DIR: Final = ".plans"

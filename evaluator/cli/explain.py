@@ -10,14 +10,14 @@ from typing import Any
 import orjson
 from rich.console import Console
 
-from taurec.evaluator.conversation import conversation
+from taurec.evaluator.episodes.conversation import conversation
 from taurec.evaluator.evaluate import available_key
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.evaluator.render import print_explanation
 from taurec.evaluator.sealed import plan_specs, read_registers
 from taurec.evaluator.text import markup
-from taurec.tasks.run_register import REGISTER_NAME
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.runs.register import REGISTER_NAME
+from taurec.tasks.trajectory.reader import read_log
 
 #: Characters of a tool call's arguments or result shown on its line.
 SHOWN_CHARS = 160

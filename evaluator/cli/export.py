@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
-from taurec.evaluator.export import grpo_groups, ppr_pairs
+from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.ranking import score_ranking_episode
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.trajectory import Trajectory
-from taurec.tasks.trajectory_reader import read_log
+from taurec.evaluator.ranking.scoring import score_ranking_episode
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.trajectory.format import Trajectory
+from taurec.tasks.trajectory.reader import read_log
 
 
 def ranking_episodes(

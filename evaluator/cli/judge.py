@@ -20,7 +20,7 @@ from rich.table import Table
 from taurec.evaluator.text import markup
 
 if TYPE_CHECKING:
-    from taurec.evaluator.judge_run import JudgeReport
+    from taurec.evaluator.judge.run import JudgeReport
 
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
@@ -50,8 +50,8 @@ def judge(
 
     Answers are cached in LOGDIR/judge/. Unreadable replies are "no score" (counted),
     never 0."""
-    from taurec.evaluator.judge_rubrics import ASPECTS, UnknownAspect
-    from taurec.evaluator.judge_run import JudgeError, JudgeSettings, judge_logs
+    from taurec.evaluator.judge.rubrics import ASPECTS, UnknownAspect
+    from taurec.evaluator.judge.run import JudgeError, JudgeSettings, judge_logs
 
     if not logdir.is_dir():
         raise _fail(f"{logdir}: not a folder of episode logs")

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from taurec.evaluator.files import find_logs
-from taurec.tasks.run_register import REGISTER_NAME
+from taurec.tasks.runs.register import REGISTER_NAME
 
 
 class NotLogs(ValueError):

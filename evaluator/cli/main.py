@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from taurec.evaluator.command_line import CommandGroup, add_version_option, prepare, run_app
+from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, prepare, run_app
 from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
-from taurec.evaluator.judge_cli import judge
+from taurec.evaluator.cli.judge import judge
 from taurec.evaluator.text import markup, plural
 
 if TYPE_CHECKING:
     from taurec.evaluator.episode import EpisodeScore
     from taurec.evaluator.sealed import RunCheck
-    from taurec.tasks.trajectory_signing import LogKey
+    from taurec.tasks.trajectory.signing import LogKey
 
 # `evaluator --help` loads this module only: each command imports the scoring stack
 # (numpy, scipy, the catalog) in its body, so the help stays instant.
@@ -62,7 +62,7 @@ RulesOpt = Annotated[
 
 
 def _rules(choice: str) -> list[str]:
-    from taurec.evaluator.rules import RULES, rules_names
+    from taurec.evaluator.recommendation.rules import RULES, rules_names
 
     try:
         return rules_names(choice)
@@ -117,7 +117,7 @@ def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
     if not verify:
         return None
     from taurec.catalog.errors import DataError
-    from taurec.tasks.trajectory_signing import load_log_key
+    from taurec.tasks.trajectory.signing import load_log_key
 
     try:
         return load_log_key(key_file)
@@ -273,8 +273,8 @@ def explain(
     """Show every constraint and policy verdict of each episode, then the conversation.
 
     Each verdict names its evidence by the log seq it concerns."""
-    from taurec.evaluator.explain import explain_logs
-    from taurec.evaluator.log_paths import NotLogs, check_log_paths
+    from taurec.evaluator.cli.explain import explain_logs
+    from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
     from taurec.evaluator.logs import Resolver
 
     names = _rules(rules)
@@ -306,8 +306,8 @@ def episodes(
 
     Columns: label, run, task, trial, stratum, pass/fail, reward, end reason, failed
     constraints and policies, metrics, simulator faults, log path."""
-    from taurec.evaluator.episode_table import write_rows
-    from taurec.evaluator.log_paths import NotLogs, check_log_paths
+    from taurec.evaluator.episodes.table import write_rows
+    from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
 
     if json and csv:
         err.print("[red]error:[/red] --json and --csv exclude each other; give one")
@@ -346,7 +346,7 @@ def view(
     fault; read each conversation with its verdicts. Served on 127.0.0.1; --bundle
     writes it as static files instead."""
     from taurec.evaluator.logs import Resolver
-    from taurec.evaluator.view_cli import run_view
+    from taurec.evaluator.cli.view import run_view
 
     (name,) = _rules(rules)[:1]
     code = run_view(
@@ -423,7 +423,7 @@ def export(
     import orjson
 
     from taurec.catalog.errors import DataError
-    from taurec.evaluator.export_cli import export_lines
+    from taurec.evaluator.cli.export import export_lines
     from taurec.evaluator.files import NotARunFile, find_logs
     from taurec.evaluator.logs import Resolver
 
@@ -455,7 +455,7 @@ def report(
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Write one self-contained HTML report (plots beside tables; works offline)."""
-    from taurec.evaluator.report_cli import ReportError, write_report
+    from taurec.evaluator.cli.report import ReportError, write_report
 
     (name,) = _rules(rules)[:1]
     try:

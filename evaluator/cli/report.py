@@ -44,8 +44,8 @@ def write_report(
     from taurec.evaluator.evaluate import evaluate
     from taurec.evaluator.logs import Resolver
     from taurec.evaluator.progress import scoring_progress
-    from taurec.evaluator.report import render_report
-    from taurec.evaluator.report_data import load_judgements
+    from taurec.evaluator.report.build import render_report
+    from taurec.evaluator.report.data import load_judgements
 
     resolver = Resolver(suite=suite, catalog=catalog, rules=rules)
     try:

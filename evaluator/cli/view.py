@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from taurec.evaluator.log_paths import NotLogs, check_log_paths
+from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.text import markup
 

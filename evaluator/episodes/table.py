@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_rows import COLUMNS, episode_rows
+from taurec.evaluator.episodes.rows import COLUMNS, episode_rows
 from taurec.evaluator.text import markup
 
 #: the table's width when stdout is no terminal (a pipe, a file): wide enough for every column

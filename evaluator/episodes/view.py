@@ -11,9 +11,9 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from taurec.evaluator.conversation import conversation
+from taurec.evaluator.episodes.conversation import conversation
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_rows import episode_row
+from taurec.evaluator.episodes.rows import episode_row
 
 #: item id -> its title, or None when unknown
 TitleOf = Callable[[str], str | None]
@@ -98,7 +98,7 @@ def ranking_view(
     """The submitted ranking with the positive marked, or None for another kind."""
     if getattr(task, "kind", None) != "ranking":
         return None
-    from taurec.evaluator.ranking import SUBMIT
+    from taurec.evaluator.ranking.scoring import SUBMIT
 
     submitted = next(
         (ev for ev in events if ev.get("type") == "tool_call" and ev.get("name") == SUBMIT), None
@@ -123,7 +123,7 @@ def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[
     rank and questions; None for another kind."""
     if score.kind != "stream":
         return None
-    from taurec.evaluator.stream import outcomes_of
+    from taurec.evaluator.stream.scoring import outcomes_of
 
     heard: dict[int, dict[str, Any]] = {}
     for ev in events:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from taurec.evaluator.judge_rubrics import Aspect
+from taurec.evaluator.judge.rubrics import Aspect
 
 #: The lowest and highest score a rubric gives.
 SCORE_RANGE: Final = (1.0, 5.0)

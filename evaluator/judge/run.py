@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from taurec.evaluator.files import find_logs
-from taurec.evaluator.judge import (
+from taurec.evaluator.judge.prompt import (
     JudgeScore,
     Turn,
     combine,
@@ -27,9 +27,9 @@ from taurec.evaluator.judge import (
     prompt,
     prompt_digest,
 )
-from taurec.evaluator.judge_rubrics import ASPECTS, RUBRIC_VERSION, aspect
-from taurec.evaluator.judge_store import JudgeFile, call_key, judge_path, load_judge_file
-from taurec.tasks.trajectory_reader import read_log
+from taurec.evaluator.judge.rubrics import ASPECTS, RUBRIC_VERSION, aspect
+from taurec.evaluator.judge.store import JudgeFile, call_key, judge_path, load_judge_file
+from taurec.tasks.trajectory.reader import read_log
 
 #: Answers written to disk after this many new calls (an interrupted run keeps them).
 SAVE_EVERY = 25
@@ -222,7 +222,7 @@ def _count(report: JudgeReport, answer: dict[str, Any]) -> None:
 def _check_credentials(model: str) -> None:
     """The check `taurec run` makes for its LLM agent and user (a local provider such as
     ollama needs no base URL): one line naming what is missing."""
-    from taurec.server.llm_runtime import missing_credentials
+    from taurec.catalog.llm_runtime import missing_credentials
 
     missing = missing_credentials(model)
     if missing:

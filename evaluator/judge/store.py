@@ -23,7 +23,7 @@ from typing import Any, Final
 import orjson
 
 from taurec.evaluator.files import JUDGE_DIR
-from taurec.evaluator.judge import JudgeScore
+from taurec.evaluator.judge.prompt import JudgeScore
 
 FORMAT: Final = "taurec-judge"
 SUFFIX: Final = ".judge.json"

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from statistics import fmean
 from typing import Any
 
-from taurec.evaluator.ranking import ranking_answer
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.evaluator.ranking.scoring import ranking_answer
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.trajectory.format import Trajectory
 
 PPR_PROMPT = (
     "Given the user's interaction history below and two candidate items, decide which item "

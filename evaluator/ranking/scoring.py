@@ -1,5 +1,5 @@
 """The "ranking" kind (AgenticRec) in the evaluator: Hit@1/5/10, NDCG@5/10 and the
-list-wise reward per episode (taurec.tasks.ranking_metrics), their means with bootstrap
+list-wise reward per episode (taurec.tasks.ranking.metrics), their means with bootstrap
 CIs per agent label, and pass^k where a trial passes when the positive is in the task's
 top `pass_k`.
 
@@ -21,9 +21,9 @@ from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
 from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.ranking_metrics import score_ranking
-from taurec.tasks.trajectory import EndReason, Trajectory
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.ranking.metrics import score_ranking
+from taurec.tasks.trajectory.format import EndReason, Trajectory
 
 if TYPE_CHECKING:
     from taurec.evaluator.logs import Resolver, SuiteContext

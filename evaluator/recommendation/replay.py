@@ -12,10 +12,10 @@ from typing import Any
 import orjson
 
 from taurec.catalog.store import Catalog
-from taurec.server.catalog_tools import REPLAYERS, replay_call
-from taurec.server.errors import AgentFacingError
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
+from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 
 def _canonical(value: Any) -> bytes:

@@ -1,10 +1,10 @@
 """Rules profiles: which rules an episode is judged by, found by name.
 
 - `taurec` (the default): this project's checks (policies/checks.py) on the transcript,
-  with its constraint semantics (tasks/constraint.py). It closes loopholes τ-Rec leaves
+  with its constraint semantics (tasks/recommendation/constraint.py). It closes loopholes τ-Rec leaves
   open; README.md lists every departure with the test that shows it.
-- `tau-rec`: τ-Rec v1.0's own evaluator, loopholes included (evaluator/taurec_v1_rules.py),
-  on the trace τ-Rec would have recorded (evaluator/taurec_trace.py).
+- `tau-rec`: τ-Rec v1.0's own evaluator, loopholes included (evaluator/recommendation/taurec_v1_rules.py),
+  on the trace τ-Rec would have recorded (evaluator/recommendation/taurec_trace.py).
 
 A profile is a pure function of (task, trajectory, transcript, catalog, title matcher).
 """
@@ -18,13 +18,13 @@ from typing import Final
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
 from taurec.evaluator.defaults import DEFAULT_RULES as DEFAULT_RULES
-from taurec.evaluator.judgement import ConstraintVerdict, Judgement
-from taurec.evaluator.taurec_trace import to_trace
-from taurec.evaluator.taurec_v1_rules import judge_trace
+from taurec.evaluator.recommendation.judgement import ConstraintVerdict, Judgement
+from taurec.evaluator.recommendation.taurec_trace import to_trace
+from taurec.evaluator.recommendation.taurec_v1_rules import judge_trace
 from taurec.policies.checks import CheckContext, check_policies
 from taurec.policies.transcript import Transcript
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 Judge = Callable[[RecommendationTask, Trajectory, Transcript, Catalog, TitleMatcher], Judgement]
 

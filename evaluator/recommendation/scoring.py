@@ -9,7 +9,7 @@ from taurec.evaluator.aggregate import aggregate_group
 from taurec.evaluator.episode import EpisodeScore, score_episode
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
 from taurec.evaluator.render import summary_rows
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
     from taurec.evaluator.logs import Resolver, SuiteContext

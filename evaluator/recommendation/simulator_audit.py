@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from taurec.catalog.store import Catalog
-from taurec.tasks.constraint import Constraint, Reveal
-from taurec.tasks.dialogue_acts import constraint_value, states
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
+from taurec.tasks.trajectory.dialogue_acts import constraint_value, states
+from taurec.tasks.recommendation.task import RecommendationTask
 
 FaultKind = Literal["accepted_violating", "rejected_satisfying", "stated_hidden", "stated_wrong"]
 

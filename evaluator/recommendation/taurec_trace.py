@@ -28,8 +28,8 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel, Field
 
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 StopReason = Literal["recommended", "abstained", "timeout"]
 RECOMMENDED: Final = "recommended"

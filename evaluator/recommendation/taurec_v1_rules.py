@@ -1,6 +1,6 @@
 """The `tau-rec` rules profile: τ-Rec v1.0's own evaluator, loopholes included.
 
-It judges the trace τ-Rec would have recorded (evaluator/taurec_trace.py) exactly as
+It judges the trace τ-Rec would have recorded (evaluator/recommendation/taurec_trace.py) exactly as
 τ-Rec's `CombinedEvaluator` does, so our numbers can be set beside its leaderboard:
 
 - constraints: on a task with no valid answer, 1 iff the stop reason is "abstained";
@@ -32,11 +32,11 @@ import orjson
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.evaluator.judgement import ConstraintVerdict, Judgement
-from taurec.evaluator.taurec_trace import ABSTAINED, Trace
+from taurec.evaluator.recommendation.judgement import ConstraintVerdict, Judgement
+from taurec.evaluator.recommendation.taurec_trace import ABSTAINED, Trace
 from taurec.policies.checks import PolicyResult, Verdict
-from taurec.tasks.constraint import Constraint, Op
-from taurec.tasks.task import PolicyName, RecommendationTask
+from taurec.tasks.recommendation.constraint import Constraint, Op
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
 
 #: τ-Rec v1.0's disclosure phrases (its policy evaluator's list).
 DISCLOSURE_PATTERNS = tuple(

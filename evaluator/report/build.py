@@ -12,16 +12,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.report_data import Judgements, ReportData, report_data
-from taurec.evaluator.report_episode_sections import failed_episodes, simulator_faults
-from taurec.evaluator.report_kind_sections import (
+from taurec.evaluator.report.data import Judgements, ReportData, report_data
+from taurec.evaluator.report.episode_sections import failed_episodes, simulator_faults
+from taurec.evaluator.report.kind_sections import (
     dialogue_metrics,
     judge_scores,
     learning_curves,
     ranking_metrics,
 )
-from taurec.evaluator.report_page import Section, render_page
-from taurec.evaluator.report_sections import (
+from taurec.evaluator.report.page import Section, render_page
+from taurec.evaluator.report.sections import (
     cost_pareto,
     failure_modes,
     overview,

@@ -9,8 +9,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from taurec.evaluator.report_data import ReportData
-from taurec.evaluator.report_page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.data import ReportData
+from taurec.evaluator.report.page import Cell, Section, Table, plot_text
 
 #: the most failed episodes listed; the rest are counted
 MAX_FAILED_ROWS = 300
@@ -67,7 +67,7 @@ def _joined(value: Any) -> str:
 
 def failed_episodes(data: ReportData) -> Section | None:
     try:
-        from taurec.evaluator.episode_rows import episode_rows  # type: ignore[import-not-found,unused-ignore]
+        from taurec.evaluator.episodes.rows import episode_rows  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     scores = [e for s in data.series for e in s.scores if not e.passed]

@@ -8,8 +8,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from taurec.evaluator.report_data import ReportData, mean_se
-from taurec.evaluator.report_page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.data import ReportData, mean_se
+from taurec.evaluator.report.page import Cell, Section, Table, plot_text
 
 #: the dialogue metrics episodes carry when they have a dialogue (contract B)
 DIALOGUE_METRICS = ("sr", "srrr", "rdl", "utterances")

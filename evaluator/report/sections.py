@@ -11,10 +11,10 @@ import plotly.graph_objects as go
 
 from taurec.evaluator.aggregate import task_counts
 from taurec.evaluator.passk import pass_k
-from taurec.evaluator.report_data import ReportData, Series
-from taurec.evaluator.report_page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.data import ReportData, Series
+from taurec.evaluator.report.page import Cell, Section, Table, plot_text
 from taurec.policies.checks import Verdict
-from taurec.tasks.task import Complexity, RevealDifficulty
+from taurec.tasks.recommendation.task import Complexity, RevealDifficulty
 
 
 def _pass1(g: dict[str, Any]) -> tuple[float | None, float | None, float | None]:

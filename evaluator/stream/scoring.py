@@ -23,11 +23,11 @@ from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
 from taurec.evaluator.render import run_rows
-from taurec.evaluator.stream_metrics import EpisodeOutcome, score_choice, stream_summary
-from taurec.server.stream_session import ACTIONS, StreamRuleError, StreamSession
-from taurec.tasks.stream import StreamTask
+from taurec.evaluator.stream.metrics import EpisodeOutcome, score_choice, stream_summary
+from taurec.tasks.stream.session import ACTIONS, StreamRuleError, StreamSession
+from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
     from taurec.evaluator.logs import Resolver, SuiteContext

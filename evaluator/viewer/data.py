@@ -18,12 +18,12 @@ from typing import Any
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_rows import episode_row
-from taurec.evaluator.episode_view import episode_view
+from taurec.evaluator.episodes.rows import episode_row
+from taurec.evaluator.episodes.view import episode_view
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.files import JUDGE_DIR, find_run_files
 from taurec.evaluator.logs import Resolver
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 #: Seconds between two looks at the folders, however often the page asks.
 MIN_REFRESH_S = 1.0
@@ -37,7 +37,7 @@ def episode_key(score: EpisodeScore) -> str:
 
 def load_judged(paths: list[Path]) -> dict[str, dict[str, Any]]:
     """Judge scores by episode id from `<logdir>/judge/`, where the judge has run."""
-    from taurec.evaluator.judge_store import load_judgements
+    from taurec.evaluator.judge.store import load_judgements
 
     judged: dict[str, dict[str, Any]] = {}
     for p in paths:
@@ -59,7 +59,7 @@ def _signature(path: Path) -> tuple[int, int] | None:
 
 def _judge_signatures(paths: list[Path]) -> dict[str, tuple[int, int] | None]:
     """Size and modification time of every judge file load_judged reads."""
-    from taurec.evaluator.judge_store import SUFFIX
+    from taurec.evaluator.judge.store import SUFFIX
 
     return {
         str(f): _signature(f)

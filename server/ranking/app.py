@@ -26,13 +26,13 @@ from pydantic import BaseModel, Field
 from taurec.catalog.errors import DataError
 from taurec.catalog.interaction_sources import load_interactions
 from taurec.server.episode_end import ABORTED, EpisodeEnd
-from taurec.server.episodes import derive_seed
-from taurec.server.errors import AgentFacingError
+from taurec.server.recommendation.episodes import derive_seed
+from taurec.tasks.errors import AgentFacingError
 from taurec.server.kinds import SERVER_KINDS, KindService
-from taurec.server.ranking_episode import SUBMIT, RankingEpisode, StepResult
-from taurec.server.ranking_tools import SETTINGS, TOOLS, RankingData
+from taurec.server.ranking.episode import SUBMIT, RankingEpisode, StepResult
+from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
 from taurec.server.seal import Admission, Seals, load_seals
-from taurec.server.service import (
+from taurec.server.recommendation.service import (
     SERVER_NAME,
     SHUTDOWN_DETAIL,
     default_run_label,
@@ -41,10 +41,10 @@ from taurec.server.service import (
 )
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
-from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import Suite
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.signing import load_log_key
 
 EpisodeId = Annotated[
     str, Field(min_length=1, description="The episode_id start_episode returned.")

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from taurec.server.ranking_app import ranking_data
-from taurec.server.ranking_episode import RankingEpisode
-from taurec.server.ranking_tools import RankingData
-from taurec.tasks.ranking import RankingTask
+from taurec.server.ranking.app import ranking_data
+from taurec.server.ranking.episode import RankingEpisode
+from taurec.server.ranking.tools import RankingData
+from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import Suite, load_suite
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from taurec.server.ranking_tools import TOOLS, RankingData, ToolInputError, run_tool
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.ranking_metrics import RankingOutcome, score_ranking
+from taurec.server.ranking.tools import TOOLS, RankingData, ToolInputError, run_tool
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.ranking.metrics import RankingOutcome, score_ranking
 
 SUBMIT: Final = "submit_ranking"
 

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz, process
 
 from taurec.catalog.collaborative import ItemItemModel
 from taurec.catalog.interactions import Interactions, ItemInfo
-from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking.task import RankingTask
 
 SESSION_GAP: Final = 3600
 TOP_ITEMS: Final = 5

@@ -26,15 +26,15 @@ from typing import Any, Final
 import anyio
 
 from taurec.catalog.store import Catalog
-from taurec.server.episode import Episode
+from taurec.server.recommendation.episode import Episode
 from taurec.server.episode_end import IDLE, EpisodeEnd, ended_message
-from taurec.server.errors import EpisodeError, short_repr
-from taurec.server.simulator import UserSimulator
-from taurec.server.simulator.agent_nlu import AgentActReader, AgentNLU
+from taurec.tasks.errors import EpisodeError, short_repr
+from taurec.server.recommendation.simulator import UserSimulator
+from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
 from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory_signing import LogKey
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.signing import LogKey
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
 Clock = Callable[[], float]

@@ -9,8 +9,8 @@ from mcp.server import MCPServer
 from taurec.catalog.filter import FilterSpec
 from taurec.catalog.item import Item
 from taurec.policies.document import policy_text
-from taurec.server.results import CATALOG_SCHEMA_URI, POLICY_URI, TASKS_URI
-from taurec.server.service import Service
+from taurec.server.recommendation.results import CATALOG_SCHEMA_URI, POLICY_URI, TASKS_URI
+from taurec.server.recommendation.service import Service
 
 PROTOCOL = """\
 You are the recommendation agent in a taurec episode: a user with private preferences

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.tasks.task import Complexity, RevealDifficulty
-from taurec.tasks.trajectory import EndReason
+from taurec.tasks.recommendation.task import Complexity, RevealDifficulty
+from taurec.tasks.trajectory.format import EndReason
 
 POLICY_URI = "taurec://policy"
 CATALOG_SCHEMA_URI = "taurec://catalog/schema"

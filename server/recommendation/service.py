@@ -21,11 +21,11 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.server.episode import CALL_LIMIT, Episode, EpisodeEnd
-from taurec.server.episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
-from taurec.server.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.server.recommendation.episode import CALL_LIMIT, Episode, EpisodeEnd
+from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
+from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
-from taurec.server.results import (
+from taurec.server.recommendation.results import (
     EpisodeStarted,
     RecommendResult,
     ServerInfo,
@@ -35,14 +35,14 @@ from taurec.server.results import (
 )
 from taurec.server.seal import Seals, load_seals
 from taurec.server.settings import ServerSettings
-from taurec.server.simulator.nlu import MessageReader
-from taurec.server.simulators import SIMULATORS, agent_nlu
-from taurec.server.text_limits import overlong_aside, overlong_text
-from taurec.tasks.run_plan import label_problem
+from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu
+from taurec.server.recommendation.text_limits import overlong_aside, overlong_text
+from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason, SuiteRef
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import EndReason, SuiteRef
+from taurec.tasks.trajectory.signing import load_log_key
 
 log = logging.getLogger(__name__)
 

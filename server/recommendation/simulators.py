@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from taurec.catalog.store import Catalog
-from taurec.server.episodes import SimulatorFactory
+from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.settings import ServerSettings
-from taurec.server.simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
-from taurec.server.simulator.agent_nlu import AgentActReader, AgentNLU
-from taurec.server.simulator.nlu import MessageReader
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
+from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
+from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 def rule_users(
@@ -40,14 +40,14 @@ def _rule_simulator(
 def _agenda_simulator(
     catalog: Catalog, settings: ServerSettings, reader: MessageReader
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
-    from taurec.server.simulator.agenda_user import AGENDA_PATIENCE, agenda_users
+    from taurec.server.recommendation.simulator.agenda_user import AGENDA_PATIENCE, agenda_users
 
     patience = settings.patience or AGENDA_PATIENCE
     record: dict[str, Any] = {"patience": patience}
     transitions = None
     if settings.agenda_dialogues is not None:
-        from taurec.server.simulator.annotated_dialogues import read_annotated_dialogues
-        from taurec.server.simulator.transitions import transition_matrices
+        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.transitions import transition_matrices
 
         dialogues = read_annotated_dialogues(settings.agenda_dialogues)
         transitions = transition_matrices(dialogues)
@@ -77,8 +77,8 @@ def llm_users(
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
     """The LLM-simulated user (imported on use: it pulls in litellm) and its settings
     record for log headers."""
-    from taurec.server.simulator.llm_user import LLMUserSettings
-    from taurec.server.simulator.llm_user import llm_users as make_llm_users
+    from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
+    from taurec.server.recommendation.simulator.llm_user import llm_users as make_llm_users
 
     assert settings.simulator_model is not None
     llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
@@ -91,8 +91,8 @@ def agent_nlu(
     """The reader of agent messages' acts: the deterministic NLU, or the LLM NLU."""
     if settings.nlu_model is None:
         return AgentNLU(catalog, reader)
-    from taurec.server.simulator.llm_acts import LLMAgentNLU
-    from taurec.server.simulator.llm_user import LLMUserSettings
+    from taurec.server.recommendation.simulator.llm_acts import LLMAgentNLU
+    from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
 
     llm = LLMUserSettings(model=settings.nlu_model, temperature=0.0)
     return LLMAgentNLU(catalog, llm, reader or MessageReader(catalog.items))

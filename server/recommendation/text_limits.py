@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taurec.server.errors import ArgumentError
+from taurec.tasks.errors import ArgumentError
 
 
 def overlong_text(arguments: dict[str, Any], limit: int) -> ArgumentError | None:

@@ -23,10 +23,10 @@ from pydantic_core import to_jsonable_python
 from taurec.catalog.availability import Availability
 from taurec.catalog.filter import FilterPage, FilterSpec
 from taurec.catalog.item import ContentRating, Item
-from taurec.server import catalog_tools as ct
-from taurec.server.errors import AgentFacingError
+from taurec.tasks.recommendation import catalog_tools as ct
+from taurec.tasks.errors import AgentFacingError
 from taurec.server.raw_calls import raw_argument
-from taurec.server.results import (
+from taurec.server.recommendation.results import (
     EpisodeAborted,
     EpisodeStarted,
     RecommendResult,
@@ -34,8 +34,8 @@ from taurec.server.results import (
     TaskList,
     UserReplyResult,
 )
-from taurec.server.service import Service
-from taurec.tasks.trajectory import EndReason
+from taurec.server.recommendation.service import Service
+from taurec.tasks.trajectory.format import EndReason
 
 EpisodeId = Annotated[
     str | None,

@@ -13,16 +13,16 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from taurec.server.errors import AgentFacingError
+from taurec.tasks.errors import AgentFacingError
 from taurec.server.kinds import SERVER_KINDS, KindService
-from taurec.server.service import SERVER_NAME
+from taurec.server.recommendation.service import SERVER_NAME
 from taurec.server.settings import ServerSettings
-from taurec.server.stream_llm_customer import LLMCustomerSettings
-from taurec.server.stream_service import StreamAborted, StreamService, StreamStarted
-from taurec.server.stream_session import AnswerResult, EpisodeView, RecommendationResult
-from taurec.server.tools import COMMITTING, CONVERSATION, READ_ONLY
+from taurec.server.stream.llm_customer import LLMCustomerSettings
+from taurec.server.stream.service import StreamAborted, StreamService, StreamStarted
+from taurec.tasks.stream.session import AnswerResult, EpisodeView, RecommendationResult
+from taurec.server.recommendation.tools import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.tasks.suite import Suite
-from taurec.tasks.trajectory import EndReason
+from taurec.tasks.trajectory.format import EndReason
 
 StreamId = Annotated[str, Field(min_length=1, description="The episode_id start_stream returned.")]
 

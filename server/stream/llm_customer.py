@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.preferences import PreferenceModel
-from taurec.server.llm_runtime import load_litellm
-from taurec.server.stream_customer import CustomerContext, RuleCustomer
-from taurec.server.stream_feedback import PERFECT, persona_feedback, regret_of, tone
+from taurec.catalog.llm_runtime import load_litellm
+from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
+from taurec.tasks.stream.feedback import PERFECT, persona_feedback, regret_of, tone
 
 _DIGIT = re.compile(r"\d")
 RULES: Final = (

@@ -23,9 +23,9 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
-from taurec.server.episodes import RunFacts, derive_seed
-from taurec.server.errors import (
+from taurec.server.recommendation.episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
+from taurec.server.recommendation.episodes import RunFacts, derive_seed
+from taurec.tasks.errors import (
     AgentFacingError,
     ArgumentError,
     EpisodeError,
@@ -33,17 +33,17 @@ from taurec.server.errors import (
     short_repr,
 )
 from taurec.server.seal import Admission, Seals, load_seals
-from taurec.server.service import SHUTDOWN_DETAIL, default_run_label, server_version
+from taurec.server.recommendation.service import SHUTDOWN_DETAIL, default_run_label, server_version
 from taurec.server.settings import ServerSettings
-from taurec.server.stream_customer import Customer, RuleCustomer
-from taurec.server.stream_llm_customer import LLMCustomer, LLMCustomerSettings
-from taurec.server.stream_session import EpisodeView, StreamRuleError, StreamSession
+from taurec.tasks.stream.customer import Customer, RuleCustomer
+from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.tasks.stream.session import EpisodeView, StreamRuleError, StreamSession
 from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
-from taurec.tasks.run_plan import label_problem
-from taurec.tasks.stream import StreamTask
+from taurec.tasks.runs.plan import label_problem
+from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.signing import load_log_key
 
 log = logging.getLogger(__name__)
 

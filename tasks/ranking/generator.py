@@ -17,7 +17,7 @@ import numpy as np
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions, Part
-from taurec.tasks.ranking import MAX_HISTORY, N_CANDIDATES, RankingTask
+from taurec.tasks.ranking.task import MAX_HISTORY, N_CANDIDATES, RankingTask
 
 
 def default_cutoff(data: Interactions) -> int:

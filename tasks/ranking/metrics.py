@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from taurec.tasks.ranking import RankingTask
+from taurec.tasks.ranking.task import RankingTask
 
 KS = (1, 5, 10)
 INVALID = -1.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions
-from taurec.tasks.ranking import MAX_HISTORY, RankingTask
+from taurec.tasks.ranking.task import MAX_HISTORY, RankingTask
 
 
 def ranking_task_problems(task: RankingTask, data: Interactions) -> list[str]:

@@ -1,8 +1,8 @@
-"""The answer key over a catalog's columns: `taurec.tasks.answers`, decoding no item.
+"""The answer key over a catalog's columns: `taurec.tasks.recommendation.answers`, decoding no item.
 
 Each function here computes, as rows or a numpy mask, the same set as its per-item
-counterpart in `taurec.tasks.answers` (answers, services, history, maturity gate), through
-`taurec.tasks.constraint_mask`: that is what makes a million-item catalog cheap to validate
+counterpart in `taurec.tasks.recommendation.answers` (answers, services, history, maturity gate), through
+`taurec.tasks.recommendation.constraint_mask`: that is what makes a million-item catalog cheap to validate
 and to generate tasks over. Rows are listed in ascending id order, as answer keys are.
 """
 
@@ -15,9 +15,9 @@ import numpy.typing as npt
 
 from taurec.catalog.columns import RATING_CODES, Mask
 from taurec.catalog.store import Catalog
-from taurec.tasks.answers import ITEM_RULES
-from taurec.tasks.constraint_mask import constraints_mask
-from taurec.tasks.task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.recommendation.answers import ITEM_RULES
+from taurec.tasks.recommendation.constraint_mask import constraints_mask
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext
 
 Rows = npt.NDArray[np.int64]
 

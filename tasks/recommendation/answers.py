@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 
 from taurec.catalog.item import Item
 from taurec.catalog.services import service_key
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext
 
 
 def satisfies(item: Item, constraints: Iterable[Constraint]) -> bool:

@@ -20,8 +20,8 @@ from taurec.catalog.filter import FilterError, FilterPage, FilterSpec, ItemSumma
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating, Item
 from taurec.catalog.search import MAX_LIMIT, QueryError
 from taurec.catalog.store import Catalog
-from taurec.server.errors import ArgumentError, from_validation_error, short_repr
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.errors import ArgumentError, from_validation_error, short_repr
+from taurec.tasks.recommendation.task import RecommendationTask
 
 DEFAULT_SEARCH_LIMIT: Final = 10
 MAX_SEARCH_LIMIT: Final = MAX_LIMIT

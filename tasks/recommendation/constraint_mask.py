@@ -22,7 +22,7 @@ import numpy.typing as npt
 from taurec.catalog.columns import RATING_CODES, Columns, Mask, Membership, name_key
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.constraint import Constraint, Op, _as_date
+from taurec.tasks.recommendation.constraint import Constraint, Op, _as_date
 
 #: Beyond this an int operand may not convert to float64 exactly.
 _EXACT_INT = 2**53

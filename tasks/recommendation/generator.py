@@ -7,10 +7,10 @@ kept only while at least two items still match; the user subscribes to one of th
 target's services, so it stays compliant. A no-valid task adds, to constraints built the
 same way, one near miss: a predicate that other items satisfy but none of the matches do.
 Policy flags are set exactly where they can bite. Every task is checked by
-`taurec.tasks.validate.check_task` (strict, no warnings) before it is accepted.
+`taurec.tasks.recommendation.validate.check_task` (strict, no warnings) before it is accepted.
 
 Items are drawn by position in id order, and matches are counted as masks over the
-catalog's columns (`taurec.tasks.constraint_mask`): only the items drawn (targets, near
+catalog's columns (`taurec.tasks.recommendation.constraint_mask`): only the items drawn (targets, near
 misses) are decoded, so a catalog folder of a million items generates tasks in seconds.
 """
 
@@ -27,11 +27,11 @@ from taurec.catalog.columns import Mask
 from taurec.catalog.indexed import IndexedSequence
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.answer_rows import Rows, gate_mask, ids_of
-from taurec.tasks.constraint import Constraint, Op, Reveal
-from taurec.tasks.constraint_mask import constraint_mask, constraints_mask
-from taurec.tasks.policy_bite import biting_policies
-from taurec.tasks.task import (
+from taurec.tasks.recommendation.answer_rows import Rows, gate_mask, ids_of
+from taurec.tasks.recommendation.constraint import Constraint, Op, Reveal
+from taurec.tasks.recommendation.constraint_mask import constraint_mask, constraints_mask
+from taurec.tasks.recommendation.policy_bite import biting_policies
+from taurec.tasks.recommendation.task import (
     Complexity,
     PolicyName,
     RecommendationTask,
@@ -40,7 +40,7 @@ from taurec.tasks.task import (
     WatchEntry,
     reveal_difficulty_of,
 )
-from taurec.tasks.validate import Vocabulary, check_task
+from taurec.tasks.recommendation.validate import Vocabulary, check_task
 
 MAX_ATTEMPTS = 300
 NO_VALID_EVERY = 10

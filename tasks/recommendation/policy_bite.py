@@ -13,14 +13,14 @@ import numpy as np
 from taurec.catalog.columns import RATING_CODES, Mask
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS
 from taurec.catalog.store import Catalog
-from taurec.tasks.answer_rows import (
+from taurec.tasks.recommendation.answer_rows import (
     Rows,
     compliant_mask,
     gate_mask,
     on_services_mask,
     unwatched_mask,
 )
-from taurec.tasks.task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext
 
 #: Per content-rating code: rated R or NC-17.
 _RESTRICTED = np.array([r in AGE_RESTRICTED_RATINGS for r in RATING_CODES], dtype=np.bool_)

@@ -19,12 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from taurec.catalog.columns import Mask
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
-from taurec.tasks.answer_rows import ids_of, rows_by_id, ruled_out_masks
-from taurec.tasks.constraint import Constraint, Op
-from taurec.tasks.constraint_mask import constraint_mask
-from taurec.tasks.policy_bite import policy_bite_problems
-from taurec.tasks.task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
-from taurec.tasks.vocabulary import Vocabulary
+from taurec.tasks.recommendation.answer_rows import ids_of, rows_by_id, ruled_out_masks
+from taurec.tasks.recommendation.constraint import Constraint, Op
+from taurec.tasks.recommendation.constraint_mask import constraint_mask
+from taurec.tasks.recommendation.policy_bite import policy_bite_problems
+from taurec.tasks.recommendation.task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
+from taurec.tasks.recommendation.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from taurec.tasks.suite import Suite
@@ -228,7 +228,7 @@ def check_task(
     """Compute `task`'s answer key and every problem (errors if `strict`, else warnings).
 
     Constraints are evaluated as masks over the catalog's columns
-    (`taurec.tasks.constraint_mask`), so no item is decoded to find the answers."""
+    (`taurec.tasks.recommendation.constraint_mask`), so no item is decoded to find the answers."""
     vocab = vocab or Vocabulary(catalog)
     masks = [constraint_mask(c, catalog) for c in task.constraints]
     every = np.logical_and.reduce(masks) if masks else np.ones(len(catalog), dtype=np.bool_)

@@ -16,7 +16,7 @@ from taurec.catalog.columns import Membership
 from taurec.catalog.item import LIST_FIELDS
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
-from taurec.tasks.constraint import Constraint
+from taurec.tasks.recommendation.constraint import Constraint
 
 #: Fields whose constraint values should be spelled as some item spells them.
 VOCABULARY_FIELDS = ("genres", "cast", "keywords", "director", "original_language", "title")

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import orjson
 
-from taurec.tasks.trajectory_signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey
+from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey
 
 REGISTER_NAME: Final = "run.register"
 #: Attempts a planned episode may have: the first, and one more if the server cut it off.

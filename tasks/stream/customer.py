@@ -19,7 +19,7 @@ from typing import Final, Protocol
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import PreferenceModel
-from taurec.server.stream_feedback import persona_feedback
+from taurec.tasks.stream.feedback import persona_feedback
 
 _DIGIT = re.compile(r"\d")
 TOPIC_WORDS: Final = {

@@ -16,7 +16,7 @@ from typing import Final
 
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.preferences import PreferenceModel
-from taurec.tasks.stream import FeedbackKind
+from taurec.tasks.stream.task import FeedbackKind
 
 #: BIEL's fixed reply to a recommendation with regret 0.
 PERFECT: Final = "Perfect! This is exactly what I was looking for. Great recommendation!"

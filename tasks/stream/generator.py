@@ -26,7 +26,7 @@ from taurec.catalog.llm_utilities import LLMUtilityScorer
 from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.preferences import utility
 from taurec.catalog.store import Catalog
-from taurec.tasks.stream import (
+from taurec.tasks.stream.task import (
     DEFAULT_EPISODES,
     MIN_BEST_UTILITY,
     FeedbackKind,

@@ -17,9 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from taurec.catalog.choice_items import ChoiceItem
-from taurec.server.stream_customer import Customer, CustomerContext, RuleCustomer
-from taurec.server.stream_feedback import feedback_text
-from taurec.tasks.stream import FeedbackKind, StreamEpisodeSpec, StreamTask
+from taurec.tasks.stream.customer import Customer, CustomerContext, RuleCustomer
+from taurec.tasks.stream.feedback import feedback_text
+from taurec.tasks.stream.task import FeedbackKind, StreamEpisodeSpec, StreamTask
 
 
 class StreamRuleError(ValueError):

@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.tasks.constraint import Constraint
+from taurec.tasks.recommendation.constraint import Constraint
 
 #: IARD user intents, lower case (UserSimCRS's ACC, REJ, SEE, NRE, PRO, INQ, BYE, ...).
 USER_INTENTS: Final = (

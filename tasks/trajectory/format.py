@@ -15,7 +15,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.tasks.dialogue_acts import ActsBy, DialogueAct
+from taurec.tasks.trajectory.dialogue_acts import ActsBy, DialogueAct
 
 TRAJECTORY_FORMAT: Final = "taurec-trajectory"
 TRAJECTORY_FORMAT_VERSION: Final = 1

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from taurec.tasks.trajectory import EVENT_TYPES, Header, Trajectory
-from taurec.tasks.trajectory_records import EVENT_RECORD, EVENT_RECORDS
+from taurec.tasks.trajectory.format import EVENT_TYPES, Header, Trajectory
+from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from tests.support.browser import console_errors
 from tests.support.report_runs import ranking_run, recommendation_run, stream_run
 
@@ -113,7 +113,7 @@ def _score(label: str, task: str, reward: float) -> Any:
 
 def test_a_label_with_markup_shows_as_plain_text_in_the_plots(browser: Any, tmp_path: Path) -> None:
     from taurec.evaluator.aggregate import aggregate
-    from taurec.evaluator.report import render_report
+    from taurec.evaluator.report.build import render_report
 
     label = '<b>bold</b> & "quoted"'
     scores = [_score(label, "t1", 1.0), _score(label, "t2", 0.0), _score("plain", "t1", 1.0)]

@@ -155,7 +155,7 @@ def test_text_from_logs_is_shown_as_text_never_run(
 def test_the_users_acts_are_shown_beside_the_message(
     browser: Any, logs: Path, screenshots: Path
 ) -> None:
-    from taurec.tasks.trajectory_records import UserMessageRecord
+    from taurec.tasks.trajectory.records import UserMessageRecord
 
     if "acts" not in UserMessageRecord.__annotations__:
         pytest.skip("this build's log format has no dialogue acts (contract A) to show")

@@ -19,7 +19,7 @@ from taurec.catalog.io import read_catalog_file
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.services import SERVICE_ALIASES
 from taurec.catalog.store import Catalog, builtin_path
-from taurec.clients.catalog_cli import app
+from taurec.clients.cli.catalog import app
 
 BUILTIN_SEED = 73
 FAMILY_RATINGS = {ContentRating.G, ContentRating.PG}

@@ -30,7 +30,7 @@ from taurec.catalog.builders.tmdb_client import (
 )
 from taurec.catalog.io import read_catalog_file, write_catalog_file
 from taurec.catalog.item import ContentRating
-from taurec.clients.catalog_cli import app
+from taurec.clients.cli.catalog import app
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tmdb"
 KEY = TmdbCredentials(api_key="test-key")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from taurec.clients.agents.questions import answer_question
+from taurec.clients.agents.recommendation.questions import answer_question
 
 ITEM = {
     "title": "Night Train",

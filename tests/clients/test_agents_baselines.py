@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from taurec.clients.agents.base import AgentSettings
-from taurec.clients.agents.baselines import PopularityAgent, RandomAgent
+from taurec.clients.agents.recommendation.baselines import PopularityAgent, RandomAgent
 from taurec.clients.agents.registry import make_agent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec, plan

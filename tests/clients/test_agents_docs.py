@@ -45,7 +45,7 @@ def test_the_readme_custom_agent_runs_from_the_cli_as_a_file(
 ) -> None:
     from typer.testing import CliRunner
 
-    from taurec.clients.cli import app
+    from taurec.clients.cli.main import app
 
     (code,) = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
     agent_file = tmp_path / "my_agents.py"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support.third_party import TAU_REC
 
-from taurec.clients.agents.oracle import OracleAgent
+from taurec.clients.agents.recommendation.oracle import OracleAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from taurec.clients.agents.needs import Needs
-from taurec.clients.agents.reading import learn, read_needs, read_verdict
-from taurec.clients.agents.scripted import QUESTIONS, ScriptedAgent
+from taurec.clients.agents.recommendation.needs import Needs
+from taurec.clients.agents.recommendation.reading import learn, read_needs, read_verdict
+from taurec.clients.agents.recommendation.scripted import QUESTIONS, ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
 from taurec.evaluator.aggregate import aggregate
-from taurec.server.episodes import derive_seed
+from taurec.server.recommendation.episodes import derive_seed
 from taurec.server.settings import ServerSettings
-from taurec.server.simulator import RuleBasedUser
-from taurec.server.simulator.nlg import _T as TEMPLATES
-from taurec.server.simulator.nlu import Attribute, MessageReader
-from taurec.tasks.constraint import Reveal
+from taurec.server.recommendation.simulator import RuleBasedUser
+from taurec.server.recommendation.simulator.nlg import _T as TEMPLATES
+from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
+from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

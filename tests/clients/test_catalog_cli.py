@@ -4,7 +4,7 @@ from support.third_party import TAU_REC
 from typer.testing import CliRunner
 
 from taurec.catalog.store import Catalog
-from taurec.clients.catalog_cli import app
+from taurec.clients.cli.catalog import app
 
 runner = CliRunner()
 

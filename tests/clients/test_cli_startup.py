@@ -17,8 +17,8 @@ import typer
 from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
-from taurec.clients.cli import COMMANDS, app, load_command
-from taurec.evaluator.cli import app as evaluator_app
+from taurec.clients.cli.main import COMMANDS, app, load_command
+from taurec.evaluator.cli.main import app as evaluator_app
 
 HEAVY = ("mcp", "numpy", "scipy", "bm25s", "litellm", "uvicorn", "pydantic", "plotly")
 
@@ -28,8 +28,8 @@ HEAVY = ("mcp", "numpy", "scipy", "bm25s", "litellm", "uvicorn", "pydantic", "pl
 # and whether the help was shown.
 HELP_PROBE = f"""
 import contextlib, io, json, os, sys
-from taurec.clients.cli import app as taurec
-from taurec.evaluator.cli import app as evaluator
+from taurec.clients.cli.main import app as taurec
+from taurec.evaluator.cli.main import app as evaluator
 apps = {{"taurec": taurec, "evaluator": evaluator}}
 for path in json.load(sys.stdin):
     sys.stdout.flush()
@@ -95,7 +95,7 @@ def _imported_by(module: str) -> list[str]:
     return done.stdout.split()
 
 
-@pytest.mark.parametrize("module", ["taurec.clients.cli", "taurec.evaluator.cli"])
+@pytest.mark.parametrize("module", ["taurec.clients.cli.main", "taurec.evaluator.cli.main"])
 def test_importing_the_cli_module_loads_no_heavy_library(module: str) -> None:
     assert _imported_by(module) == []
 

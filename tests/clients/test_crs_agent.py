@@ -20,12 +20,12 @@ from support.scoring import score_groups
 from typer.testing import CliRunner
 
 from taurec.catalog.mentions import Mention
-from taurec.clients.agents import crs
-from taurec.clients.agents.crs import CrsError, health_check, response_text
-from taurec.clients.cli import app
-from taurec.clients.crs_demo import ASK, DemoCrs, crs_app
+from taurec.clients.agents.contestants import crs
+from taurec.clients.agents.contestants.crs import CrsError, health_check, response_text
+from taurec.clients.cli.main import app
+from taurec.clients.agents.contestants.crs_demo import ASK, DemoCrs, crs_app
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 SUITE = load_suite("builtin")
 runner = CliRunner()
@@ -138,7 +138,7 @@ def test_an_accepted_title_is_the_commitment(crs_url: str, tmp_path: Path) -> No
 def test_the_crs_demo_command_serves_on_the_given_port() -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "taurec.clients.cli", "crs-demo", "--port", str(port)],
+        [sys.executable, "-m", "taurec.clients.cli.main", "crs-demo", "--port", str(port)],
         stderr=subprocess.PIPE,
     )
     try:

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.clients.agents.base import AgentSettings
-from taurec.clients.agents.custom import is_custom, make_custom_agent
+from taurec.clients.agents.contestants.custom import is_custom, make_custom_agent
 from taurec.clients.agents.registry import AgentUnavailable
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 
 AGENTS = """
 from taurec.clients.agents.base import AgentInfraError

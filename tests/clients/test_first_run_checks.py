@@ -18,9 +18,9 @@ import typer
 from typer.testing import CliRunner
 
 from taurec.clients.agents.llm import LLMAgent, LLMAgentSettings
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 from taurec.clients.runner import run_agent
-from taurec.clients.startup import load_env_file, prepare
+from taurec.clients.cli.startup import load_env_file, prepare
 
 runner = CliRunner()
 
@@ -112,7 +112,7 @@ def test_tracebacks_are_pythons_own_when_stderr_is_not_a_terminal(
 def test_an_unexpected_error_prints_a_full_width_traceback_into_a_file(tmp_path: Path) -> None:
     script = (
         "import typer\n"
-        "from taurec.clients.startup import prepare\n"
+        "from taurec.clients.cli.startup import prepare\n"
         "app = typer.Typer()\n"
         "@app.command()\n"
         "def boom() -> None:\n"
@@ -132,7 +132,7 @@ def test_an_unexpected_error_prints_a_full_width_traceback_into_a_file(tmp_path:
 def test_server_log_tracebacks_are_full_width_when_stderr_is_redirected(tmp_path: Path) -> None:
     script = (
         "import logging, typer\n"
-        "from taurec.clients.startup import prepare\n"
+        "from taurec.clients.cli.startup import prepare\n"
         "from taurec.server.app import build_server\n"
         "from taurec.server.settings import ServerSettings\n"
         "prepare(typer.Typer())\n"
@@ -140,12 +140,12 @@ def test_server_log_tracebacks_are_full_width_when_stderr_is_redirected(tmp_path
         "try:\n"
         "    raise RuntimeError('b' * 150)\n"
         "except RuntimeError:\n"
-        "    logging.getLogger('taurec.server.episode').exception('start_episode failed')\n"
+        "    logging.getLogger('taurec.server.recommendation.episode').exception('start_episode failed')\n"
     )
     env = {**os.environ, "COLUMNS": "25"}
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert "ERROR taurec.server.episode: start_episode failed" in done.stderr
+    assert "ERROR taurec.server.recommendation.episode: start_episode failed" in done.stderr
     assert f"RuntimeError: {'b' * 150}" in done.stderr

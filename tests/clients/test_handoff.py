@@ -17,10 +17,10 @@ from taurec.clients.runner.scratch_episode import EpisodeJob, PlayedEpisode, pla
 from taurec.clients.runner.sealing import local_plan
 from taurec.evaluator.logs import Resolver
 from taurec.server.settings import ServerSettings
-from taurec.tasks.run_plan import read_plan
-from taurec.tasks.run_register import read_register
+from taurec.tasks.runs.plan import read_plan
+from taurec.tasks.runs.register import read_register
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_signing import LogKey, load_log_key
+from taurec.tasks.trajectory.signing import LogKey, load_log_key
 
 TASKS = ["t001", "t002"]
 

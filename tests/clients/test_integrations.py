@@ -24,14 +24,14 @@ from mcp import Client, StdioServerParameters
 from support.hang_guard import HANG_GUARD_S
 
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 DOCS = [ROOT / "docs" / "integrations.md", ROOT / "docs" / "server.md"]
-SERVE = f"{sys.executable} -m taurec.clients.serve_cli"
+SERVE = f"{sys.executable} -m taurec.clients.cli.serve"
 
 
 def example(name: str) -> ModuleType:
@@ -87,7 +87,7 @@ async def test_the_claude_desktop_entry_serves_one_episode_over_stdio(tmp_path: 
     if taurec.is_file():  # the venv's console script, as the config names it
         command, args = str(taurec), args
     else:  # taurec installed without its scripts: the same command by module
-        command, args = sys.executable, ["-m", "taurec.clients.serve_cli", *args[1:]]
+        command, args = sys.executable, ["-m", "taurec.clients.cli.serve", *args[1:]]
     async with Client(StdioServerParameters(command=command, args=args)) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert {"start_episode", "send_message", "recommend"} <= names

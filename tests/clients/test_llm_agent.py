@@ -28,9 +28,9 @@ from taurec.clients.agents.registry import AgentUnavailable
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 SUITE = load_suite("builtin")
 MODEL = "gpt-4o-mini"  # in litellm's price map, so mocked calls have a cost

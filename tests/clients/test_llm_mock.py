@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.clients.agents.llm_mock import mock_reply
-from taurec.clients.cli import app
-from taurec.tasks.trajectory_reader import read_log
+from taurec.clients.cli.main import app
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _tool_message(content: dict) -> dict:

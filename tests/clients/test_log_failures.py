@@ -11,7 +11,7 @@ from taurec.clients.runner.log_failures import log_failure, log_failures
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult
 from taurec.server.trajectory_writer import TrajectoryWriter
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 
 SPEC = EpisodeSpec("t001", 0)
 

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from support.hang_guard import HANG_GUARD_S
 
 from taurec.clients.agents.base import Episode, outcome_of
-from taurec.clients.agents.mcp_relay import serve_relay
+from taurec.clients.agents.contestants.mcp_relay import serve_relay
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.catalog.errors import DataError
-from taurec.clients.cli import app
-from taurec.tasks.run_plan import read_plan
+from taurec.clients.cli.main import app
+from taurec.tasks.runs.plan import read_plan
 from taurec.tasks.suite import load_suite
 
 cli = CliRunner()

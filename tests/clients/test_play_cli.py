@@ -6,9 +6,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from taurec.clients.agents.human import filter_arguments
-from taurec.clients.cli import app
-from taurec.tasks.trajectory_reader import read_log
+from taurec.clients.agents.recommendation.human import filter_arguments
+from taurec.clients.cli.main import app
+from taurec.tasks.trajectory.reader import read_log
 
 runner = CliRunner()
 

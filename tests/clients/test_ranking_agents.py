@@ -14,13 +14,13 @@ from typer.testing import CliRunner
 
 from taurec.clients.agents.base import Episode, outcome_of
 from taurec.clients.agents.llm import LLMAgentSettings
-from taurec.clients.agents.ranking_llm import RankingLLMAgent
-from taurec.clients.agents.ranking_prompt import AnswerError, parse_boxed
-from taurec.clients.cli import app
+from taurec.clients.agents.ranking.llm import RankingLLMAgent
+from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed
+from taurec.clients.cli.main import app
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 runner = CliRunner()
 
@@ -157,7 +157,7 @@ async def test_a_reply_without_an_answer_gets_a_note_and_another_turn(
 def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
     suite: str, tmp_path: Path
 ):
-    from taurec.evaluator.cli import app as evaluator_app
+    from taurec.evaluator.cli.main import app as evaluator_app
 
     assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
     grpo = runner.invoke(
@@ -173,7 +173,7 @@ def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
 
 
 def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: Path):
-    from taurec.evaluator.cli import app as evaluator_app
+    from taurec.evaluator.cli.main import app as evaluator_app
 
     assert (
         runner.invoke(

@@ -10,11 +10,11 @@ import pytest
 
 from taurec.catalog.builders.synthetic_interactions import SyntheticSpec, generate_interactions
 from taurec.catalog.store import Catalog
-from taurec.clients.agents.ranking import ModelRanker, RandomRanker
-from taurec.server.ranking_env import RankingEnv
-from taurec.server.ranking_tools import RankingData
-from taurec.tasks.ranking_generator import generate_ranking_tasks
-from taurec.tasks.ranking_metrics import score_ranking
+from taurec.clients.agents.ranking.agents import ModelRanker, RandomRanker
+from taurec.server.ranking.env import RankingEnv
+from taurec.server.ranking.tools import RankingData
+from taurec.tasks.ranking.generator import generate_ranking_tasks
+from taurec.tasks.ranking.metrics import score_ranking
 from taurec.tasks.suite import Suite
 
 N_TASKS = 2000

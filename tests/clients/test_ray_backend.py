@@ -17,7 +17,7 @@ from support import ray_agents
 from support.scoring import score_groups
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 from taurec.clients.runner.backends import RunJob
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec, episode_logs, plan
@@ -25,9 +25,9 @@ from taurec.clients.runner.ray_backend import RayBackend, _join_error, ray_avail
 from taurec.clients.runner.runner import EpisodeResult
 from taurec.clients.runner.scratch_episode import EpisodeJob, play_in_scratch
 from taurec.clients.runner.sealing import local_plan
-from taurec.evaluator.cli import app as evaluator
+from taurec.evaluator.cli.main import app as evaluator
 from taurec.server.settings import ServerSettings
-from taurec.tasks.run_register import read_register
+from taurec.tasks.runs.register import read_register
 from taurec.tasks.suite import load_suite
 
 pytestmark = [

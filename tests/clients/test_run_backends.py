@@ -11,8 +11,8 @@ import pytest
 from support.ray_agents import scripted
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
-from taurec.clients.run_cli import BackendName
+from taurec.clients.cli.main import app
+from taurec.clients.cli.run import BackendName
 from taurec.clients.runner.backends import (
     BACKENDS,
     BackendError,
@@ -83,6 +83,6 @@ def test_a_run_seed_for_a_sealed_run_is_refused_before_anything_is_written(
 
 
 def test_the_cli_imports_ray_only_when_a_ray_run_starts() -> None:
-    code = "import sys, taurec.clients.cli; print('ray' in sys.modules)"
+    code = "import sys, taurec.clients.cli.main; print('ray' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

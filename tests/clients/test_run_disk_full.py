@@ -11,8 +11,8 @@ import pytest
 from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
-from taurec.tasks.trajectory_reader import read_log
+from taurec.clients.cli.main import app
+from taurec.tasks.trajectory.reader import read_log
 
 INCOMPLETE = "no end record: the episode did not finish (incomplete log)"
 

@@ -12,14 +12,14 @@ import pytest
 from support.http_server import http_server as serve_http
 
 from taurec.clients.agents.base import AgentInfraError, Episode
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult, Runner
 from taurec.evaluator.aggregate import aggregate
-from taurec.server.episodes import derive_seed
+from taurec.server.recommendation.episodes import derive_seed
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.signing import load_log_key
 
 
 def _end(result: EpisodeResult) -> dict:
@@ -171,7 +171,7 @@ async def test_a_run_seed_changes_every_episodes_user_seed_reproducibly(tmp_path
 
 
 def _sponsored_task_and_pick() -> tuple[str, str]:
-    from taurec.tasks.answers import compliant_answers
+    from taurec.tasks.recommendation.answers import compliant_answers
     from taurec.tasks.suite import load_suite
 
     suite = load_suite("builtin")

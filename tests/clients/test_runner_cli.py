@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.registry import AGENT_KINDS, AgentUnavailable, agents_of, make_agent
-from taurec.clients.cli import app
-from taurec.clients.run_cli import AgentName
+from taurec.clients.cli.main import app
+from taurec.clients.cli.run import AgentName
 
 runner = CliRunner()
 

@@ -12,12 +12,12 @@ from support.hang_guard import HANG_GUARD_S
 from support.scoring import score_groups as _groups
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 from taurec.clients.runner.plan import INCOMPLETE_DIR, episode_logs, summarize_log
 
 TASKS = ",".join(f"t{i:03d}" for i in range(1, 31))
 OPTIONS = ["--trials", "2", "--tasks", TASKS]
-RUN = [sys.executable, "-m", "taurec.clients.run_cli", "--agent", "scripted", *OPTIONS]
+RUN = [sys.executable, "-m", "taurec.clients.cli.run", "--agent", "scripted", *OPTIONS]
 EPISODES = 60  # 30 built-in tasks x 2 trials
 cli = CliRunner()
 

@@ -17,18 +17,18 @@ import pytest
 
 from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.registry import make_agent
-from taurec.clients.agents.stream_baselines import (
+from taurec.clients.agents.stream.baselines import (
     OracleStreamPolicy,
     PopularityStreamPolicy,
     RandomStreamPolicy,
     popularity_key,
 )
-from taurec.clients.agents.stream_learner import BayesianStreamLearner, reading
-from taurec.clients.agents.stream_play import LocalStreamPort, StreamPolicy, play_stream
+from taurec.clients.agents.stream.learner import BayesianStreamLearner, reading
+from taurec.clients.agents.stream.play import LocalStreamPort, StreamPolicy, play_stream
 from taurec.clients.runner import run_agent
-from taurec.evaluator.stream_metrics import score_choice, stream_summary
-from taurec.server.stream_session import StreamSession
-from taurec.tasks.stream import StreamTask
+from taurec.evaluator.stream.metrics import score_choice, stream_summary
+from taurec.tasks.stream.session import StreamSession
+from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
 
 SUITE = "stream:builtin"

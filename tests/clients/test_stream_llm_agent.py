@@ -9,10 +9,10 @@ from typing import Any
 
 from support.streams import make_stream
 
-from taurec.clients.agents.stream_llm import LLMStreamPolicy
-from taurec.clients.agents.stream_play import LocalStreamPort, play_stream
-from taurec.server.stream_session import StreamSession
-from taurec.tasks.stream import StreamTask
+from taurec.clients.agents.stream.llm import LLMStreamPolicy
+from taurec.clients.agents.stream.play import LocalStreamPort, play_stream
+from taurec.tasks.stream.session import StreamSession
+from taurec.tasks.stream.task import StreamTask
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 import litellm

@@ -14,9 +14,9 @@ import orjson
 from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 from taurec.clients.runner.plan import episode_logs, summarize_log
-from taurec.evaluator.cli import app as evaluator
+from taurec.evaluator.cli.main import app as evaluator
 
 TASKS = ",".join(
     f"stream-{s}-{f}-{k:03d}"
@@ -27,7 +27,7 @@ TASKS = ",".join(
     ]
 )  # fmt: skip
 OPTIONS = ["--suite", "stream:builtin", "--agent", "learner", "--trials", "1", "--tasks", TASKS]
-RUN = [sys.executable, "-m", "taurec.clients.run_cli", *OPTIONS, "--concurrency", "1"]
+RUN = [sys.executable, "-m", "taurec.clients.cli.run", *OPTIONS, "--concurrency", "1"]
 
 
 def _cut_off_mid_stream(out: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
+from taurec.clients.cli.main import app
 from taurec.tasks.suite import load_suite
 
 cli = CliRunner()

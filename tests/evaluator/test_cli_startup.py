@@ -9,7 +9,8 @@ from pathlib import Path
 
 SCRIPT = """
 import os, sys
-from taurec.evaluator import cli, evaluate
+from taurec.evaluator import evaluate
+from taurec.evaluator.cli import main as cli
 
 def boom(*args, **kwargs):
     raise RuntimeError("a" * 150 + " " + os.environ.get("TAUREC_TEST_FROM_ENV_FILE", "unset"))

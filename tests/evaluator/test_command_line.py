@@ -22,7 +22,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 _ENTRY = (
     "import sys; from importlib import import_module; "
     "prog = sys.argv.pop(1); sys.argv[0] = prog; "
-    "module = {'taurec': 'taurec.clients.cli', 'evaluator': 'taurec.evaluator.cli'}[prog]; "
+    "module = {'taurec': 'taurec.clients.cli.main', 'evaluator': 'taurec.evaluator.cli.main'}[prog]; "
     "import_module(module).main()"
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from taurec.evaluator.conversation import conversation, entry_seqs
+from taurec.evaluator.episodes.conversation import conversation, entry_seqs
 
 
 def _ev(seq: int, type_: str, **kw) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taurec.evaluator.dialogue import dialogue_of
+from taurec.evaluator.recommendation.dialogue import dialogue_of
 
 
 def _user(*acts: dict[str, Any]) -> dict[str, Any]:

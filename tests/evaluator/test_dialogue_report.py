@@ -10,11 +10,11 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
 

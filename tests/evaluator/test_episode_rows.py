@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_rows import COLUMNS, episode_rows
+from taurec.evaluator.episodes.rows import COLUMNS, episode_rows
 from taurec.evaluator.logs import Resolver, score_paths
 
 

@@ -8,16 +8,16 @@ from datetime import date
 from types import SimpleNamespace
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episode_view import (
+from taurec.evaluator.episodes.view import (
     display_value,
     episode_view,
     judge_view,
     ranking_view,
     stream_view,
 )
-from taurec.evaluator.judge import JudgeScore
+from taurec.evaluator.judge.prompt import JudgeScore
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 
 def test_dates_are_shown_in_iso_form_and_lists_joined():

@@ -8,7 +8,7 @@ import io
 import orjson
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 
 runner = CliRunner()
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from taurec.catalog.io import CatalogMeta, write_catalog_file
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 from .conftest import ITEMS, LogWriter
 

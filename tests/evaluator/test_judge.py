@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from taurec.evaluator.judge import (
+from taurec.evaluator.judge.prompt import (
     Turn,
     combine,
     dialogue,
@@ -14,7 +14,7 @@ from taurec.evaluator.judge import (
     parse_reply,
     prompt,
 )
-from taurec.evaluator.judge_rubrics import ASPECTS, UnknownAspect, aspect
+from taurec.evaluator.judge.rubrics import ASPECTS, UnknownAspect, aspect
 
 
 def test_a_reply_with_score_3_reads_as_3():

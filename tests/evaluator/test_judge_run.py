@@ -15,11 +15,11 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from taurec.evaluator import judge_run
-from taurec.evaluator.cli import app
+from taurec.evaluator.judge import run as judge_run
+from taurec.evaluator.cli.main import app
 from taurec.evaluator.files import find_logs
-from taurec.evaluator.judge_run import JudgeError, JudgeSettings, judge_logs
-from taurec.evaluator.judge_store import judge_path, load_judgements
+from taurec.evaluator.judge.run import JudgeError, JudgeSettings, judge_logs
+from taurec.evaluator.judge.store import judge_path, load_judgements
 
 MODEL = "gpt-4o-mini"  # in litellm's price map, so mocked calls have a cost
 

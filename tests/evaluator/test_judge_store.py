@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taurec.evaluator.judge import JudgeScore
-from taurec.evaluator.judge_store import JudgeFile, judge_path, load_judge_file
+from taurec.evaluator.judge.prompt import JudgeScore
+from taurec.evaluator.judge.store import JudgeFile, judge_path, load_judge_file
 
 MODEL = "gpt-4o-mini"
 

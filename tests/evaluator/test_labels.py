@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.evaluator.text import markup, md_cell, plain
 
 runner = CliRunner()

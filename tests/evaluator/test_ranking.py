@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from taurec.evaluator.export import grpo_groups, ppr_pairs
-from taurec.evaluator.ranking import aggregate_ranking, ranking_rows, score_ranking_episode
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.trajectory import AgentInfo, Header, SimulatorInfo, SuiteRef, Trajectory
+from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
+from taurec.evaluator.ranking.scoring import aggregate_ranking, ranking_rows, score_ranking_episode
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.trajectory.format import AgentInfo, Header, SimulatorInfo, SuiteRef, Trajectory
 
 CANDS = [f"c{i:02d}" for i in range(20)]
 TASK = RankingTask(

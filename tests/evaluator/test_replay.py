@@ -7,7 +7,7 @@ import orjson
 from taurec.catalog.io import read_catalog_file, write_catalog_file
 from taurec.catalog.store import Catalog
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.server.catalog_tools import replay_call
+from taurec.tasks.recommendation.catalog_tools import replay_call
 
 
 def _score(logs, **kw):
@@ -96,7 +96,7 @@ def test_replay_can_be_switched_off(logs, suite_dir):
 def test_json_report_counts_episodes_with_replay_mismatches(logs, suite_dir):
     from typer.testing import CliRunner
 
-    from taurec.evaluator.cli import app
+    from taurec.evaluator.cli.main import app
 
     content = _true_result(suite_dir, "get_item", {"item_id": "h1"})
     content["title"] = "Forged"
@@ -133,7 +133,7 @@ def test_logs_replay_without_drift_against_a_catalog_folder_of_the_same_items(
 
 
 def _tasks_by_services():
-    from taurec.tasks.generator import generate_tasks
+    from taurec.tasks.recommendation.generator import generate_tasks
 
     catalog = Catalog.load("builtin")
     tasks = generate_tasks(catalog, 30, 0)
@@ -144,7 +144,7 @@ def _tasks_by_services():
 
 
 def test_availability_replays_per_services_so_tasks_with_other_services_get_their_own_answer():
-    from taurec.evaluator.replay import Replayer
+    from taurec.evaluator.recommendation.replay import Replayer
 
     catalog, by = _tasks_by_services()
     first, *others = by.values()
@@ -159,7 +159,7 @@ def test_availability_replays_per_services_so_tasks_with_other_services_get_thei
 
 
 def test_tasks_with_the_same_services_share_one_replayed_availability():
-    from taurec.evaluator.replay import Replayer
+    from taurec.evaluator.recommendation.replay import Replayer
 
     catalog, by = _tasks_by_services()
     a, b = next(group for group in by.values() if len(group) > 1)[:2]

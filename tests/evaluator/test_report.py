@@ -16,11 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.evaluator.aggregate import aggregate
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.report import render_report
-from taurec.evaluator.report_data import load_judgements
-from taurec.evaluator.report_sections import pareto_front
+from taurec.evaluator.report.build import render_report
+from taurec.evaluator.report.data import load_judgements
+from taurec.evaluator.report.sections import pareto_front
 from tests.support.report_runs import ranking_run, recommendation_run, stream_run
 
 runner = CliRunner()
@@ -252,15 +252,15 @@ def test_judgements_come_from_the_judge_store_beside_the_logs(monkeypatch, tmp_p
         seen.append(logdir)
         return {"e1": {"fluency": _Judged(3.0)}}
 
-    store = types.ModuleType("taurec.evaluator.judge_store")
+    store = types.ModuleType("taurec.evaluator.judge.store")
     store.load_judgements = load  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "taurec.evaluator.judge_store", store)
+    monkeypatch.setitem(sys.modules, "taurec.evaluator.judge.store", store)
     assert load_judgements([tmp_path])["e1"]["fluency"].mean == 3.0
     assert seen == [tmp_path]
 
 
 def test_a_judge_file_on_disk_reaches_the_report(logs, tmp_path):
-    pytest.importorskip("taurec.evaluator.judge_store", reason="the judge store is not built")
+    pytest.importorskip("taurec.evaluator.judge.store", reason="the judge store is not built")
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
     episode = {"fluency": {"mean": 4.0, "spread": 0.0, "samples": [4.0], "failures": 0}}
     doc = {
@@ -333,9 +333,9 @@ def test_failed_episodes_are_listed_from_the_episode_rows(monkeypatch):
             for s in scores
         ]
 
-    module = types.ModuleType("taurec.evaluator.episode_rows")
+    module = types.ModuleType("taurec.evaluator.episodes.rows")
     module.episode_rows = rows  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "taurec.evaluator.episode_rows", module)
+    monkeypatch.setitem(sys.modules, "taurec.evaluator.episodes.rows", module)
     failed = _score("a", "t2", "e2")
     failed.reward = 0.0
     page = _render([_score("a", "t1", "e1"), failed], {})
@@ -345,7 +345,7 @@ def test_failed_episodes_are_listed_from_the_episode_rows(monkeypatch):
 
 
 def test_backticked_words_in_a_section_intro_are_set_as_code() -> None:
-    from taurec.evaluator.report_page import prose
+    from taurec.evaluator.report.page import prose
 
     assert prose("run `evaluator explain <LOG>` now") == (
         "run <code>evaluator explain &lt;LOG&gt;</code> now"

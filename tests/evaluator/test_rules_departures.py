@@ -11,8 +11,8 @@ from support.episodes import Episode, make_task, small_catalog
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.evaluator.episode import EpisodeScore, score_episode
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 CATALOG = small_catalog()
 TITLES = TitleMatcher(CATALOG.items)

@@ -5,7 +5,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 
 runner = CliRunner()
 

@@ -14,9 +14,9 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app as taurec
-from taurec.evaluator.cli import app as evaluator
-from taurec.tasks.run_register import REGISTER_NAME
+from taurec.clients.cli.main import app as taurec
+from taurec.evaluator.cli.main import app as evaluator
+from taurec.tasks.runs.register import REGISTER_NAME
 
 TASKS = "t001,t002,t003,t004,t005"
 cli = CliRunner()
@@ -265,7 +265,7 @@ def _rewrite_register(register: Path, keep: set[str]) -> None:
     re-chain the register (anyone can; only the HMAC needs the key)."""
     import hashlib
 
-    from taurec.tasks.trajectory_signing import GENESIS
+    from taurec.tasks.trajectory.signing import GENESIS
 
     records = [orjson.loads(line) for line in register.read_bytes().splitlines()]
     plan = records[0]["plan"]
@@ -294,7 +294,7 @@ def test_a_rewritten_register_is_caught_without_verify(run: Path) -> None:
 def test_registers_without_any_key_are_a_run_problem(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from taurec.tasks.trajectory_signing import KEY_ENV, KEY_FILE_ENV
+    from taurec.tasks.trajectory.signing import KEY_ENV, KEY_FILE_ENV
 
     monkeypatch.delenv(KEY_ENV, raising=False)
     monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "no-such.key"))

@@ -7,10 +7,10 @@ from typing import Any
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.evaluator.simulator_audit import audit
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.dialogue_acts import constraint_value
-from taurec.tasks.task import RecommendationTask
+from taurec.evaluator.recommendation.simulator_audit import audit
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.trajectory.dialogue_acts import constraint_value
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 def _item(item_id: str, **fields: Any) -> Item:

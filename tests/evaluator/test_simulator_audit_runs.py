@@ -19,15 +19,15 @@ import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.server.simulator.llm_user import LLMUserSettings, llm_users
+from taurec.server.recommendation.simulator.llm_user import LLMUserSettings, llm_users
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from taurec.evaluator.stream_metrics import (
+from taurec.evaluator.stream.metrics import (
     EpisodeOutcome,
     learning_curve,
     mean_se,

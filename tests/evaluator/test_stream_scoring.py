@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 from typer.testing import CliRunner
 
-from taurec.clients.cli import app
-from taurec.evaluator.cli import app as evaluator
+from taurec.clients.cli.main import app
+from taurec.evaluator.cli.main import app as evaluator
 from taurec.tasks.suite import load_suite
 
 TASKS = ["stream-variable-category-regret-000", "stream-variable-persona-regret-000"]

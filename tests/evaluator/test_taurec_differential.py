@@ -18,12 +18,12 @@ from support.third_party import TAU_REC, TAU_REC_SKIP, tau_rec_source
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.evaluator.episode import score_episode
-from taurec.evaluator.taurec_trace import Trace, TraceToolCall, to_task, to_trace
-from taurec.evaluator.taurec_v1_rules import judge_trace
+from taurec.evaluator.recommendation.taurec_trace import Trace, TraceToolCall, to_task, to_trace
+from taurec.evaluator.recommendation.taurec_v1_rules import judge_trace
 from taurec.policies.checks import Verdict
 from taurec.tasks.suite import Suite, load_suite
-from taurec.tasks.task import PolicyName, RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 pytestmark = pytest.mark.skipif(tau_rec_source() is None, reason=TAU_REC_SKIP)
 

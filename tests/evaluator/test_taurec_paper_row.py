@@ -25,11 +25,11 @@ from support.episodes import Episode
 from support.third_party import TAU_REC
 from typer.testing import CliRunner
 
-from taurec.clients.agents.oracle import OracleAgent
-from taurec.evaluator.cli import app
-from taurec.server import catalog_tools as ct
+from taurec.clients.agents.recommendation.oracle import OracleAgent
+from taurec.evaluator.cli.main import app
+from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.suite import load_suite
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 pytestmark = pytest.mark.skipif(
     not TAU_REC.is_dir(), reason=f"the τ-Rec release is not at {TAU_REC}"

@@ -16,11 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.catalog.errors import DataError
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner import run_agent
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 from taurec.evaluator.logs import Resolver, find_logs, score_paths
-from taurec.tasks.trajectory_signing import (
+from taurec.tasks.trajectory.signing import (
     CHAIN_MARK,
     GENESIS,
     KEY_ENV,

@@ -12,7 +12,7 @@ import orjson
 from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app
+from taurec.evaluator.cli.main import app
 
 runner = CliRunner()
 

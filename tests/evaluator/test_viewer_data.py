@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import os
 
-from taurec.evaluator.judge import JudgeScore
-from taurec.evaluator.judge_store import JudgeFile, judge_path
+from taurec.evaluator.judge.prompt import JudgeScore
+from taurec.evaluator.judge.store import JudgeFile, judge_path
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer import data
 from taurec.evaluator.viewer.data import LogSet

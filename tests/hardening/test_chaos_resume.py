@@ -20,7 +20,7 @@ from support.hang_guard import HANG_GUARD_S
 from support.http_server import ServerProcess, http_server_process
 from support.scoring import score_groups as _groups
 
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import (
     INCOMPLETE_DIR,
@@ -31,12 +31,12 @@ from taurec.clients.runner.plan import (
 )
 from taurec.clients.runner.runner import Runner
 from taurec.evaluator.logs import Resolver, score_files
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 TASK_IDS = [f"t{i:03d}" for i in range(1, 7)]
 TRIALS = 2
 EPISODES = len(TASK_IDS) * TRIALS
-RUN = [sys.executable, "-m", "taurec.clients.run_cli", "--agent", "scripted"]
+RUN = [sys.executable, "-m", "taurec.clients.cli.run", "--agent", "scripted"]
 
 
 def _run(

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner import run_agent
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, find_logs, score_log, score_paths, verification_problem
-from taurec.tasks.trajectory_reader import parse_log_bytes
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.reader import parse_log_bytes
+from taurec.tasks.trajectory.signing import load_log_key
 
 FUZZ = settings(
     max_examples=150,

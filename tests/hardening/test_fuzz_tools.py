@@ -48,7 +48,7 @@ from support.hang_guard import HANG_GUARD_S
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 #: Tool calls the module must make in one run, at least.
 MIN_CALLS: Final = 10_000

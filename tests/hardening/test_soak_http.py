@@ -32,14 +32,14 @@ from support.hang_guard import HANG_GUARD_S
 from support.http_server import ServerProcess, http_server_process
 
 from taurec.clients.agents.base import Episode, ToolOutcome, outcome_of
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.logs import Resolver, score_files
-from taurec.server.episodes import derive_seed
-from taurec.tasks.run_plan import PlannedEpisode, RunPlan, new_plan, write_plan
+from taurec.server.recommendation.episodes import derive_seed
+from taurec.tasks.runs.plan import PlannedEpisode, RunPlan, new_plan, write_plan
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import ParsedLog, read_log
+from taurec.tasks.trajectory.reader import ParsedLog, read_log
 
 CLIENTS = 50
 PER_CLIENT = 10

@@ -7,8 +7,8 @@ from support.episodes import Episode, context, make_task, small_catalog
 
 from taurec.catalog.store import Catalog
 from taurec.policies.checks import CheckContext
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from taurec.policies.checks import (
     check_transparency,
     check_watch_history,
 )
-from taurec.tasks.task import PolicyName
+from taurec.tasks.recommendation.task import PolicyName
 
 # --- recommend_tool -------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from taurec.server.simulator.act_format import format_acts, parse_acts, split_acts_line
-from taurec.tasks.dialogue_acts import USER_INTENTS, DialogueAct
+from taurec.server.recommendation.simulator.act_format import format_acts, parse_acts, split_acts_line
+from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, DialogueAct
 
 
 def _titles(text: str) -> list[str]:

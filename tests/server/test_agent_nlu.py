@@ -7,8 +7,8 @@ from typing import Any
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.agent_nlu import AgentNLU
-from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.server.recommendation.simulator.agent_nlu import AgentNLU
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 
 def _item(item_id: str, title: str, **fields: Any) -> Item:
@@ -71,8 +71,8 @@ def test_a_message_without_the_value_answers_nothing():
 def test_the_llm_nlu_reads_acts_from_a_mocked_model():
     from types import SimpleNamespace
 
-    from taurec.server.simulator.llm_acts import LLMAgentNLU
-    from taurec.server.simulator.llm_user import LLMUserSettings
+    from taurec.server.recommendation.simulator.llm_acts import LLMAgentNLU
+    from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
 
     def model(**kwargs: object) -> object:
         content = 'recommend(title="Harbor Of Kites")|elicit(runtime)'

@@ -12,9 +12,9 @@ from mcp.server import MCPServer
 
 from taurec.catalog.errors import DataError
 from taurec.server.app import build_server
-from taurec.server.episodes import derive_seed
+from taurec.server.recommendation.episodes import derive_seed
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _server(tmp_path: Path, **kw: Any) -> MCPServer:

@@ -9,9 +9,9 @@ from support.episodes import make_item
 
 from taurec.catalog.filter import FilterSpec
 from taurec.catalog.store import Catalog
-from taurec.server import catalog_tools as ct
-from taurec.server.errors import ArgumentError
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation import catalog_tools as ct
+from taurec.tasks.errors import ArgumentError
+from taurec.tasks.recommendation.task import RecommendationTask
 
 CATALOG = Catalog.from_items(
     [

@@ -19,17 +19,17 @@ from support.results import error_text, ok
 from typer.testing import CliRunner
 
 from taurec.catalog.store import Catalog
-from taurec.clients import serve_cli
+from taurec.clients.cli import serve as serve_cli
 from taurec.server import app as server_app
 from taurec.server.app import HttpServer
-from taurec.server.episodes import EpisodeStore, RunFacts, Seal
-from taurec.server.errors import EpisodeError
+from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, Seal
+from taurec.tasks.errors import EpisodeError
 from taurec.server.raw_calls import owner_of
-from taurec.server.service import Service
+from taurec.server.recommendation.service import Service
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.server.simulator import UserReply
-from taurec.tasks.trajectory import SuiteRef
-from taurec.tasks.trajectory_reader import read_log
+from taurec.server.recommendation.simulator import UserReply
+from taurec.tasks.trajectory.format import SuiteRef
+from taurec.tasks.trajectory.reader import read_log
 
 CATALOG = Catalog.from_items(ITEMS)
 

@@ -15,7 +15,7 @@ from support.results import error_text, ok
 from taurec.server import trajectory_writer
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _fill_the_disk(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,13 +12,13 @@ import pytest
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.episode import Episode
-from taurec.server.episodes import EpisodeStore, RunFacts, derive_seed
-from taurec.server.errors import ArgumentError, EpisodeError
-from taurec.server.simulator import UserReply
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import SuiteRef
-from taurec.tasks.trajectory_reader import read_log
+from taurec.server.recommendation.episode import Episode
+from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, derive_seed
+from taurec.tasks.errors import ArgumentError, EpisodeError
+from taurec.server.recommendation.simulator import UserReply
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import SuiteRef
+from taurec.tasks.trajectory.reader import read_log
 
 CATALOG = Catalog.from_items(
     [

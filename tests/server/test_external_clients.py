@@ -30,7 +30,7 @@ from taurec.server.settings import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
-SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
+SERVE = [sys.executable, "-m", "taurec.clients.cli.serve"]
 TOOLS_UNAVAILABLE = 3  # scripts/tools.sh: npm missing or the install failed
 
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from support.http_server import free_port
 from typer.testing import CliRunner
 
-from taurec.clients import serve_cli
+from taurec.clients.cli import serve as serve_cli
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.server import app as server_app
 from taurec.server.app import HttpServer

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.iard import iard_acts, opening_acts
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.dialogue_acts import USER_INTENTS, constraint_value
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.iard import iard_acts, opening_acts
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, constraint_value
 
 COMEDY = Constraint(field="genres", op="contains", value="Comedy")
 

@@ -10,7 +10,7 @@ from mcp import Client
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 N = 50
 

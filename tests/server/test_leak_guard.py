@@ -6,12 +6,12 @@ from functools import cache
 
 import pytest
 
-from taurec.server.simulator.hints import BANK
-from taurec.server.simulator.leak_guard import LeakGuard
-from taurec.server.simulator.phrasing import describe
-from taurec.tasks.constraint import Constraint, Reveal
+from taurec.server.recommendation.simulator.hints import BANK
+from taurec.server.recommendation.simulator.leak_guard import LeakGuard
+from taurec.server.recommendation.simulator.phrasing import describe
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
 from taurec.tasks.suite import Suite, load_suite
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 @cache

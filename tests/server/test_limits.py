@@ -16,7 +16,7 @@ from support.results import ok as _ok
 from taurec.clients.runner.connection import serve_arguments
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _client(tmp_path: Path, **limits: int) -> Client:

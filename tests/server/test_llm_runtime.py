@@ -8,7 +8,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # litellm must not fetch pr
 
 import pytest
 
-from taurec.server.llm_runtime import load_litellm, missing_credentials, refusal_errors
+from taurec.catalog.llm_runtime import load_litellm, missing_credentials, refusal_errors
 
 
 def test_litellm_is_loaded_without_its_banners_or_debug_prints() -> None:

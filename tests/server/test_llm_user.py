@@ -19,13 +19,13 @@ import pytest
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.simulator import RuleBasedUser
-from taurec.server.simulator.leak_guard import LeakGuard
-from taurec.server.simulator.llm_prompts import MESSAGE_CLOSE, MESSAGE_OPEN, NOTE_OPEN
-from taurec.server.simulator.llm_user import LLMUser, LLMUserSettings, make_llm_user
-from taurec.server.simulator.phrasing import describe
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator import RuleBasedUser
+from taurec.server.recommendation.simulator.leak_guard import LeakGuard
+from taurec.server.recommendation.simulator.llm_prompts import MESSAGE_CLOSE, MESSAGE_OPEN, NOTE_OPEN
+from taurec.server.recommendation.simulator.llm_user import LLMUser, LLMUserSettings, make_llm_user
+from taurec.server.recommendation.simulator.phrasing import describe
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 def _item(item_id: str, title: str, **fields: Any) -> Item:

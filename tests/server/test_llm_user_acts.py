@@ -10,8 +10,8 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # litellm must not fetch pr
 from types import SimpleNamespace
 from typing import Any
 
-from taurec.server.simulator.llm_user import LLMUser, LLMUserSettings, make_llm_user
-from taurec.tasks.constraint import Reveal
+from taurec.server.recommendation.simulator.llm_user import LLMUser, LLMUserSettings, make_llm_user
+from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

@@ -10,7 +10,7 @@ from support.ranking import write_ranking_suite
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _server(tmp_path: Path):

@@ -2,9 +2,9 @@
 
 from support.ranking import small_data, small_tasks
 
-from taurec.server.ranking_env import RankingEnv
-from taurec.server.ranking_episode import RankingEpisode
-from taurec.server.ranking_tools import RankingData
+from taurec.server.ranking.env import RankingEnv
+from taurec.server.ranking.episode import RankingEpisode
+from taurec.server.ranking.tools import RankingData
 
 TASK = small_tasks()[0]
 RD = RankingData(small_data(), min(t.target_time for t in small_tasks()))

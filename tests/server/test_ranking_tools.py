@@ -4,7 +4,7 @@ at or after the task's target time."""
 import pytest
 from support.ranking import small_data, small_tasks
 
-from taurec.server.ranking_tools import (
+from taurec.server.ranking.tools import (
     TOOLS,
     RankingData,
     ToolInputError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taurec.server.simulator.reply_cache import ReplyCache, cache_key
+from taurec.server.recommendation.simulator.reply_cache import ReplyCache, cache_key
 
 
 def test_a_stored_reply_comes_back(tmp_path: Path):

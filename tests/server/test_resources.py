@@ -13,7 +13,7 @@ from mcp.server import MCPServer
 from taurec.policies.document import policy_text
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.constraint import Reveal
+from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

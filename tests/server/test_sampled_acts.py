@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from taurec.evaluator.simulator_audit import message_faults
-from taurec.server.simulator.agenda_user import AgendaUser
-from taurec.server.simulator.transitions import (
+from taurec.evaluator.recommendation.simulator_audit import message_faults
+from taurec.server.recommendation.simulator.agenda_user import AgendaUser
+from taurec.server.recommendation.simulator.transitions import (
     AnnotatedDialogue,
     AnnotatedUtterance,
     TransitionMatrices,
     transition_matrices,
 )
-from taurec.tasks.constraint import Constraint
+from taurec.tasks.recommendation.constraint import Constraint
 from taurec.tasks.suite import load_suite
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 from .test_agenda_user import CATALOG, TASK
 

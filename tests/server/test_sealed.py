@@ -19,12 +19,12 @@ from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import outcome_of
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.server.app import HttpServer
-from taurec.server.service import SHUTDOWN_DETAIL, Service
+from taurec.server.recommendation.service import SHUTDOWN_DETAIL, Service
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.tasks.run_plan import RunPlan, new_plan, write_plan
-from taurec.tasks.run_register import REGISTER_NAME, read_register
+from taurec.tasks.runs.plan import RunPlan, new_plan, write_plan
+from taurec.tasks.runs.register import REGISTER_NAME, read_register
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_signing import load_log_key
+from taurec.tasks.trajectory.signing import load_log_key
 
 SUITE = load_suite("builtin")
 
@@ -230,7 +230,7 @@ async def test_a_plan_for_another_suite_is_refused(tmp_path: Path) -> None:
 
 
 async def test_an_open_server_refuses_a_label_that_is_not_plain_text(tmp_path: Path) -> None:
-    from taurec.server.errors import ArgumentError
+    from taurec.tasks.errors import ArgumentError
 
     service = Service.create(ServerSettings(log_dir=tmp_path))
     for label in ("[/bold]", "a|b\nc", "\x1b[31mred", "[conceal]scripted"):
@@ -332,7 +332,7 @@ async def test_an_episode_the_server_cut_off_twice_is_not_played_a_third_time(
 
 
 async def test_an_opening_that_fails_leaves_the_register_sound(tmp_path: Path) -> None:
-    from taurec.server.simulator import RuleBasedUser
+    from taurec.server.recommendation.simulator import RuleBasedUser
 
     class Failing(RuleBasedUser):
         def opening(self) -> Any:

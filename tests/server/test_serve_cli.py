@@ -10,7 +10,7 @@ import typer
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from taurec.clients.serve_cli import serve
+from taurec.clients.cli.serve import serve
 from taurec.server.settings import HttpSettings, ServerSettings
 
 app = typer.Typer()

@@ -17,12 +17,12 @@ from support.http_server import free_port, http_server_process
 
 from taurec.catalog.store import Catalog
 from taurec.server.app import HttpServer
-from taurec.server.service import SHUTDOWN_DETAIL, Service
+from taurec.server.recommendation.service import SHUTDOWN_DETAIL, Service
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.server.simulator import UserReply
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import EndReason
-from taurec.tasks.trajectory_reader import read_log
+from taurec.server.recommendation.simulator import UserReply
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import EndReason
+from taurec.tasks.trajectory.reader import read_log
 
 
 def _ends(log_dir: Path) -> list[dict[str, Any]]:
@@ -117,7 +117,7 @@ async def test_a_call_in_flight_at_shutdown_finishes_before_its_episode_is_close
 
 
 async def test_closing_stdin_ends_the_open_episodes(tmp_path: Path) -> None:
-    serve = ["-m", "taurec.clients.serve_cli", "--log-dir", str(tmp_path)]
+    serve = ["-m", "taurec.clients.cli.serve", "--log-dir", str(tmp_path)]
     async with Client(StdioServerParameters(command=sys.executable, args=serve)) as client:
         await _start(client)
     (end,) = _ends(tmp_path)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.nlu import Attribute
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.nlu import Attribute
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.recommendation.task import RecommendationTask
 
 COMEDY = Constraint(field="genres", op="contains", value="Comedy", reveal="volunteer")
 SHORT_HIDDEN = Constraint(field="runtime", op="<=", value=90, reveal="hidden")

@@ -19,14 +19,14 @@ from functools import cache
 
 from taurec.catalog.item import Item
 from taurec.catalog.services import SERVICE_ALIASES
-from taurec.server.simulator import RuleBasedUser
-from taurec.server.simulator.acts import ActKind
-from taurec.server.simulator.nlu import MessageReader
-from taurec.server.simulator.phrasing import LANGUAGE_NAMES, describe
-from taurec.tasks.answers import compliant_answers
-from taurec.tasks.constraint import Constraint, Reveal
+from taurec.server.recommendation.simulator import RuleBasedUser
+from taurec.server.recommendation.simulator.acts import ActKind
+from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES, describe
+from taurec.tasks.recommendation.answers import compliant_answers
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
 from taurec.tasks.suite import Suite, load_suite
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 SEEDS = (0, 1)
 QUESTIONS = [

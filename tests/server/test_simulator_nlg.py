@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.nlg import _NO_PREFERENCE, _T, Speaker, first_name
-from taurec.server.simulator.nlu import Attribute
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.nlg import _NO_PREFERENCE, _T, Speaker, first_name
+from taurec.server.recommendation.simulator.nlu import Attribute
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.recommendation.task import RecommendationTask
 
 COMEDY = Constraint(field="genres", op="contains", value="Comedy")
 

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from taurec.catalog.item import Item
-from taurec.server.simulator.nlu import Attribute, MessageReader, attributes_in
+from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader, attributes_in
 
 A = Attribute
 

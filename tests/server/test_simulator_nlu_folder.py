@@ -5,8 +5,8 @@ from __future__ import annotations
 from support.catalog_pairs import messages_naming_titles
 
 from taurec.catalog.records import ItemRecords
-from taurec.server.simulator.agent_nlu import AgentNLU
-from taurec.server.simulator.nlu import MessageReader
+from taurec.server.recommendation.simulator.agent_nlu import AgentNLU
+from taurec.server.recommendation.simulator.nlu import MessageReader
 
 
 def test_a_folder_reads_messages_as_its_json_catalog_does(pair):

@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from taurec.server.simulator.phrasing import (
+from taurec.server.recommendation.simulator.phrasing import (
     describe,
     describe_all,
     number_words,
     qualifier,
     spoken_values,
 )
-from taurec.tasks.constraint import CONSTRAINABLE_FIELDS, Constraint, Op, _allowed_ops
+from taurec.tasks.recommendation.constraint import CONSTRAINABLE_FIELDS, Constraint, Op, _allowed_ops
 
 # one sample operand per field, shaped per operator below
 SAMPLE: dict[str, list[Any]] = {

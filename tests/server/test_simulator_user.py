@@ -10,15 +10,15 @@ import pytest
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.simulator import RuleBasedUser, make_rule_user
-from taurec.server.simulator.acts import ActKind
-from taurec.server.simulator.hints import hints_for
-from taurec.server.simulator.nlu import FIELD_ATTRIBUTE, Attribute
-from taurec.server.simulator.phrasing import describe, spoken_values
-from taurec.tasks.answers import answers, compliant_answers
-from taurec.tasks.constraint import Constraint, Reveal
+from taurec.server.recommendation.simulator import RuleBasedUser, make_rule_user
+from taurec.server.recommendation.simulator.acts import ActKind
+from taurec.server.recommendation.simulator.hints import hints_for
+from taurec.server.recommendation.simulator.nlu import FIELD_ATTRIBUTE, Attribute
+from taurec.server.recommendation.simulator.phrasing import describe, spoken_values
+from taurec.tasks.recommendation.answers import answers, compliant_answers
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
 from taurec.tasks.suite import Suite, load_suite
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 K = ActKind
 

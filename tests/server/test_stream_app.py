@@ -14,7 +14,7 @@ from taurec.evaluator.logs import Resolver, score_file, score_log
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 SUITE = "stream:builtin"
 
@@ -104,7 +104,7 @@ async def test_the_last_recommendation_ends_the_stream_and_its_log(tmp_path: Pat
 
 
 async def test_a_stream_log_verifies_and_replays_to_regret_0(tmp_path: Path) -> None:
-    from taurec.tasks.trajectory_signing import load_log_key
+    from taurec.tasks.trajectory.signing import load_log_key
 
     task = first_task()
     async with Client(server(tmp_path)) as client:

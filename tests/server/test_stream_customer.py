@@ -8,8 +8,8 @@ from support.streams import make_stream
 
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import PreferenceModel
-from taurec.server.stream_customer import CustomerContext, RuleCustomer
-from taurec.tasks.stream import StreamTask
+from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
+from taurec.tasks.stream.task import StreamTask
 
 QUESTIONS = (
     "What are you looking for today?",

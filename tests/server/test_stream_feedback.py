@@ -9,7 +9,7 @@ from support.streams import make_stream
 
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.preferences import PreferenceModel
-from taurec.server.stream_feedback import (
+from taurec.tasks.stream.feedback import (
     PERFECT,
     feedback_text,
     persona_feedback,
@@ -17,7 +17,7 @@ from taurec.server.stream_feedback import (
     stars,
     tone,
 )
-from taurec.tasks.stream import FeedbackKind
+from taurec.tasks.stream.task import FeedbackKind
 
 ITEM = ChoiceItem(id="m1", title="Se7en 2", categories=["Horror"], year=1995, rating=8.0)
 PREFS = PreferenceModel(categories={"Horror": -0.9, "Comedy": 0.8})

@@ -11,13 +11,13 @@ from support.streams import make_stream
 
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.server.settings import ServerSettings
-from taurec.server.stream_customer import CustomerContext, RuleCustomer
-from taurec.server.stream_feedback import PERFECT
-from taurec.server.stream_llm_customer import LLMCustomer, LLMCustomerSettings
-from taurec.server.stream_service import StreamService
-from taurec.tasks.stream import FeedbackKind
+from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
+from taurec.tasks.stream.feedback import PERFECT
+from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.server.stream.service import StreamService
+from taurec.tasks.stream.task import FeedbackKind
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 import litellm

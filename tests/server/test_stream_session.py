@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support.streams import make_stream
 
-from taurec.server.stream_session import StreamRuleError, StreamSession
-from taurec.tasks.stream import FeedbackKind
+from taurec.tasks.stream.session import StreamRuleError, StreamSession
+from taurec.tasks.stream.task import FeedbackKind
 
 
 def session(**kw: object) -> StreamSession:

@@ -14,12 +14,12 @@ from support.results import error_text as _error
 from support.results import ok as _ok
 
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.server import catalog_tools as ct
+from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
-from taurec.tasks.answers import answers, compliant_answers
+from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
 SUITE = load_suite("builtin")
 

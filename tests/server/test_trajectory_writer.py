@@ -20,8 +20,8 @@ from taurec.server.trajectory_writer import (
     append_whole,
     log_path,
 )
-from taurec.tasks.trajectory import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.reader import read_log
 
 HEADER = Header(
     run_id="r1",
@@ -218,8 +218,8 @@ def test_append_whole_leaves_a_file_as_it_was_when_the_disk_is_full(
 
 
 async def test_dialogue_acts_are_logged_and_covered_by_the_hash_chain(tmp_path: Path) -> None:
-    from taurec.tasks.dialogue_acts import DialogueAct
-    from taurec.tasks.trajectory_signing import verify_chain
+    from taurec.tasks.trajectory.dialogue_acts import DialogueAct
+    from taurec.tasks.trajectory.signing import verify_chain
 
     w = _writer(tmp_path)
     accept = DialogueAct(intent="accept", items=("syn_1",))

@@ -8,7 +8,7 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from taurec.server.simulator.transitions import (
+from taurec.server.recommendation.simulator.transitions import (
     AnnotatedDialogue,
     AnnotatedUtterance,
     transition_matrices,

@@ -15,9 +15,9 @@ from support.hang_guard import HANG_GUARD_S
 from support.http_server import http_server as serve_http
 
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.tasks.trajectory_reader import read_log
+from taurec.tasks.trajectory.reader import read_log
 
-SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
+SERVE = [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 async def play(client: Client, task_id: str, trial: int, label: str) -> tuple[str, str]:

@@ -10,9 +10,9 @@ from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
 from taurec.policies.checks import CheckContext
 from taurec.policies.transcript import build_transcript
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.trajectory import Header, Trajectory
-from taurec.tasks.trajectory_records import EVENT_RECORD
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.format import Header, Trajectory
+from taurec.tasks.trajectory.records import EVENT_RECORD
 
 
 def make_item(id_: str, title: str, **kw: Any) -> Item:

@@ -17,7 +17,7 @@ from typing import IO
 
 from support.hang_guard import HANG_GUARD_S
 
-SERVE = [sys.executable, "-m", "taurec.clients.serve_cli"]
+SERVE = [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def free_port() -> int:

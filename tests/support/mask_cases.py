@@ -14,8 +14,8 @@ import orjson
 
 from taurec.catalog.item import ContentRating, Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.constraint import Constraint, Op
-from taurec.tasks.task import PolicyName, RecommendationTask, UserContext, WatchEntry
+from taurec.tasks.recommendation.constraint import Constraint, Op
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext, WatchEntry
 
 #: Spellings the catalog may not have: case, spacing and alias variants, typos.
 _ODD_TEXT = ("  drama ", "COMEDY", "Sci  Fi", "Dramma", "nobody at all", "prime video", "Max")

@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 from taurec.clients.agents.base import Agent, Episode
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 
 
 class KillsItsWorkerOnce:

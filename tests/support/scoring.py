@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 from typer.testing import CliRunner
 
-from taurec.evaluator.cli import app as evaluator
+from taurec.evaluator.cli.main import app as evaluator
 
 
 def score_groups(out: Path) -> list[dict[str, Any]]:

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from support.episodes import Episode
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server import catalog_tools as ct
-from taurec.tasks.answers import answers
-from taurec.tasks.task import PolicyName, RecommendationTask
-from taurec.tasks.trajectory import Trajectory
+from taurec.tasks.recommendation import catalog_tools as ct
+from taurec.tasks.recommendation.answers import answers
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
+from taurec.tasks.trajectory.format import Trajectory
 
 DISCLOSE = "Note: this is a sponsored (promoted) title."
 

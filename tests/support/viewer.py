@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 
 from support.hang_guard import HANG_GUARD_S
-from taurec.clients.agents.baselines import RandomAgent
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.baselines import RandomAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner

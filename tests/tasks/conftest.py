@@ -12,7 +12,7 @@ import pytest
 from taurec.catalog.io import CatalogMeta, write_catalog_file
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 ITEM_DEFAULTS: dict[str, Any] = {
     "release_date": "2010-06-01",

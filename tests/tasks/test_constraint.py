@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from taurec.catalog.item import Item
-from taurec.tasks.constraint import Constraint, Op, Reveal
+from taurec.tasks.recommendation.constraint import Constraint, Op, Reveal
 
 BASE: dict[str, Any] = {
     "id": "x1",

@@ -21,14 +21,14 @@ from taurec.catalog.folder import write_catalog_folder
 from taurec.catalog.io import write_catalog_file
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog, builtin_path
-from taurec.tasks.answer_rows import answer_rows, compliant_mask, ids_of
-from taurec.tasks.answers import answers, compliant_answers
-from taurec.tasks.constraint import CONSTRAINABLE_FIELDS, Constraint, Op
-from taurec.tasks.constraint_mask import constraint_mask, predicate_mask
-from taurec.tasks.generator import generate_tasks
+from taurec.tasks.recommendation.answer_rows import answer_rows, compliant_mask, ids_of
+from taurec.tasks.recommendation.answers import answers, compliant_answers
+from taurec.tasks.recommendation.constraint import CONSTRAINABLE_FIELDS, Constraint, Op
+from taurec.tasks.recommendation.constraint_mask import constraint_mask, predicate_mask
+from taurec.tasks.recommendation.generator import generate_tasks
 from taurec.tasks.suite import load_suite
-from taurec.tasks.validate import TaskReport, check_task, validate_suite
-from taurec.tasks.vocabulary import Vocabulary
+from taurec.tasks.recommendation.validate import TaskReport, check_task, validate_suite
+from taurec.tasks.recommendation.vocabulary import Vocabulary
 
 #: Digests of the per-item implementation's output on the cases below.
 REFERENCE = {

@@ -12,9 +12,9 @@ from taurec.catalog.builders.synthetic import generate_items
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog, builtin_path
-from taurec.tasks.generator import CELLS, generate_tasks
-from taurec.tasks.task import PolicyName, RecommendationTask
-from taurec.tasks.validate import check_task
+from taurec.tasks.recommendation.generator import CELLS, generate_tasks
+from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
+from taurec.tasks.recommendation.validate import check_task
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from taurec.clients.agents.registry import AGENT_KINDS
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.server.kinds import SERVER_KINDS
 from taurec.tasks.kinds import TASK_KINDS, KindRegistry, UnknownKind
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 def test_registered_entry_is_found_by_its_kind():
@@ -33,7 +33,7 @@ def test_registering_another_entry_under_a_taken_kind_is_refused():
 
 
 def test_modules_listed_by_a_registry_are_imported_on_first_lookup():
-    registry: KindRegistry[object] = KindRegistry("test layer", ("taurec.tasks.task",))
+    registry: KindRegistry[object] = KindRegistry("test layer", ("taurec.tasks.recommendation.task",))
     with pytest.raises(UnknownKind):
         registry.get("nothing")  # loading the module registers nothing here, and says so
 

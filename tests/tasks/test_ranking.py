@@ -7,9 +7,9 @@ import pytest
 from support.ranking import small_data, small_tasks, write_ranking_suite
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.ranking import RankingTask
-from taurec.tasks.ranking_generator import generate_ranking_tasks
-from taurec.tasks.ranking_validate import validate_ranking_tasks
+from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.ranking.generator import generate_ranking_tasks
+from taurec.tasks.ranking.validate import validate_ranking_tasks
 from taurec.tasks.suite import load_suite
 
 
@@ -89,7 +89,7 @@ def test_the_shipped_ranking_suite_loads_as_ranking_builtin():
 def test_tasks_validate_checks_a_ranking_suite_against_its_data(tmp_path: Path):
     from typer.testing import CliRunner
 
-    from taurec.clients.cli import app
+    from taurec.clients.cli.main import app
 
     folder = write_ranking_suite(tmp_path / "s", n=3)
     assert CliRunner().invoke(app, ["tasks", "validate", str(folder)]).exit_code == 0

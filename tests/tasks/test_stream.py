@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 from support.streams import make_stream
 
-from taurec.tasks.stream import FeedbackKind, StreamSetting, StreamTask
+from taurec.tasks.stream.task import FeedbackKind, StreamSetting, StreamTask
 
 
 def dump(task: StreamTask) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from taurec.tasks.suite import (
     parse_task,
     write_suite_dir,
 )
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.recommendation.task import RecommendationTask
 
 WriteSuite = Callable[..., Path]
 MakeDoc = Callable[..., dict[str, Any]]

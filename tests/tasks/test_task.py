@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from taurec.catalog.item import ContentRating
-from taurec.tasks.constraint import Reveal
-from taurec.tasks.task import (
+from taurec.tasks.recommendation.constraint import Reveal
+from taurec.tasks.recommendation.task import (
     Complexity,
     PolicyName,
     RecommendationTask,

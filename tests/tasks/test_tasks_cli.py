@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from taurec.catalog.builders.synthetic import generate_items
 from taurec.catalog.io import CatalogMeta, write_catalog_file
-from taurec.clients.tasks_cli import app
+from taurec.clients.cli.tasks import app
 
 WriteSuite = Callable[..., Path]
 MakeDoc = Callable[..., dict[str, Any]]

@@ -2,8 +2,8 @@ from importlib.resources import files
 
 import orjson
 
-from taurec.tasks.trajectory import EndReason, trajectory_json_schema
-from taurec.tasks.trajectory_reader import parse_log_bytes
+from taurec.tasks.trajectory.format import EndReason, trajectory_json_schema
+from taurec.tasks.trajectory.reader import parse_log_bytes
 
 HEADER = {
     "type": "header",
@@ -43,7 +43,7 @@ def jsonl(*records: dict) -> bytes:
 
 
 def test_committed_schema_file_matches_the_models():
-    committed = orjson.loads((files("taurec.tasks") / "trajectory.schema.json").read_bytes())
+    committed = orjson.loads((files("taurec.tasks.trajectory") / "trajectory.schema.json").read_bytes())
     assert committed == orjson.loads(orjson.dumps(trajectory_json_schema()))
 
 
@@ -116,8 +116,8 @@ def test_reading_records_and_writing_models_define_the_same_events():
     """The fast reading TypedDicts must accept and reject exactly what the models do."""
     from pydantic import TypeAdapter
 
-    from taurec.tasks.trajectory import Event
-    from taurec.tasks.trajectory_records import EVENT_RECORD
+    from taurec.tasks.trajectory.format import Event
+    from taurec.tasks.trajectory.records import EVENT_RECORD
 
     def fields(schema: dict) -> dict[str, tuple[set[str], set[str]]]:
         defs = schema["$defs"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from taurec.tasks.trajectory_signing import (
+from taurec.tasks.trajectory.signing import (
     CHAIN_MARK,
     GENESIS,
     HMAC_MARK,

@@ -16,8 +16,8 @@ import pytest
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.suite import load_suite, packaged_suites_dir
-from taurec.tasks.task import RecommendationTask
-from taurec.tasks.validate import PROBLEM_CODES, TaskReport, check_task, validate_suite
+from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.recommendation.validate import PROBLEM_CODES, TaskReport, check_task, validate_suite
 
 MakeTask = Callable[..., RecommendationTask]
 

@@ -25,7 +25,7 @@ from a2a.helpers import get_message_text, new_data_part, new_text_part
 from a2a.types import Message, Role, SendMessageRequest
 
 from taurec.clients.agents.base import AgentSettings, Episode
-from taurec.clients.agents.mcp_relay import relayed_tools, serve_relay
+from taurec.clients.agents.contestants.mcp_relay import relayed_tools, serve_relay
 
 CARD_PATH: Final = "/.well-known/agent-card.json"
 #: Seconds an A2A agent may take over one whole episode (LLM agents are slow).

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.applications import Starlette
 
 from taurec.clients.agents.base import Episode
-from taurec.clients.agents.scripted import ScriptedAgent
+from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 
 RPC_PATH = "/"
 

@@ -22,7 +22,7 @@ import httpx
 
 from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
 from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError
-from taurec.clients.agents.reading import read_verdict
+from taurec.clients.agents.recommendation.reading import read_verdict
 from taurec.tasks.suite import load_suite
 
 PATH: Final = "/receive_message"

@@ -18,8 +18,8 @@ from starlette.routing import Route
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
-from taurec.clients.agents.needs import Needs
-from taurec.clients.agents.reading import read_needs
+from taurec.clients.agents.recommendation.needs import Needs
+from taurec.clients.agents.recommendation.reading import read_needs
 
 ASK = "Hi! What kind of film are you in the mood for?"
 NOTHING_LEFT = "I'm sorry, I have nothing else that fits what you asked for."

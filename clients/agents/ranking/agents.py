@@ -14,10 +14,10 @@ import re
 from functools import cache
 
 from taurec.clients.agents.base import Agent, AgentSettings, Episode
-from taurec.clients.agents.ranking_prompt import RankingView, read_opening
+from taurec.clients.agents.ranking.prompt import RankingView, read_opening
 from taurec.clients.agents.registry import AGENT_KINDS, AgentEntry, AgentProfile
-from taurec.server.ranking_app import ranking_data
-from taurec.server.ranking_tools import RankingData
+from taurec.server.ranking.app import ranking_data
+from taurec.server.ranking.tools import RankingData
 from taurec.tasks.suite import Suite, load_suite
 
 TOP_N = 10
@@ -137,7 +137,7 @@ def _categories(view: RankingView, analysis: str) -> dict[str, set[str]]:
 
 
 def _llm(settings: AgentSettings) -> Agent:
-    from taurec.clients.agents.ranking_llm import make_ranking_llm_agent
+    from taurec.clients.agents.ranking.llm import make_ranking_llm_agent
 
     return make_ranking_llm_agent(settings)
 

@@ -21,7 +21,7 @@ from taurec.clients.agents.llm import (
     _text,
 )
 from taurec.clients.agents.llm import make_llm_agent as _make_settings
-from taurec.clients.agents.ranking_prompt import AnswerError, parse_boxed, read_opening
+from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed, read_opening
 from taurec.clients.agents.tool_schema import function_tools
 
 log = logging.getLogger(__name__)

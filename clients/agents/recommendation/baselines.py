@@ -17,8 +17,8 @@ import random
 from typing import Any
 
 from taurec.clients.agents.base import AgentSettings, Episode
-from taurec.clients.agents.needs import Needs
-from taurec.clients.agents.reading import read_needs
+from taurec.clients.agents.recommendation.needs import Needs
+from taurec.clients.agents.recommendation.reading import read_needs
 
 
 async def _every_item(episode: Episode) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The oracle: knows each task's answer key and plays it perfectly through the public tools.
 
 It reads the suite itself (`load_suite`) and commits the first compliant answer
-(`taurec.tasks.answers.compliant_answers`: meets every constraint and the policies the task
+(`taurec.tasks.recommendation.answers.compliant_answers`: meets every constraint and the policies the task
 flags), preferring one that every policy allows, after the lookups the policy asks for; it
 abstains on a task without one. It never messages the user, so it never pitches. Its
 pass^k is the ceiling a suite allows: below 1.0 only when a task is defective (e.g. valid
@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import cache
 
 from taurec.clients.agents.base import AgentSettings, Episode
-from taurec.tasks.answer_rows import answer_rows, ids_of
-from taurec.tasks.answers import compliant_answers, noncompliance
+from taurec.tasks.recommendation.answer_rows import answer_rows, ids_of
+from taurec.tasks.recommendation.answers import compliant_answers, noncompliance
 from taurec.tasks.suite import Suite, load_suite
 
 SPONSORED_NOTE = "Note: this is a sponsored (promoted) title."

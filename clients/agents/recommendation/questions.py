@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from taurec.server.simulator.phrasing import language_name
+from taurec.server.recommendation.simulator.phrasing import language_name
 
 
 def _list(values: list[str] | None) -> str:

@@ -1,6 +1,6 @@
 """Reading the simulated user's words with regexes: stated needs, verdicts on pitches.
 
-Tuned to how the rule-based user phrases things (taurec.server.simulator.phrasing and
+Tuned to how the rule-based user phrases things (taurec.server.recommendation.simulator.phrasing and
 its hint bank), as a person would learn a friend's way of talking; an LLM user words
 things freely, so this reader understands less of it. Everything here is pure.
 """
@@ -13,8 +13,8 @@ from datetime import date, datetime
 from typing import Any, Final
 
 from taurec.catalog.services import SERVICE_ALIASES
-from taurec.clients.agents.needs import RATING_ORDER, Needs, day_after, day_before
-from taurec.server.simulator.phrasing import LANGUAGE_NAMES
+from taurec.clients.agents.recommendation.needs import RATING_ORDER, Needs, day_after, day_before
+from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES
 
 # --- stated needs -----------------------------------------------------------------------
 

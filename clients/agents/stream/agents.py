@@ -19,13 +19,13 @@ from taurec.clients.agents.registry import (
     AgentUnavailable,
     default_label,
 )
-from taurec.clients.agents.stream_baselines import (
+from taurec.clients.agents.stream.baselines import (
     OracleStreamPolicy,
     PopularityStreamPolicy,
     RandomStreamPolicy,
 )
-from taurec.clients.agents.stream_learner import BayesianStreamLearner
-from taurec.clients.agents.stream_play import (
+from taurec.clients.agents.stream.learner import BayesianStreamLearner
+from taurec.clients.agents.stream.play import (
     McpStreamPort,
     StreamCallError,
     StreamPolicy,
@@ -80,7 +80,7 @@ def _llm(settings: AgentSettings) -> StreamAgent:
         raise AgentUnavailable(
             "--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)"
         )
-    from taurec.clients.agents.stream_llm import LLMStreamPolicy
+    from taurec.clients.agents.stream.llm import LLMStreamPolicy
 
     label = default_label("llm", settings)
     model, temperature = settings.model, settings.temperature

@@ -18,8 +18,8 @@ import random
 from functools import cache
 from typing import Any
 
-from taurec.clients.agents.stream_play import Action, Dialogue
-from taurec.tasks.stream import StreamTask
+from taurec.clients.agents.stream.play import Action, Dialogue
+from taurec.tasks.stream.task import StreamTask
 
 
 def _item_ids(view: dict[str, Any]) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from taurec.clients.agents.stream_play import Action, Dialogue
+from taurec.clients.agents.stream.play import Action, Dialogue
 
 #: A typical best utility in a choice set (stars and tones are read relative to it).
 TYPICAL_BEST: Final = 85.0

@@ -94,7 +94,7 @@ class LocalStreamPort:
     """A stream session in process (tests, benches): the same results as the tools."""
 
     def __init__(self, session: Any) -> None:
-        self.session = session  # a taurec.server.stream_session.StreamSession
+        self.session = session  # a taurec.tasks.stream.session.StreamSession
 
     async def ask(self, question: str) -> dict[str, Any]:
         return dict(self.session.ask(question).model_dump(mode="json"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 _ACT = r"\s*[A-Za-z_-]+\s*\((?:[^()\"]|\"[^\"]*\")*\)\s*"
 _WHOLE = re.compile(rf"^{_ACT}(?:\|{_ACT})*$")

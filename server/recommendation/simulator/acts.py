@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from taurec.server.simulator.nlu import Attribute
-from taurec.tasks.constraint import Constraint
+from taurec.server.recommendation.simulator.nlu import Attribute
+from taurec.tasks.recommendation.constraint import Constraint
 
 
 class ActKind(StrEnum):

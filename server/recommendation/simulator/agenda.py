@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from taurec.catalog.item import Item
-from taurec.server.simulator.nlu import FIELD_ATTRIBUTE, Attribute, attributes_in
-from taurec.server.simulator.phrasing import value_terms
-from taurec.tasks.constraint import Constraint, Reveal
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.nlu import FIELD_ATTRIBUTE, Attribute, attributes_in
+from taurec.server.recommendation.simulator.phrasing import value_terms
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 def _mentions(text: str, term: str) -> bool:

@@ -32,21 +32,21 @@ from collections.abc import Callable
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.agent_nlu import AgentNLU
-from taurec.server.simulator.base import UserReply
-from taurec.server.simulator.hints import hints_for
-from taurec.server.simulator.iard import disclose, iard_acts
-from taurec.server.simulator.information_need import InformationNeed
-from taurec.server.simulator.nlg import Speaker
-from taurec.server.simulator.nlu import Attribute, MessageReader
-from taurec.server.simulator.policy import DialoguePolicy
-from taurec.server.simulator.preference_model import PreferenceModel, verdict
-from taurec.server.simulator.sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
-from taurec.server.simulator.transitions import TransitionMatrices
-from taurec.tasks.dialogue_acts import DialogueAct
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.agent_nlu import AgentNLU
+from taurec.server.recommendation.simulator.base import UserReply
+from taurec.server.recommendation.simulator.hints import hints_for
+from taurec.server.recommendation.simulator.iard import disclose, iard_acts
+from taurec.server.recommendation.simulator.information_need import InformationNeed
+from taurec.server.recommendation.simulator.nlg import Speaker
+from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
+from taurec.server.recommendation.simulator.policy import DialoguePolicy
+from taurec.server.recommendation.simulator.preference_model import PreferenceModel, verdict
+from taurec.server.recommendation.simulator.sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
+from taurec.server.recommendation.simulator.transitions import TransitionMatrices
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
+from taurec.tasks.recommendation.task import RecommendationTask
 
 AGENDA_PATIENCE = 6
 K = ActKind

@@ -15,9 +15,9 @@ from typing import Protocol
 
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.item_facts import answers
-from taurec.server.simulator.nlu import Attribute, MessageReader
-from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.server.recommendation.simulator.item_facts import answers
+from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 
 class AgentActReader(Protocol):

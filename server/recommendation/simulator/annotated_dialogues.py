@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError, from_validation_error
-from taurec.server.simulator.transitions import AnnotatedDialogue, AnnotatedUtterance
-from taurec.tasks.dialogue_acts import AGENT_INTENTS, USER_INTENTS
+from taurec.server.recommendation.simulator.transitions import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
 _SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", USER_INTENTS)}
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from taurec.catalog.store import Catalog
-from taurec.tasks.dialogue_acts import DialogueAct
-from taurec.tasks.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class UserReply:
     left: bool = False  # the user ended the conversation
     accepted: str | None = None  # item id the user accepted in this reply, if any
     acts: tuple[DialogueAct, ...] = ()  # what the reply meant (IARD), when known
-    acts_by: str | None = None  # who gave `acts` (see taurec.tasks.dialogue_acts)
+    acts_by: str | None = None  # who gave `acts` (see taurec.tasks.trajectory.dialogue_acts)
 
 
 def opening_acts_of(user: object) -> tuple[tuple[DialogueAct, ...], str | None]:
@@ -46,7 +46,7 @@ class UserSimulator(Protocol):
 
 def make_rule_user(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
     """The rule-based (agenda) user for one episode, deterministic per `seed`."""
-    from taurec.server.simulator.rule_user import (
+    from taurec.server.recommendation.simulator.rule_user import (
         RuleBasedUser,  # rule_user imports UserReply from here
     )
 

@@ -14,8 +14,8 @@ from datetime import date
 from typing import Any
 
 from taurec.catalog.item import ContentRating, Item
-from taurec.tasks.constraint import Constraint, Op
-from taurec.tasks.task import MATURITY_ORDER
+from taurec.tasks.recommendation.constraint import Constraint, Op
+from taurec.tasks.recommendation.task import MATURITY_ORDER
 
 # direction names: HIGH/LOW = the title's value is above/below what the user wants;
 # MISSING = it lacks something wanted; UNWANTED = it has something unwanted; OFF = other

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.dialogue_acts import DialogueAct, constraint_value
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct, constraint_value
 
 K = ActKind
 

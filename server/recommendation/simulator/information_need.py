@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 
 from taurec.catalog.item import Item
-from taurec.server.simulator.item_facts import REQUESTABLE, answerable
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.item_facts import REQUESTABLE, answerable
+from taurec.tasks.recommendation.task import RecommendationTask
 
 
 class InformationNeed:

@@ -7,7 +7,7 @@ import re
 from typing import Final
 
 from taurec.catalog.item import Item
-from taurec.server.simulator.phrasing import language_name
+from taurec.server.recommendation.simulator.phrasing import language_name
 
 #: Slots a user may request about a recommended item, in a stable order.
 REQUESTABLE: Final = (

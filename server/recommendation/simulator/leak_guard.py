@@ -21,9 +21,9 @@ from datetime import date
 from typing import Any
 
 from taurec.catalog.services import SERVICE_ALIASES
-from taurec.server.simulator.phrasing import LANGUAGE_NAMES, genre_word
-from taurec.tasks.constraint import Constraint, Reveal
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES, genre_word
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
+from taurec.tasks.recommendation.task import RecommendationTask
 
 _ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.act_format import parse_acts
-from taurec.server.simulator.llm_client import LLMClient, LLMUserSettings
-from taurec.server.simulator.nlu import MessageReader
-from taurec.tasks.dialogue_acts import AGENT_INTENTS, USER_INTENTS, DialogueAct
+from taurec.server.recommendation.simulator.act_format import parse_acts
+from taurec.server.recommendation.simulator.llm_client import LLMClient, LLMUserSettings
+from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS, DialogueAct
 
 _EXAMPLES = {
     "user": "I have seen Night Train, and I want something from the 90s -> "

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.server.llm_runtime import load_litellm, transient_errors
-from taurec.server.simulator.reply_cache import ReplyCache, cache_key
+from taurec.catalog.llm_runtime import load_litellm, transient_errors
+from taurec.server.recommendation.simulator.reply_cache import ReplyCache, cache_key
 
 log = logging.getLogger(__name__)
 

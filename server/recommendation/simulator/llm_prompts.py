@@ -20,14 +20,14 @@ from __future__ import annotations
 import re
 
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.leak_guard import Leak, LeakGuard
-from taurec.server.simulator.nlg import first_name
-from taurec.server.simulator.nlu import Attribute
-from taurec.server.simulator.phrasing import describe, either
-from taurec.tasks.constraint import Reveal
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.leak_guard import Leak, LeakGuard
+from taurec.server.recommendation.simulator.nlg import first_name
+from taurec.server.recommendation.simulator.nlu import Attribute
+from taurec.server.recommendation.simulator.phrasing import describe, either
+from taurec.tasks.recommendation.constraint import Reveal
+from taurec.tasks.recommendation.task import RecommendationTask
 
 K = ActKind
 LEAVE_MARKER = "[LEAVE]"

@@ -23,19 +23,19 @@ from collections.abc import Callable
 from typing import Any
 
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.act_format import parse_acts, split_acts_line
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.base import UserReply
-from taurec.server.simulator.iard import iard_acts
-from taurec.server.simulator.leak_guard import LeakGuard
-from taurec.server.simulator.llm_acts import LLMActReader
-from taurec.server.simulator.llm_client import (
+from taurec.server.recommendation.simulator.act_format import parse_acts, split_acts_line
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.base import UserReply
+from taurec.server.recommendation.simulator.iard import iard_acts
+from taurec.server.recommendation.simulator.leak_guard import LeakGuard
+from taurec.server.recommendation.simulator.llm_acts import LLMActReader
+from taurec.server.recommendation.simulator.llm_client import (
     LLMClient,
     LLMUserSettings,
     Message,
     SimulatorUnavailable,
 )
-from taurec.server.simulator.llm_prompts import (
+from taurec.server.recommendation.simulator.llm_prompts import (
     ACTS_INSTRUCTION,
     NOTE_OPEN,
     decide_messages,
@@ -47,10 +47,10 @@ from taurec.server.simulator.llm_prompts import (
     system_prompt,
     with_notes,
 )
-from taurec.server.simulator.nlu import MessageReader
-from taurec.server.simulator.rule_user import RuleBasedUser
-from taurec.tasks.dialogue_acts import USER_INTENTS, DialogueAct
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.server.recommendation.simulator.rule_user import RuleBasedUser
+from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, DialogueAct
+from taurec.tasks.recommendation.task import RecommendationTask
 
 __all__ = ["LLMUser", "LLMUserSettings", "SimulatorUnavailable", "llm_users", "make_llm_user"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 import re
 
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.nlu import Attribute
-from taurec.server.simulator.phrasing import describe, describe_all, either
-from taurec.tasks.constraint import Constraint
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.nlu import Attribute
+from taurec.server.recommendation.simulator.phrasing import describe, describe_all, either
+from taurec.tasks.recommendation.constraint import Constraint
+from taurec.tasks.recommendation.task import RecommendationTask
 
 K = ActKind
 

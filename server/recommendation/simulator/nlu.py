@@ -21,7 +21,7 @@ from taurec.catalog.mentions import TitleMatcher, title_tokens
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.services import SERVICE_ALIASES
 from taurec.catalog.title_index import FUZZY_MIN_KEY, SavedTitles, loose_title_key
-from taurec.server.simulator.phrasing import LANGUAGE_NAMES
+from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES
 
 
 class Attribute(StrEnum):

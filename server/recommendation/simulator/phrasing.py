@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from taurec.tasks.constraint import Constraint, Op
+from taurec.tasks.recommendation.constraint import Constraint, Op
 
 #: ISO 639-1 code -> English name of the language.
 LANGUAGE_NAMES: dict[str, str] = {

@@ -17,11 +17,11 @@ from dataclasses import replace
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.hints import hints_for
-from taurec.server.simulator.nlu import AgentMessage, Attribute, TitleRef
-from taurec.tasks.constraint import Reveal
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.hints import hints_for
+from taurec.server.recommendation.simulator.nlu import AgentMessage, Attribute, TitleRef
+from taurec.tasks.recommendation.constraint import Reveal
 
 K = ActKind
 

@@ -16,7 +16,7 @@ from typing import Final
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.task import UserContext
+from taurec.tasks.recommendation.task import UserContext
 
 LIKE: Final = 0.25
 

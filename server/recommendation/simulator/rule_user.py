@@ -11,14 +11,14 @@ from __future__ import annotations
 import random
 
 from taurec.catalog.store import Catalog
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.base import UserReply
-from taurec.server.simulator.iard import iard_acts, opening_acts
-from taurec.server.simulator.nlg import Speaker
-from taurec.server.simulator.nlu import MessageReader, TitleRef
-from taurec.server.simulator.policy import DialoguePolicy
-from taurec.tasks.task import RecommendationTask
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.base import UserReply
+from taurec.server.recommendation.simulator.iard import iard_acts, opening_acts
+from taurec.server.recommendation.simulator.nlg import Speaker
+from taurec.server.recommendation.simulator.nlu import MessageReader, TitleRef
+from taurec.server.recommendation.simulator.policy import DialoguePolicy
+from taurec.tasks.recommendation.task import RecommendationTask
 
 DEFAULT_PATIENCE = 6
 _GONE = "(The user has left the conversation.)"

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from taurec.server.simulator.acts import Act, ActKind
-from taurec.server.simulator.agenda import Agenda
-from taurec.server.simulator.iard import disclose
-from taurec.server.simulator.nlu import FIELD_ATTRIBUTE, Attribute
-from taurec.server.simulator.preference_model import PreferenceModel
-from taurec.tasks.dialogue_acts import DialogueAct
+from taurec.server.recommendation.simulator.acts import Act, ActKind
+from taurec.server.recommendation.simulator.agenda import Agenda
+from taurec.server.recommendation.simulator.iard import disclose
+from taurec.server.recommendation.simulator.nlu import FIELD_ATTRIBUTE, Attribute
+from taurec.server.recommendation.simulator.preference_model import PreferenceModel
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 K = ActKind
 

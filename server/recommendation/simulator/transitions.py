@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from taurec.tasks.dialogue_acts import AGENT_INTENTS, USER_INTENTS
+from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
 Participant = Literal["user", "agent"]
 
