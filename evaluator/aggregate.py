@@ -174,8 +174,8 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     of its own, and so are a label's open-mode logs against one suite. Each group is made
     by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
     by label."""
-    from taurec.evaluator.recommendation.dialogue import dialogue_fields
     from taurec.evaluator.kinds import EVALUATOR_KINDS
+    from taurec.evaluator.recommendation.dialogue import dialogue_fields
 
     with collector_paused():
         groups: dict[tuple[str, str, str, str, str], list[EpisodeScore]] = defaultdict(list)

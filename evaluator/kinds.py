@@ -18,7 +18,7 @@ from taurec.tasks.kinds import KindRegistry
 from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
-    from taurec.evaluator.logs import Resolver, SuiteContext
+    from taurec.evaluator.resolver import Resolver, SuiteContext
 
 #: score(task, trajectory, suite context, resolver, path) -> EpisodeScore
 Scorer = Callable[[Any, Trajectory, "SuiteContext", "Resolver", str], EpisodeScore]
@@ -28,14 +28,33 @@ GroupAggregate = Callable[[str, list[EpisodeScore], int], dict[str, Any]]
 SummaryRows = Callable[[dict[str, Any]], list[tuple[str, str]]]
 
 
+#: item id -> its title, or None when unknown
+TitleOf = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class KindView:
+    """What the viewer shows of a kind's episode beyond the conversation and verdicts:
+    `make(score, task, events, title_of)` gives plain JSON (None for another kind's
+    episode), shown under `key`."""
+
+    key: str
+    make: Callable[[EpisodeScore, Any, list[dict[str, Any]], TitleOf], Any]
+
+
 @dataclass(frozen=True)
 class EvaluatorKind:
     score: Scorer
     aggregate_group: GroupAggregate
     summary_rows: SummaryRows
+    view: KindView | None = None
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
     "evaluator",
-    ("taurec.evaluator.recommendation.scoring", "taurec.evaluator.ranking.scoring", "taurec.evaluator.stream.scoring"),
+    (
+        "taurec.evaluator.recommendation.scoring",
+        "taurec.evaluator.ranking.scoring",
+        "taurec.evaluator.stream.scoring",
+    ),
 )

@@ -9,111 +9,32 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections import OrderedDict
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
-from taurec.catalog.mentions import TitleMatcher
-from taurec.catalog.store import Catalog
-from taurec.evaluator.defaults import MAX_LOG_BYTES
-from taurec.evaluator.recommendation.dialogue import note_dialogue
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.progress import ScoringProgress
-from taurec.evaluator.recommendation.replay import Replayer
-from taurec.evaluator.recommendation.rules import DEFAULT_RULES
+from taurec.evaluator.recommendation.dialogue import note_dialogue
+from taurec.evaluator.resolver import Resolver, SuiteContext
 from taurec.evaluator.text import plain
-from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.trajectory.format import Header, Trajectory
 from taurec.tasks.trajectory.reader import LogProblem, ParsedLog, parse_log_bytes
 from taurec.tasks.trajectory.signing import LogKey, is_chained, last_chain, verify_chain
 
-__all__ = ["Resolver", "find_logs", "score_file", "score_files", "score_log", "score_paths"]
-
-#: The largest log the evaluator reads (a real episode is kilobytes; a sparse multi-GB
-#: file would exhaust memory). Resolver.max_log_bytes overrides it.
-#: Suites kept loaded at once (each holds a catalog and its indexes).
-SUITE_CACHE = 8
-
-
-@dataclass
-class SuiteContext:
-    suite: Suite
-    catalog: Catalog
-    titles: TitleMatcher
-    replayer: Replayer
-    spec: str  # as loaded (portable)
-    sha256: str  # Suite.sha256()
-
-
-@dataclass
-class Resolver:
-    """Loads suites (at most SUITE_CACHE at once). `suite` / `catalog` override what log
-    headers say. A header may name only the built-in suite, `suite`, or a suite in
-    `allowed_specs` (the plans of the run registers being scored): a log cannot pick a
-    suite of its own choosing, such as a folder of trivial tasks with the same ids."""
-
-    suite: str | None = None
-    catalog: str | None = None
-    replay: bool = True
-    verify_key: LogKey | None = None  # set: check every log's chain and end-record HMAC
-    allowed_specs: frozenset[str] = frozenset()
-    max_log_bytes: int = MAX_LOG_BYTES
-    rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/recommendation/rules.py)
-    _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
-    _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
-
-    def _key(self, named: str) -> str:
-        if self.suite is not None or named == "builtin":
-            return named
-        portable = portable_suite_spec(named)
-        if portable not in self.allowed_specs:
-            raise DataError(
-                f"the log names suite {plain(named)!r}, which is neither the built-in suite "
-                "nor the suite of a run plan being scored; give --suite to score against "
-                "it (the evaluator never loads a suite a log chooses)"
-            )
-        return portable
-
-    def unloaded(self) -> Resolver:
-        """The same settings with no suite loaded (cheap to send to a worker process)."""
-        return replace(self, _cache=OrderedDict(), _keys={})
-
-    def context(self, spec: str | None) -> SuiteContext:
-        named = self.suite or spec or "builtin"
-        key = self._keys.get(named)
-        if key is None:  # once per spelling: resolving a path costs system calls
-            key = self._key(named)
-            if len(self._keys) < 10_000:
-                self._keys[named] = key
-        hit = self._cache.get(key)
-        if hit is None:
-            try:
-                suite = load_suite(key, audit=False)  # scoring needs no defect report
-                catalog = Catalog.load(self.catalog) if self.catalog else suite.catalog
-                hit = SuiteContext(
-                    suite,
-                    catalog,
-                    TitleMatcher(catalog.items),
-                    Replayer(catalog),
-                    portable_suite_spec(suite.spec),
-                    suite.sha256(),
-                )
-            except DataError as exc:
-                hit = exc
-            self._cache[key] = hit
-            while len(self._cache) > SUITE_CACHE:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        if isinstance(hit, DataError):
-            raise hit
-        return hit
+__all__ = [
+    "Resolver",
+    "SuiteContext",
+    "find_logs",
+    "score_file",
+    "score_files",
+    "score_log",
+    "score_paths",
+]
 
 
 def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:

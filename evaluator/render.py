@@ -93,8 +93,8 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
-    from taurec.evaluator.recommendation.dialogue import dialogue_rows
     from taurec.evaluator.kinds import EVALUATOR_KINDS
+    from taurec.evaluator.recommendation.dialogue import dialogue_rows
 
     return [
         *EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group),

@@ -14,7 +14,7 @@ import signal
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import anyio
 import anyio.abc
@@ -22,17 +22,13 @@ import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.http_guard import HttpGuard
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.memory import return_large_blocks, trim
-from taurec.server.raw_calls import RawCallMiddleware
-from taurec.server.recommendation.resources import protocol_text, register_resources
+from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.seal import CallerMiddleware
-from taurec.server.recommendation.service import SERVER_NAME, Service
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.server.recommendation.tools import register_tools
-from taurec.tasks.suite import Suite, load_suite
+from taurec.tasks.suite import load_suite
 
 Transport = Literal["stdio", "http"]
 #: Request bytes read in a second after which freed heap pages are given back.
@@ -161,26 +157,6 @@ def _assemble(
     suite = load_suite(settings.suite)
     mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
     mcp.middleware.insert(0, CallerMiddleware())
-    return mcp, service
-
-
-@SERVER_KINDS.register("recommendation")
-def recommendation_server(
-    settings: ServerSettings, suite: Suite, make_user: object | None
-) -> tuple[MCPServer, KindService]:
-    """The τ-Rec surface: episodes with a simulated user, catalog tools, recommend."""
-    service = Service.create(settings, cast("SimulatorFactory | None", make_user), suite)
-    mcp: MCPServer = MCPServer(
-        SERVER_NAME,
-        title="taurec: agentic recommendation benchmark",
-        version=service.version,
-        instructions=protocol_text(settings.task, bound=settings.bound)
-        + "\nRead the policy (resource taurec://policy) before you start.",
-        log_level=settings.log_level,
-    )
-    arguments = register_tools(mcp, service)
-    register_resources(mcp, service)
-    mcp.middleware.append(RawCallMiddleware(arguments, service.log_rejected))
     return mcp, service
 
 

@@ -22,6 +22,8 @@ CALL_LIMIT: Final = "tool-call limit: "
 IDLE: Final = "idle timeout: "
 #: How the detail of an end by a log that could not be written begins.
 LOG_FAILED: Final = "log write failed: "
+#: The detail of the end record of an episode still open when the server stopped.
+SHUTDOWN_DETAIL: Final = "server shut down"
 
 
 @dataclass(frozen=True)

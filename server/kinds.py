@@ -38,5 +38,10 @@ class SurfaceFactory(Protocol):
 
 
 SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry(
-    "MCP server", ("taurec.server.app", "taurec.server.ranking.app", "taurec.server.stream.app")
+    "MCP server",
+    (
+        "taurec.server.recommendation.app",
+        "taurec.server.ranking.app",
+        "taurec.server.stream.app",
+    ),
 )

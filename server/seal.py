@@ -14,7 +14,6 @@ from __future__ import annotations
 import hmac
 import os
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,11 +24,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.server.recommendation.episode import LOG_FAILED, Episode, EpisodeEnd
-from taurec.server.recommendation.episodes import EpisodeStore, Seal, derive_seed
-from taurec.tasks.errors import ArgumentError, EpisodeError, short_repr
+from taurec.server.episode_end import EpisodeEnd
 from taurec.server.raw_calls import bearer_token
+from taurec.server.run_facts import derive_seed
 from taurec.server.trajectory_writer import LogWriteError, append_whole
+from taurec.tasks.errors import ArgumentError, EpisodeError, short_repr
 from taurec.tasks.runs.plan import RunPlan, read_plan, token_sha256
 from taurec.tasks.runs.register import (
     MAX_ATTEMPTS,
@@ -39,8 +38,6 @@ from taurec.tasks.runs.register import (
     register_line,
 )
 from taurec.tasks.suite import Suite
-from taurec.tasks.recommendation.task import RecommendationTask
-from taurec.tasks.trajectory.format import EndReason
 from taurec.tasks.trajectory.signing import GENESIS, LogKey
 
 # A per-request slot (each request runs in its own context), not shared state.
@@ -404,42 +401,3 @@ class Seals:
             chain,
             cut_by_server=end.cut_by_server,
         )
-
-    async def start(
-        self,
-        store: EpisodeStore,
-        task: RecommendationTask,
-        trial: int | None,
-        seed: int | None,
-        agent_label: str | None,
-    ) -> Episode:
-        """Start the caller's planned (task, trial) of the recommendation kind."""
-        admission = self.admit(task.id, trial, seed, agent_label)
-
-        def ended(episode: Episode) -> None:
-            assert episode.end is not None
-            self.ended(admission, episode.id, episode.end, episode.log_chain)
-
-        try:
-            episode = await store.start(
-                task,
-                trial=admission.trial,
-                seed=derive_seed(task.id, admission.trial),
-                agent_label=admission.label,
-                seal=Seal(run_id=admission.run_id, plan_id=admission.plan_id, on_end=ended),
-            )
-        except BaseException:
-            self.cancel(admission)
-            raise
-        try:
-            self.started(admission, episode.id, episode.log_path)
-        except LogWriteError as exc:  # a full disk: the episode cannot count, so it ends
-            async with episode.lock:
-                with suppress(LogWriteError):
-                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{LOG_FAILED}{exc.cause}")
-                    await episode.close(cut)
-            raise EpisodeError(
-                f"{exc.agent_text}, so no episode can start now (an infrastructure failure, "
-                "not yours); tell whoever runs the server"
-            ) from None
-        return episode

@@ -82,7 +82,8 @@ class TaskKind:
 
 
 TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
-    "task schema", ("taurec.tasks.recommendation.task", "taurec.tasks.ranking.task", "taurec.tasks.stream.task")
+    "task schema",
+    ("taurec.tasks.recommendation.task", "taurec.tasks.ranking.task", "taurec.tasks.stream.task"),
 )
 
 

@@ -33,10 +33,10 @@ from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.folder import is_catalog_folder
 from taurec.catalog.store import BUILTIN, Catalog
 from taurec.tasks.kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
+from taurec.tasks.task_files import TASKS_DIR, check_unique_ids, read_json
 
 SUITE_FORMAT_VERSION = 1
 SUITE_FILE = "suite.json"
-TASKS_DIR = "tasks"
 TAU_REC_PREFIX = "tau-rec:"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -159,18 +159,6 @@ def load_suite(spec: str, *, audit: bool = True) -> Suite:
     return read_suite_dir(path, spec=spec)
 
 
-def read_json(path: Path) -> Any:
-    """Parse one JSON file, raising DataError with the file and position on bad JSON."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError("no such file", source=path) from None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise DataError(f"is not valid JSON ({exc})", source=path) from None
-
-
 def read_manifest(folder: Path) -> SuiteManifest:
     path = folder / SUITE_FILE
     if not path.is_file():
@@ -282,24 +270,6 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
         kind=manifest.kind,
         data=dict(manifest.data),
     )
-
-
-def check_unique_ids(tasks: Sequence[Any], *, source: Path | str) -> None:
-    """Ids must differ even ignoring case: files 'A.json' and 'a.json' collide on macOS."""
-    seen: dict[str, str] = {}
-    for t in tasks:
-        first = seen.get(t.id.casefold())
-        seen[t.id.casefold()] = t.id
-        if first is not None:
-            same = (
-                "the same id" if first == t.id else f"an id that differs only by case ({first!r})"
-            )
-            raise DataError(
-                f"duplicate task id: another task has {same}; expected unique ids",
-                source=source,
-                record=f"task {t.id!r}",
-                field="id",
-            )
 
 
 def _first_of(problems: list[DataError]) -> DataError:

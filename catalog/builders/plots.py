@@ -8,31 +8,7 @@ with its article), {place}, {other} a second character's first name.
 
 from __future__ import annotations
 
-
-class PlotBank:
-    """Three sentence lists for one genre."""
-
-    __slots__ = ("setups", "stakes", "turns")
-
-    def __init__(self, setups: str, turns: str, stakes: str) -> None:
-        self.setups = _lines(setups)
-        self.turns = _lines(turns)
-        self.stakes = _lines(stakes)
-
-
-def _lines(text: str) -> tuple[str, ...]:
-    """One sentence per line; a line not ending in '.', '!' or '?' continues on the next."""
-    sentences: list[str] = []
-    pending = ""
-    for line in text.split("\n"):
-        pending = f"{pending} {line.strip()}".strip()
-        if pending.endswith((".", "!", "?")):
-            sentences.append(pending)
-            pending = ""
-    if pending:
-        raise ValueError(f"plot sentence must end in '.', '!' or '?': {pending!r}")
-    return tuple(sentences)
-
+from taurec.catalog.builders.plot_bank import PlotBank
 
 PLOTS: dict[str, PlotBank] = {
     "Drama": PlotBank(

@@ -37,11 +37,11 @@ import anyio
 from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
 from taurec.clients.agents.base import AgentInfraError, AgentSettings, Episode, ProviderRefused
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock, mock_reply
 from taurec.clients.agents.tool_schema import HIDDEN_ARGUMENTS, function_tools
 from taurec.policies.document import policy_text
-from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
 
 log = logging.getLogger(__name__)
 

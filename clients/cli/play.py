@@ -75,7 +75,7 @@ def play(
     from taurec.clients.runner.plan import EpisodeSpec
     from taurec.clients.runner.runner import Runner
     from taurec.evaluator.render import print_explanation
-    from taurec.server.recommendation.service import default_run_label
+    from taurec.server.run_facts import default_run_label
     from taurec.server.settings import ServerSettings
     from taurec.tasks.suite import load_suite
 

@@ -209,9 +209,9 @@ def run(
         table,
     )
     from taurec.evaluator.logs import Resolver
-    from taurec.tasks.errors import from_validation_error
-    from taurec.server.recommendation.service import default_run_label
+    from taurec.server.run_facts import default_run_label
     from taurec.server.settings import ServerSettings
+    from taurec.tasks.errors import from_validation_error
     from taurec.tasks.suite import load_suite, portable_suite_spec
 
     name = agent
@@ -259,7 +259,9 @@ def run(
     except ValidationError as exc:
         _fail(from_validation_error(exc))
     if agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.annotated_dialogues import (
+            read_annotated_dialogues,
+        )
 
         try:
             read_annotated_dialogues(agenda_dialogues)

@@ -174,8 +174,8 @@ def serve(
 
     from taurec.catalog.errors import DataError
     from taurec.server.app import run_server
-    from taurec.tasks.errors import from_validation_error
     from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
+    from taurec.tasks.errors import from_validation_error
     from taurec.tasks.runs.plan import read_plan
 
     plans = tuple(plan or ())
@@ -233,7 +233,9 @@ def serve(
     ):
         _fail(why)
     if agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.annotated_dialogues import (
+            read_annotated_dialogues,
+        )
 
         try:
             read_annotated_dialogues(agenda_dialogues)

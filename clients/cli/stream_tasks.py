@@ -74,7 +74,6 @@ def generate_streams_cmd(
     from taurec.catalog.llm_utilities import LLMUtilityScorer, LLMUtilitySettings
     from taurec.catalog.personas import persona_pool
     from taurec.catalog.store import Catalog
-    from taurec.tasks.stream.task import FeedbackKind, StreamSetting
     from taurec.tasks.stream.generator import (
         GenerationError,
         StreamPlan,
@@ -82,6 +81,7 @@ def generate_streams_cmd(
         llm_utilities,
         model_utilities,
     )
+    from taurec.tasks.stream.task import FeedbackKind, StreamSetting
     from taurec.tasks.suite import TASKS_DIR, SuiteManifest, load_suite, write_suite_dir
 
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:

@@ -21,8 +21,8 @@ from taurec.clients.cli.stream_tasks import generate_streams_cmd
 from taurec.evaluator.cli.command_line import CommandGroup
 
 if TYPE_CHECKING:
-    from taurec.tasks.suite import Suite
     from taurec.tasks.recommendation.validate import StrataGrid, TaskReport, ValidationReport
+    from taurec.tasks.suite import Suite
 
 # `taurec tasks ... --help` loads this module: the suites, the catalog and the checks
 # (numpy, scipy, bm25s, pydantic) are imported in each command's body.
@@ -153,8 +153,8 @@ def generate(
     from taurec.catalog.errors import DataError
     from taurec.catalog.store import Catalog
     from taurec.tasks.recommendation.generator import generate_tasks
-    from taurec.tasks.suite import SUITE_FILE, TASKS_DIR, SuiteManifest, write_suite_dir
     from taurec.tasks.recommendation.validate import validate_suite
+    from taurec.tasks.suite import SUITE_FILE, TASKS_DIR, SuiteManifest, write_suite_dir
 
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")

@@ -34,10 +34,10 @@ from taurec.clients.runner.plan import EpisodeSpec, episode_logs, set_aside, sum
 from taurec.clients.runner.runner import EpisodeResult
 from taurec.clients.runner.scratch_episode import PlayedEpisode
 from taurec.evaluator.logs import Resolver, score_file
-from taurec.tasks.errors import EpisodeError
+from taurec.server.run_facts import server_version
 from taurec.server.seal import SealedRun
-from taurec.server.recommendation.service import server_version
 from taurec.server.trajectory_writer import LogWriteError
+from taurec.tasks.errors import EpisodeError
 from taurec.tasks.runs.plan import read_plan
 from taurec.tasks.runs.register import read_register
 from taurec.tasks.trajectory.signing import LogKey

@@ -17,7 +17,7 @@ from typing import Final
 
 import orjson
 
-from taurec.server.recommendation.service import SHUTDOWN_DETAIL
+from taurec.server.episode_end import SHUTDOWN_DETAIL
 
 INCOMPLETE_DIR: Final = ".incomplete"
 

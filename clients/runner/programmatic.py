@@ -21,7 +21,7 @@ from taurec.clients.runner.runner import Runner, RunReport
 from taurec.clients.runner.sealing import local_plan
 from taurec.clients.runner.session import PYTHON_NAMES, play, set_aside_unfinished, start, table
 from taurec.evaluator.logs import Resolver
-from taurec.server.recommendation.service import default_run_label
+from taurec.server.run_facts import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite, portable_suite_spec
 

@@ -30,8 +30,8 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Final
 
-from taurec.clients.runner.backends import BackendError, ResultHook, RunJob
 from taurec.clients.runner.handoff import Handoff
+from taurec.clients.runner.job import BackendError, ResultHook, RunJob
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult, RunReport
 from taurec.clients.runner.scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch

@@ -13,8 +13,8 @@ from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.render import print_groups, print_side_by_side, report_check
 from taurec.evaluator.recommendation.rules import DEFAULT_RULES, RULES
+from taurec.evaluator.render import print_groups, print_side_by_side, report_check
 from taurec.evaluator.sealed import RunCheck
 from taurec.tasks.suite import TAU_REC_PREFIX
 

@@ -43,7 +43,7 @@ from taurec.clients.runner.connection import Connection, open_client
 from taurec.clients.runner.plan import INCOMPLETE_DIR, EpisodeSpec
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, score_file
-from taurec.server.recommendation.episodes import derive_seed
+from taurec.server.run_facts import derive_seed
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import portable_suite_spec
 
@@ -291,11 +291,3 @@ class Runner:
                 self._server_run_dir = path.parents[1]
                 return path
         return None
-
-
-def __getattr__(name: str) -> object:  # run_agent lives in programmatic.py; still found here
-    if name == "run_agent":
-        from taurec.clients.runner.programmatic import run_agent
-
-        return run_agent
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
-from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
 from taurec.evaluator.logs import Resolver
+from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
 from taurec.evaluator.ranking.scoring import score_ranking_episode
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.trajectory.format import Trajectory

@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, prepare, run_app
-from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from taurec.evaluator.cli.judge import judge
+from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from taurec.evaluator.text import markup, plural
 
 if TYPE_CHECKING:
@@ -306,8 +306,8 @@ def episodes(
 
     Columns: label, run, task, trial, stratum, pass/fail, reward, end reason, failed
     constraints and policies, metrics, simulator faults, log path."""
-    from taurec.evaluator.episodes.table import write_rows
     from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
+    from taurec.evaluator.episodes.table import write_rows
 
     if json and csv:
         err.print("[red]error:[/red] --json and --csv exclude each other; give one")
@@ -345,8 +345,8 @@ def view(
     Filter by label, task, stratum, pass/fail, failed policy, end reason or simulator
     fault; read each conversation with its verdicts. Served on 127.0.0.1; --bundle
     writes it as static files instead."""
-    from taurec.evaluator.logs import Resolver
     from taurec.evaluator.cli.view import run_view
+    from taurec.evaluator.logs import Resolver
 
     (name,) = _rules(rules)[:1]
     code = run_view(

@@ -7,16 +7,13 @@ the episodes of a stream with their feedback. Plain JSON values: the viewer rend
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from taurec.evaluator.episodes.conversation import conversation
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episodes.conversation import conversation
 from taurec.evaluator.episodes.rows import episode_row
-
-#: item id -> its title, or None when unknown
-TitleOf = Callable[[str], str | None]
+from taurec.evaluator.kinds import EVALUATOR_KINDS, TitleOf
 
 
 def display_value(value: object) -> str:
@@ -92,62 +89,6 @@ def verdicts(score: EpisodeScore, events: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
-def ranking_view(
-    task: Any, events: list[dict[str, Any]], title_of: TitleOf
-) -> dict[str, Any] | None:
-    """The submitted ranking with the positive marked, or None for another kind."""
-    if getattr(task, "kind", None) != "ranking":
-        return None
-    from taurec.evaluator.ranking.scoring import SUBMIT
-
-    submitted = next(
-        (ev for ev in events if ev.get("type") == "tool_call" and ev.get("name") == SUBMIT), None
-    )
-    ranking = (submitted or {}).get("arguments", {}).get("ranking")
-    ranking = [str(x) for x in ranking] if isinstance(ranking, list) else []
-    return {
-        "seq": submitted["seq"] if submitted else None,
-        "positive": task.positive,
-        "positive_title": title_of(task.positive),
-        "rank": ranking.index(task.positive) + 1 if task.positive in ranking else None,
-        "pass_k": task.pass_k,
-        "items": [
-            {"rank": n, "id": i, "title": title_of(i), "positive": i == task.positive}
-            for n, i in enumerate(ranking, start=1)
-        ],
-    }
-
-
-def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """The stream's episodes in order: what was recommended, the feedback heard, regret,
-    rank and questions; None for another kind."""
-    if score.kind != "stream":
-        return None
-    from taurec.evaluator.stream.scoring import outcomes_of
-
-    heard: dict[int, dict[str, Any]] = {}
-    for ev in events:
-        content = ev.get("content")
-        if ev.get("type") == "tool_result" and isinstance(content, dict) and "feedback" in content:
-            episode = content.get("episode")
-            if isinstance(episode, int) and episode not in heard:
-                heard[episode] = {
-                    "item_id": content.get("item_id"),
-                    "feedback": content.get("feedback"),
-                    "seq": ev["seq"],
-                }
-    return [
-        {
-            "index": o.index,
-            "regret": o.regret,
-            "rank": o.rank,
-            "questions": o.questions,
-            **heard.get(o.index, {"item_id": None, "feedback": None, "seq": None}),
-        }
-        for o in outcomes_of(score)
-    ]
-
-
 def judge_view(judged: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     """Judge scores of one episode ({aspect: JudgeScore}), NaN as no score."""
     if not judged:
@@ -162,6 +103,19 @@ def judge_view(judged: dict[str, Any] | None) -> list[dict[str, Any]] | None:
         }
         for aspect, j in sorted(judged.items())
     ]
+
+
+def kind_views(
+    score: EpisodeScore, task: Any, events: list[dict[str, Any]], title_of: TitleOf
+) -> dict[str, Any]:
+    """Each kind's own view of an episode (`EvaluatorKind.view`), under the kind's key: None
+    for an episode of another kind, so a page finds every key whatever the episode."""
+    views: dict[str, Any] = {}
+    for name in EVALUATOR_KINDS.names():
+        kind = EVALUATOR_KINDS.get(name)
+        if kind.view is not None:
+            views[kind.view.key] = kind.view.make(score, task, events, title_of)
+    return views
 
 
 def episode_view(
@@ -179,7 +133,6 @@ def episode_view(
         "header": header,
         "conversation": conversation(events),
         "verdicts": verdicts(score, events),
-        "ranking": ranking_view(task, events, title_of) if task is not None else None,
-        "stream": stream_view(score, events),
+        **kind_views(score, task, events, title_of),
         "judge": judge_view(judged),
     }

@@ -17,16 +17,16 @@ import numpy as np
 
 from taurec.evaluator.aggregate import task_counts
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView, TitleOf
 from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
-from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.metrics import score_ranking
+from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.trajectory.format import EndReason, Trajectory
 
 if TYPE_CHECKING:
-    from taurec.evaluator.logs import Resolver, SuiteContext
+    from taurec.evaluator.resolver import Resolver, SuiteContext
 
 SUBMIT = "submit_ranking"
 NOT_TOOLS = frozenset({SUBMIT, "abort_episode"})
@@ -148,6 +148,37 @@ def ranking_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def ranking_view(
+    task: Any, events: list[dict[str, Any]], title_of: TitleOf
+) -> dict[str, Any] | None:
+    """The submitted ranking with the positive marked, or None for another kind."""
+    if task is None or getattr(task, "kind", None) != "ranking":
+        return None
+    submitted = next(
+        (ev for ev in events if ev.get("type") == "tool_call" and ev.get("name") == SUBMIT), None
+    )
+    ranking = (submitted or {}).get("arguments", {}).get("ranking")
+    ranking = [str(x) for x in ranking] if isinstance(ranking, list) else []
+    return {
+        "seq": submitted["seq"] if submitted else None,
+        "positive": task.positive,
+        "positive_title": title_of(task.positive),
+        "rank": ranking.index(task.positive) + 1 if task.positive in ranking else None,
+        "pass_k": task.pass_k,
+        "items": [
+            {"rank": n, "id": i, "title": title_of(i), "positive": i == task.positive}
+            for n, i in enumerate(ranking, start=1)
+        ],
+    }
+
+
 EVALUATOR_KINDS.register("ranking")(
-    EvaluatorKind(score=_score, aggregate_group=aggregate_ranking, summary_rows=ranking_rows)
+    EvaluatorKind(
+        score=_score,
+        aggregate_group=aggregate_ranking,
+        summary_rows=ranking_rows,
+        view=KindView(
+            "ranking", lambda score, task, events, title_of: ranking_view(task, events, title_of)
+        ),
+    )
 )

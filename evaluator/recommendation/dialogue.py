@@ -15,8 +15,14 @@ from dataclasses import asdict
 from typing import Any
 
 from taurec.catalog.store import Catalog
-from taurec.evaluator.recommendation.dialogue_metrics import AGENT, USER, Utterance, dialogue_metrics, mean_metrics
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.recommendation.dialogue_metrics import (
+    AGENT,
+    USER,
+    Utterance,
+    dialogue_metrics,
+    mean_metrics,
+)
 from taurec.evaluator.recommendation.simulator_audit import SimulatorFault, message_faults
 from taurec.tasks.trajectory.format import Trajectory
 

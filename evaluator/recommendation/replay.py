@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from taurec.catalog.store import Catalog
-from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
 

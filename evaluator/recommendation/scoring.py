@@ -12,7 +12,7 @@ from taurec.evaluator.render import summary_rows
 from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
-    from taurec.evaluator.logs import Resolver, SuiteContext
+    from taurec.evaluator.resolver import Resolver, SuiteContext
 
 
 def score_recommendation(

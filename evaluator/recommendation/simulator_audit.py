@@ -19,8 +19,8 @@ from typing import Any, Final, Literal
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
-from taurec.tasks.trajectory.dialogue_acts import constraint_value, states
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import constraint_value, states
 
 FaultKind = Literal["accepted_violating", "rejected_satisfying", "stated_hidden", "stated_wrong"]
 

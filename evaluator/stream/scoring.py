@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.stream.metrics import EpisodeOutcome, score_choice, stream_summary
 from taurec.tasks.stream.session import ACTIONS, StreamRuleError, StreamSession
@@ -30,7 +30,7 @@ from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.format import Trajectory
 
 if TYPE_CHECKING:
-    from taurec.evaluator.logs import Resolver, SuiteContext
+    from taurec.evaluator.resolver import Resolver, SuiteContext
 
 SETTING_PREFIX = "setting:"
 READ_ONLY = {"current_episode": lambda s, a: s.view()}
@@ -225,6 +225,39 @@ def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The stream's episodes in order: what was recommended, the feedback heard, regret,
+    rank and questions; None for another kind."""
+    if score.kind != "stream":
+        return None
+    heard: dict[int, dict[str, Any]] = {}
+    for ev in events:
+        content = ev.get("content")
+        if ev.get("type") == "tool_result" and isinstance(content, dict) and "feedback" in content:
+            episode = content.get("episode")
+            if isinstance(episode, int) and episode not in heard:
+                heard[episode] = {
+                    "item_id": content.get("item_id"),
+                    "feedback": content.get("feedback"),
+                    "seq": ev["seq"],
+                }
+    return [
+        {
+            "index": o.index,
+            "regret": o.regret,
+            "rank": o.rank,
+            "questions": o.questions,
+            **heard.get(o.index, {"item_id": None, "feedback": None, "seq": None}),
+        }
+        for o in outcomes_of(score)
+    ]
+
+
 EVALUATOR_KINDS.register("stream")(
-    EvaluatorKind(score=score_stream, aggregate_group=aggregate_streams, summary_rows=stream_rows)
+    EvaluatorKind(
+        score=score_stream,
+        aggregate_group=aggregate_streams,
+        summary_rows=stream_rows,
+        view=KindView("stream", lambda score, task, events, title_of: stream_view(score, events)),
+    )
 )

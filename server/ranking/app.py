@@ -25,24 +25,17 @@ from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interaction_sources import load_interactions
-from taurec.server.episode_end import ABORTED, EpisodeEnd
-from taurec.server.recommendation.episodes import derive_seed
-from taurec.tasks.errors import AgentFacingError
+from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.episode import SUBMIT, RankingEpisode, StepResult
 from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
+from taurec.server.run_facts import SERVER_NAME, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
-from taurec.server.recommendation.service import (
-    SERVER_NAME,
-    SHUTDOWN_DETAIL,
-    default_run_label,
-    portable_suite_spec,
-    server_version,
-)
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
+from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.ranking.task import RankingTask
-from taurec.tasks.suite import Suite
+from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
 from taurec.tasks.trajectory.signing import load_log_key
 

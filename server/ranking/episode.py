@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from taurec.server.ranking.tools import TOOLS, RankingData, ToolInputError, run_tool
-from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.metrics import RankingOutcome, score_ranking
+from taurec.tasks.ranking.task import RankingTask
 
 SUBMIT: Final = "submit_ranking"
 

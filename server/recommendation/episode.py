@@ -36,6 +36,11 @@ from taurec.server.episode_end import (
     EpisodeEnd,
     ended_message,
 )
+from taurec.server.recommendation.results import RecommendResult, UserReplyResult
+from taurec.server.recommendation.simulator import UserReply, UserSimulator
+from taurec.server.recommendation.simulator.agent_nlu import AgentActReader
+from taurec.server.recommendation.simulator.base import opening_acts_of
+from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter
 from taurec.tasks.errors import (
     AgentFacingError,
     ArgumentError,
@@ -43,13 +48,8 @@ from taurec.tasks.errors import (
     agent_error_text,
     short_repr,
 )
-from taurec.server.recommendation.results import RecommendResult, UserReplyResult
-from taurec.server.recommendation.simulator import UserReply, UserSimulator
-from taurec.server.recommendation.simulator.agent_nlu import AgentActReader
-from taurec.server.recommendation.simulator.base import opening_acts_of
-from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter
-from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 from taurec.tasks.trajectory.format import EndReason, Usage
 
 log = logging.getLogger(__name__)

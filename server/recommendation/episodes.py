@@ -13,28 +13,28 @@ are ended by `expire_idle` (the server sweeps periodically).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Final
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Final
 
 import anyio
 
 from taurec.catalog.store import Catalog
+from taurec.server.episode_end import IDLE, LOG_FAILED, EpisodeEnd, ended_message
 from taurec.server.recommendation.episode import Episode
-from taurec.server.episode_end import IDLE, EpisodeEnd, ended_message
-from taurec.tasks.errors import EpisodeError, short_repr
 from taurec.server.recommendation.simulator import UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
+from taurec.server.run_facts import RunFacts, derive_seed
+from taurec.server.seal import Seals
 from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
+from taurec.tasks.errors import EpisodeError, short_repr
 from taurec.tasks.recommendation.task import RecommendationTask
-from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory.signing import LogKey
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
 Clock = Callable[[], float]
@@ -45,25 +45,6 @@ ENDED_KEPT: Final = 100_000
 OPEN_OWNER: Final = "open"
 
 log = logging.getLogger(__name__)
-
-
-def derive_seed(task_id: str, trial: int) -> int:
-    """The default seed of (task, trial): stable across runs, machines and Python versions."""
-    digest = hashlib.sha256(f"taurec:{task_id}:{trial}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
-
-
-@dataclass(frozen=True)
-class RunFacts:
-    """What every episode header of one server run shares."""
-
-    run_id: str
-    suite: SuiteRef
-    catalog_sha256: str
-    server_version: str
-    log_dir: Path
-    simulator_settings: dict[str, Any] = field(default_factory=dict)
-    log_key: LogKey | None = None  # signs each log's end record (None: unsigned logs)
 
 
 @dataclass(frozen=True)
@@ -256,3 +237,44 @@ class EpisodeStore:
         self._ended[episode.id] = episode.end
         while len(self._ended) > ENDED_KEPT:
             del self._ended[next(iter(self._ended))]
+
+
+async def start_sealed(
+    seals: Seals,
+    store: EpisodeStore,
+    task: RecommendationTask,
+    trial: int | None,
+    seed: int | None,
+    agent_label: str | None,
+) -> Episode:
+    """Start the caller's planned (task, trial): the episode `seals` admits, recorded in
+    the run register at its start and its end."""
+    admission = seals.admit(task.id, trial, seed, agent_label)
+
+    def ended(episode: Episode) -> None:
+        assert episode.end is not None
+        seals.ended(admission, episode.id, episode.end, episode.log_chain)
+
+    try:
+        episode = await store.start(
+            task,
+            trial=admission.trial,
+            seed=derive_seed(task.id, admission.trial),
+            agent_label=admission.label,
+            seal=Seal(run_id=admission.run_id, plan_id=admission.plan_id, on_end=ended),
+        )
+    except BaseException:
+        seals.cancel(admission)
+        raise
+    try:
+        seals.started(admission, episode.id, episode.log_path)
+    except LogWriteError as exc:  # a full disk: the episode cannot count, so it ends
+        async with episode.lock:
+            with suppress(LogWriteError):
+                cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{LOG_FAILED}{exc.cause}")
+                await episode.close(cut)
+        raise EpisodeError(
+            f"{exc.agent_text}, so no episode can start now (an infrastructure failure, "
+            "not yours); tell whoever runs the server"
+        ) from None
+    return episode

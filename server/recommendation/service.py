@@ -9,11 +9,8 @@ server stops (`close_all`).
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
-import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -21,10 +18,10 @@ from pydantic import BaseModel
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
-from taurec.server.recommendation.episode import CALL_LIMIT, Episode, EpisodeEnd
-from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, SimulatorFactory, derive_seed
-from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.server.episode_end import CALL_LIMIT, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
+from taurec.server.recommendation.episode import Episode
+from taurec.server.recommendation.episodes import EpisodeStore, SimulatorFactory, start_sealed
 from taurec.server.recommendation.results import (
     EpisodeStarted,
     RecommendResult,
@@ -33,35 +30,26 @@ from taurec.server.recommendation.results import (
     TaskSummary,
     UserReplyResult,
 )
-from taurec.server.seal import Seals, load_seals
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu
 from taurec.server.recommendation.text_limits import overlong_aside, overlong_text
+from taurec.server.run_facts import (
+    SERVER_NAME,
+    RunFacts,
+    default_run_label,
+    derive_seed,
+    server_version,
+)
+from taurec.server.seal import Seals, load_seals
+from taurec.server.settings import ServerSettings
+from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
-from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import EndReason, SuiteRef
 from taurec.tasks.trajectory.signing import load_log_key
 
 log = logging.getLogger(__name__)
-
-SERVER_NAME = "taurec"
-#: The detail of the end record of an episode still open when the server stopped.
-SHUTDOWN_DETAIL = "server shut down"
-
-
-def server_version() -> str:
-    try:
-        return importlib.metadata.version("taurec")
-    except (
-        importlib.metadata.PackageNotFoundError
-    ):  # pragma: no cover - running from a bare checkout
-        return "unknown"
-
-
-def default_run_label() -> str:
-    return f"run-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
 class Service:
@@ -199,7 +187,7 @@ class Service:
                 raise ArgumentError("agent_label", problem.removeprefix("agent label "))
         if self.seals is not None:
             task = self._task(task_id)
-            episode = await self.seals.start(self.store, task, trial, seed, agent_label)
+            episode = await start_sealed(self.seals, self.store, task, trial, seed, agent_label)
         elif self.settings.bound:
             episode = await self._start_bound(task_id, trial, seed, agent_label)
         else:

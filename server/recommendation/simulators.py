@@ -9,10 +9,10 @@ from typing import Any
 
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.episodes import SimulatorFactory
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator import DEFAULT_PATIENCE, RuleBasedUser, UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
 from taurec.server.recommendation.simulator.nlu import MessageReader
+from taurec.server.settings import ServerSettings
 from taurec.tasks.recommendation.task import RecommendationTask
 
 
@@ -46,7 +46,9 @@ def _agenda_simulator(
     record: dict[str, Any] = {"patience": patience}
     transitions = None
     if settings.agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
+        from taurec.server.recommendation.simulator.annotated_dialogues import (
+            read_annotated_dialogues,
+        )
         from taurec.server.recommendation.simulator.transitions import transition_matrices
 
         dialogues = read_annotated_dialogues(settings.agenda_dialogues)

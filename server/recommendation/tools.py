@@ -16,15 +16,13 @@ from typing import Annotated, Any, Final, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
 from pydantic import Field
 from pydantic_core import to_jsonable_python
 
 from taurec.catalog.availability import Availability
 from taurec.catalog.filter import FilterPage, FilterSpec
 from taurec.catalog.item import ContentRating, Item
-from taurec.tasks.recommendation import catalog_tools as ct
-from taurec.tasks.errors import AgentFacingError
+from taurec.server.annotations import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.server.raw_calls import raw_argument
 from taurec.server.recommendation.results import (
     EpisodeAborted,
@@ -35,6 +33,8 @@ from taurec.server.recommendation.results import (
     UserReplyResult,
 )
 from taurec.server.recommendation.service import Service
+from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.trajectory.format import EndReason
 
 EpisodeId = Annotated[
@@ -50,15 +50,6 @@ TaskId = Annotated[
 RequiredTaskId = Annotated[str, Field(min_length=1, description="A task id from list_tasks.")]
 ItemId = Annotated[str, Field(description="A catalog item id, e.g. 'syn_000042'.")]
 
-READ_ONLY: Final = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-CONVERSATION: Final = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-)
-COMMITTING: Final = ToolAnnotations(
-    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
-)
 #: Tools that act on one episode (they take episode_id).
 EPISODE_TOOLS: Final = frozenset(
     {"send_message", "recommend", "abort_episode", *ct.READ_ONLY_TOOLS}

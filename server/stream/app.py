@@ -13,14 +13,14 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from taurec.tasks.errors import AgentFacingError
+from taurec.server.annotations import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.server.kinds import SERVER_KINDS, KindService
-from taurec.server.recommendation.service import SERVER_NAME
+from taurec.server.run_facts import SERVER_NAME
 from taurec.server.settings import ServerSettings
 from taurec.server.stream.llm_customer import LLMCustomerSettings
 from taurec.server.stream.service import StreamAborted, StreamService, StreamStarted
+from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.stream.session import AnswerResult, EpisodeView, RecommendationResult
-from taurec.server.recommendation.tools import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory.format import EndReason
 

@@ -20,8 +20,8 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from taurec.catalog.choice_items import ChoiceItem
-from taurec.catalog.preferences import PreferenceModel
 from taurec.catalog.llm_runtime import load_litellm
+from taurec.catalog.preferences import PreferenceModel
 from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import PERFECT, persona_feedback, regret_of, tone
 

@@ -23,8 +23,18 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.recommendation.episode import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
-from taurec.server.recommendation.episodes import RunFacts, derive_seed
+from taurec.server.episode_end import (
+    ABORT_REASONS,
+    ABORTED,
+    SHUTDOWN_DETAIL,
+    EpisodeEnd,
+    ended_message,
+)
+from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
+from taurec.server.seal import Admission, Seals, load_seals
+from taurec.server.settings import ServerSettings
+from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
 from taurec.tasks.errors import (
     AgentFacingError,
     ArgumentError,
@@ -32,14 +42,9 @@ from taurec.tasks.errors import (
     agent_error_text,
     short_repr,
 )
-from taurec.server.seal import Admission, Seals, load_seals
-from taurec.server.recommendation.service import SHUTDOWN_DETAIL, default_run_label, server_version
-from taurec.server.settings import ServerSettings
-from taurec.tasks.stream.customer import Customer, RuleCustomer
-from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
-from taurec.tasks.stream.session import EpisodeView, StreamRuleError, StreamSession
-from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
 from taurec.tasks.runs.plan import label_problem
+from taurec.tasks.stream.customer import Customer, RuleCustomer
+from taurec.tasks.stream.session import EpisodeView, StreamRuleError, StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef

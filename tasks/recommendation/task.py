@@ -15,8 +15,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating
-from taurec.tasks.recommendation.constraint import Constraint, Reveal
 from taurec.tasks.kinds import task_kind
+from taurec.tasks.recommendation.constraint import Constraint, Reveal
 
 TASK_FORMAT_VERSION: Final = 1
 

@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from taurec.catalog.builders.taurec_release import CATALOG_FILE, import_catalog
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import TASKS_DIR, check_unique_ids, read_json
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.recommendation.validate import PROBLEM_CODES, Vocabulary, check_task
+from taurec.tasks.task_files import TASKS_DIR, check_unique_ids, read_json
 
 #: Top-level keys of a release task; anything else is ignored with a warning.
 RELEASE_TASK_KEYS = frozenset(

@@ -11,7 +11,7 @@ ours to fix.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -23,11 +23,31 @@ from taurec.tasks.recommendation.answer_rows import ids_of, rows_by_id, ruled_ou
 from taurec.tasks.recommendation.constraint import Constraint, Op
 from taurec.tasks.recommendation.constraint_mask import constraint_mask
 from taurec.tasks.recommendation.policy_bite import policy_bite_problems
-from taurec.tasks.recommendation.task import Complexity, PolicyName, RecommendationTask, RevealDifficulty
+from taurec.tasks.recommendation.task import (
+    Complexity,
+    PolicyName,
+    RecommendationTask,
+    RevealDifficulty,
+)
 from taurec.tasks.recommendation.vocabulary import Vocabulary
 
-if TYPE_CHECKING:
-    from taurec.tasks.suite import Suite
+
+class SuiteOfTasks(Protocol):
+    """What `validate_suite` reads of a suite (taurec.tasks.suite.Suite has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def tasks(self) -> list[Any]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def strict(self) -> bool: ...
+
 
 MIN_ANSWERS = 2
 #: Problem code -> what it means, phrased to follow "in N tasks: ".
@@ -176,7 +196,7 @@ def strata_grid(strata: list[tuple[Complexity, RevealDifficulty]]) -> StrataGrid
     )
 
 
-def validate_suite(suite: Suite) -> ValidationReport:
+def validate_suite(suite: SuiteOfTasks) -> ValidationReport:
     """Check every task of `suite` against its catalog (see the module docstring)."""
     vocab = Vocabulary(suite.catalog)
     reports = [check_task(t, suite.catalog, strict=suite.strict, vocab=vocab) for t in suite.tasks]

@@ -15,8 +15,8 @@ from support.loopback import serve_factory
 from support.scoring import score_groups
 from typer.testing import CliRunner
 
-from taurec.clients.agents.contestants.a2a_demo import a2a_app
 from taurec.clients.agents.contestants.a2a import A2AUnavailable, check_card
+from taurec.clients.agents.contestants.a2a_demo import a2a_app
 from taurec.clients.cli.main import app
 from taurec.tasks.trajectory.reader import read_log
 

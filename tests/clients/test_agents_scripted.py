@@ -13,11 +13,11 @@ from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
 from taurec.evaluator.aggregate import aggregate
-from taurec.server.recommendation.episodes import derive_seed
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator import RuleBasedUser
 from taurec.server.recommendation.simulator.nlg import _T as TEMPLATES
 from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
+from taurec.server.run_facts import derive_seed
+from taurec.server.settings import ServerSettings
 from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.suite import load_suite
 

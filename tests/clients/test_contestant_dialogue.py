@@ -13,8 +13,8 @@ from support.scoring import score_groups
 from typer.testing import CliRunner
 
 from taurec.clients.agents.contestants.a2a_demo import a2a_app
-from taurec.clients.cli.main import app
 from taurec.clients.agents.contestants.crs_demo import DemoCrs, crs_app
+from taurec.clients.cli.main import app
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from taurec.catalog.mentions import Mention
 from taurec.clients.agents.contestants import crs
 from taurec.clients.agents.contestants.crs import CrsError, health_check, response_text
-from taurec.clients.cli.main import app
 from taurec.clients.agents.contestants.crs_demo import ASK, DemoCrs, crs_app
+from taurec.clients.cli.main import app
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.reader import read_log
 

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from taurec.clients.agents.llm import LLMAgent, LLMAgentSettings
 from taurec.clients.cli.main import app
-from taurec.clients.runner import run_agent
 from taurec.clients.cli.startup import load_env_file, prepare
+from taurec.clients.runner import run_agent
 
 runner = CliRunner()
 

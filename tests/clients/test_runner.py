@@ -17,7 +17,7 @@ from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult, Runner
 from taurec.evaluator.aggregate import aggregate
-from taurec.server.recommendation.episodes import derive_seed
+from taurec.server.run_facts import derive_seed
 from taurec.server.settings import ServerSettings
 from taurec.tasks.trajectory.signing import load_log_key
 

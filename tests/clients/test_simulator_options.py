@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import get_args
 
 from taurec.clients.cli.simulator_options import SimulatorName
-from taurec.server.settings import SimulatorKind
 from taurec.server.recommendation.simulators import SIMULATORS
+from taurec.server.settings import SimulatorKind
 
 
 def test_the_cli_offers_exactly_the_servers_simulators() -> None:

@@ -13,8 +13,8 @@ import pytest
 from taurec.catalog.io import CatalogMeta, write_catalog_file
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import SuiteManifest, load_suite, write_suite_dir
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import SuiteManifest, load_suite, write_suite_dir
 
 
 def _item(id_: str, genres: list[str], **kw: Any) -> Item:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from taurec.evaluator.recommendation.dialogue_metrics import AGENT, USER, Utterance, dialogue_metrics, mean_metrics
+from taurec.evaluator.recommendation.dialogue_metrics import (
+    AGENT,
+    USER,
+    Utterance,
+    dialogue_metrics,
+    mean_metrics,
+)
 
 REC = Utterance(AGENT, ("recommend",))
 ACC = Utterance(USER, ("accept",))

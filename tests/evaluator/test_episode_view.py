@@ -8,15 +8,11 @@ from datetime import date
 from types import SimpleNamespace
 
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.episodes.view import (
-    display_value,
-    episode_view,
-    judge_view,
-    ranking_view,
-    stream_view,
-)
+from taurec.evaluator.episodes.view import display_value, episode_view, judge_view
 from taurec.evaluator.judge.prompt import JudgeScore
 from taurec.evaluator.logs import Resolver, score_paths
+from taurec.evaluator.ranking.scoring import ranking_view
+from taurec.evaluator.stream.scoring import stream_view
 from taurec.tasks.trajectory.reader import read_log
 
 

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from taurec.catalog.io import CatalogMeta, write_catalog_file
 from taurec.evaluator.cli.main import app
-from taurec.tasks.suite import SuiteManifest, write_suite_dir
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import SuiteManifest, write_suite_dir
 
 from .conftest import ITEMS, LogWriter
 

@@ -15,9 +15,9 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from taurec.evaluator.judge import run as judge_run
 from taurec.evaluator.cli.main import app
 from taurec.evaluator.files import find_logs
+from taurec.evaluator.judge import run as judge_run
 from taurec.evaluator.judge.run import JudgeError, JudgeSettings, judge_logs
 from taurec.evaluator.judge.store import judge_path, load_judgements
 

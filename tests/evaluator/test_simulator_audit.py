@@ -9,8 +9,8 @@ from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.evaluator.recommendation.simulator_audit import audit
 from taurec.tasks.recommendation.constraint import Constraint
-from taurec.tasks.trajectory.dialogue_acts import constraint_value
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import constraint_value
 
 
 def _item(item_id: str, **fields: Any) -> Item:

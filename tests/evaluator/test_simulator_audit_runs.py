@@ -26,8 +26,8 @@ from taurec.clients.runner.runner import Runner
 from taurec.evaluator.cli.main import app
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.server.app import build_server
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator.llm_user import LLMUserSettings, llm_users
+from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

@@ -21,8 +21,8 @@ from taurec.evaluator.episode import score_episode
 from taurec.evaluator.recommendation.taurec_trace import Trace, TraceToolCall, to_task, to_trace
 from taurec.evaluator.recommendation.taurec_v1_rules import judge_trace
 from taurec.policies.checks import Verdict
-from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.recommendation.task import PolicyName, RecommendationTask
+from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.trajectory.format import Trajectory
 
 pytestmark = pytest.mark.skipif(tau_rec_source() is None, reason=TAU_REC_SKIP)

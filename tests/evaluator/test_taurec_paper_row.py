@@ -28,8 +28,8 @@ from typer.testing import CliRunner
 from taurec.clients.agents.recommendation.oracle import OracleAgent
 from taurec.evaluator.cli.main import app
 from taurec.tasks.recommendation import catalog_tools as ct
-from taurec.tasks.suite import load_suite
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import load_suite
 
 pytestmark = pytest.mark.skipif(
     not TAU_REC.is_dir(), reason=f"the τ-Rec release is not at {TAU_REC}"

@@ -36,7 +36,7 @@ from taurec.clients.agents.recommendation.scripted import ScriptedAgent
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.logs import Resolver, score_files
-from taurec.server.recommendation.episodes import derive_seed
+from taurec.server.run_facts import derive_seed
 from taurec.tasks.runs.plan import PlannedEpisode, RunPlan, new_plan, write_plan
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.reader import ParsedLog, read_log

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from taurec.server.recommendation.simulator.act_format import format_acts, parse_acts, split_acts_line
+from taurec.server.recommendation.simulator.act_format import (
+    format_acts,
+    parse_acts,
+    split_acts_line,
+)
 from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, DialogueAct
 
 

@@ -13,10 +13,14 @@ from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator.agenda_user import AgendaUser
 from taurec.server.recommendation.simulator.information_need import InformationNeed
 from taurec.server.recommendation.simulator.item_facts import REQUESTABLE
-from taurec.server.recommendation.simulator.preference_model import PreferenceModel, rescale, verdict
+from taurec.server.recommendation.simulator.preference_model import (
+    PreferenceModel,
+    rescale,
+    verdict,
+)
 from taurec.tasks.recommendation.constraint import Constraint
-from taurec.tasks.trajectory.dialogue_acts import constraint_value
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import constraint_value
 
 
 def _item(item_id: str, title: str, **fields: Any) -> Item:

@@ -10,8 +10,8 @@ from mcp import Client
 
 from taurec.evaluator.logs import Resolver, score_files
 from taurec.server.app import build_server
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator.item_facts import answer_terms
+from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
 
 SUITE = load_suite("builtin")

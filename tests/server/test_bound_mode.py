@@ -12,7 +12,7 @@ from mcp.server import MCPServer
 
 from taurec.catalog.errors import DataError
 from taurec.server.app import build_server
-from taurec.server.recommendation.episodes import derive_seed
+from taurec.server.run_facts import derive_seed
 from taurec.server.settings import ServerSettings
 from taurec.tasks.trajectory.reader import read_log
 

@@ -9,8 +9,8 @@ from support.episodes import make_item
 
 from taurec.catalog.filter import FilterSpec
 from taurec.catalog.store import Catalog
-from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.errors import ArgumentError
+from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.recommendation.task import RecommendationTask
 
 CATALOG = Catalog.from_items(

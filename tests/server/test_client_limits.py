@@ -22,12 +22,13 @@ from taurec.catalog.store import Catalog
 from taurec.clients.cli import serve as serve_cli
 from taurec.server import app as server_app
 from taurec.server.app import HttpServer
-from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, Seal
-from taurec.tasks.errors import EpisodeError
 from taurec.server.raw_calls import owner_of
+from taurec.server.recommendation.episodes import EpisodeStore, Seal
 from taurec.server.recommendation.service import Service
-from taurec.server.settings import HttpSettings, ServerSettings
 from taurec.server.recommendation.simulator import UserReply
+from taurec.server.run_facts import RunFacts
+from taurec.server.settings import HttpSettings, ServerSettings
+from taurec.tasks.errors import EpisodeError
 from taurec.tasks.trajectory.format import SuiteRef
 from taurec.tasks.trajectory.reader import read_log
 

@@ -13,9 +13,10 @@ import pytest
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.episode import Episode
-from taurec.server.recommendation.episodes import EpisodeStore, RunFacts, derive_seed
-from taurec.tasks.errors import ArgumentError, EpisodeError
+from taurec.server.recommendation.episodes import EpisodeStore
 from taurec.server.recommendation.simulator import UserReply
+from taurec.server.run_facts import RunFacts, derive_seed
+from taurec.tasks.errors import ArgumentError, EpisodeError
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import SuiteRef
 from taurec.tasks.trajectory.reader import read_log

@@ -10,8 +10,8 @@ from taurec.server.recommendation.simulator.hints import BANK
 from taurec.server.recommendation.simulator.leak_guard import LeakGuard
 from taurec.server.recommendation.simulator.phrasing import describe
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
-from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import Suite, load_suite
 
 
 @cache

@@ -20,11 +20,11 @@ from mcp import Client
 from mcp.server import MCPServer
 
 from taurec.server.app import build_server
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator.leak_guard import LeakGuard
+from taurec.server.settings import ServerSettings
 from taurec.tasks.recommendation.constraint import Constraint, Op, Reveal
-from taurec.tasks.suite import Suite, SuiteManifest, load_suite, write_suite_dir
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import Suite, SuiteManifest, load_suite, write_suite_dir
 
 SUITE = load_suite("builtin")
 USER_WORDS = ("opening", "reply", "user_reaction")

@@ -21,7 +21,11 @@ from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator import RuleBasedUser
 from taurec.server.recommendation.simulator.leak_guard import LeakGuard
-from taurec.server.recommendation.simulator.llm_prompts import MESSAGE_CLOSE, MESSAGE_OPEN, NOTE_OPEN
+from taurec.server.recommendation.simulator.llm_prompts import (
+    MESSAGE_CLOSE,
+    MESSAGE_OPEN,
+    NOTE_OPEN,
+)
 from taurec.server.recommendation.simulator.llm_user import LLMUser, LLMUserSettings, make_llm_user
 from taurec.server.recommendation.simulator.phrasing import describe
 from taurec.tasks.recommendation.constraint import Constraint

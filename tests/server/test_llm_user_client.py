@@ -16,7 +16,11 @@ import pytest
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.server.recommendation.simulator.llm_client import LLMClient, LLMUserSettings, SimulatorUnavailable
+from taurec.server.recommendation.simulator.llm_client import (
+    LLMClient,
+    LLMUserSettings,
+    SimulatorUnavailable,
+)
 from taurec.server.recommendation.simulator.llm_user import make_llm_user
 from taurec.tasks.recommendation.constraint import Constraint
 from taurec.tasks.recommendation.task import RecommendationTask

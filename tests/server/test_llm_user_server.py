@@ -11,10 +11,10 @@ import orjson
 from mcp import Client
 
 from taurec.server.app import build_server
-from taurec.server.settings import ServerSettings
 from taurec.server.recommendation.simulator.leak_guard import LeakGuard
 from taurec.server.recommendation.simulator.llm_user import LLMUserSettings, llm_users
 from taurec.server.recommendation.simulator.phrasing import describe
+from taurec.server.settings import ServerSettings
 from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.suite import load_suite
 

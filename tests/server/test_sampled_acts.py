@@ -16,8 +16,8 @@ from taurec.server.recommendation.simulator.transitions import (
     transition_matrices,
 )
 from taurec.tasks.recommendation.constraint import Constraint
-from taurec.tasks.suite import load_suite
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import load_suite
 
 from .test_agenda_user import CATALOG, TASK
 

@@ -19,7 +19,8 @@ from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import outcome_of
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.server.app import HttpServer
-from taurec.server.recommendation.service import SHUTDOWN_DETAIL, Service
+from taurec.server.episode_end import SHUTDOWN_DETAIL
+from taurec.server.recommendation.service import Service
 from taurec.server.settings import HttpSettings, ServerSettings
 from taurec.tasks.runs.plan import RunPlan, new_plan, write_plan
 from taurec.tasks.runs.register import REGISTER_NAME, read_register

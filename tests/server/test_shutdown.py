@@ -17,9 +17,10 @@ from support.http_server import free_port, http_server_process
 
 from taurec.catalog.store import Catalog
 from taurec.server.app import HttpServer
-from taurec.server.recommendation.service import SHUTDOWN_DETAIL, Service
-from taurec.server.settings import HttpSettings, ServerSettings
+from taurec.server.episode_end import SHUTDOWN_DETAIL
+from taurec.server.recommendation.service import Service
 from taurec.server.recommendation.simulator import UserReply
+from taurec.server.settings import HttpSettings, ServerSettings
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import EndReason
 from taurec.tasks.trajectory.reader import read_log

@@ -10,9 +10,20 @@ from typing import Any
 import pytest
 
 from taurec.catalog.item import ContentRating, Item
-from taurec.server.recommendation.simulator.hints import _GENERIC, _UNWANTED_GENRE, BANK, hint, hints_for
+from taurec.server.recommendation.simulator.hints import (
+    _GENERIC,
+    _UNWANTED_GENRE,
+    BANK,
+    hint,
+    hints_for,
+)
 from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES, value_terms
-from taurec.tasks.recommendation.constraint import CONSTRAINABLE_FIELDS, Constraint, Op, _allowed_ops
+from taurec.tasks.recommendation.constraint import (
+    CONSTRAINABLE_FIELDS,
+    Constraint,
+    Op,
+    _allowed_ops,
+)
 
 ALL_HINTS = sorted(
     {h for bank in (*BANK.values(), *_UNWANTED_GENRE.values(), _GENERIC) for h in bank}

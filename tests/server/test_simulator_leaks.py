@@ -25,8 +25,8 @@ from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.recommendation.simulator.phrasing import LANGUAGE_NAMES, describe
 from taurec.tasks.recommendation.answers import compliant_answers
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
-from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import Suite, load_suite
 
 SEEDS = (0, 1)
 QUESTIONS = [

@@ -13,7 +13,12 @@ from taurec.server.recommendation.simulator.phrasing import (
     qualifier,
     spoken_values,
 )
-from taurec.tasks.recommendation.constraint import CONSTRAINABLE_FIELDS, Constraint, Op, _allowed_ops
+from taurec.tasks.recommendation.constraint import (
+    CONSTRAINABLE_FIELDS,
+    Constraint,
+    Op,
+    _allowed_ops,
+)
 
 # one sample operand per field, shaped per operator below
 SAMPLE: dict[str, list[Any]] = {

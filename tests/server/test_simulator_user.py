@@ -17,8 +17,8 @@ from taurec.server.recommendation.simulator.nlu import FIELD_ATTRIBUTE, Attribut
 from taurec.server.recommendation.simulator.phrasing import describe, spoken_values
 from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
-from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.suite import Suite, load_suite
 
 K = ActKind
 

@@ -11,10 +11,10 @@ from support.streams import make_stream
 
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.server.settings import ServerSettings
-from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
-from taurec.tasks.stream.feedback import PERFECT
 from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
 from taurec.server.stream.service import StreamService
+from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
+from taurec.tasks.stream.feedback import PERFECT
 from taurec.tasks.stream.task import FeedbackKind
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.reader import read_log

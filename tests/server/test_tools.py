@@ -14,9 +14,9 @@ from support.results import error_text as _error
 from support.results import ok as _ok
 
 from taurec.evaluator.logs import Resolver, score_paths
-from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
+from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.reader import read_log

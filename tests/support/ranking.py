@@ -9,8 +9,8 @@ from pathlib import Path
 from taurec.catalog.builders.synthetic_interactions import SyntheticSpec, generate_interactions
 from taurec.catalog.interactions import Interactions
 from taurec.catalog.store import Catalog
-from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.generator import generate_ranking_tasks
+from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
 
 SMALL = "synthetic:users=300,interactions=3000,seed=1"

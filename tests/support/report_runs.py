@@ -6,7 +6,7 @@ from pathlib import Path
 
 from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.registry import make_agent
-from taurec.clients.runner.runner import run_agent
+from taurec.clients.runner import run_agent
 from taurec.tasks.suite import load_suite
 
 

@@ -8,8 +8,8 @@ from taurec.catalog.choice_items import ChoiceItem, from_movie
 from taurec.catalog.choice_sets import Category, movie_categories
 from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.stream.task import FeedbackKind, StreamSetting, StreamTask
 from taurec.tasks.stream.generator import StreamPlan, generate_streams
+from taurec.tasks.stream.task import FeedbackKind, StreamSetting, StreamTask
 
 
 @cache

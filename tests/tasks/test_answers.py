@@ -6,7 +6,12 @@ from collections.abc import Callable
 
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
-from taurec.tasks.recommendation.answers import answers, compliant_answers, noncompliance, on_user_services
+from taurec.tasks.recommendation.answers import (
+    answers,
+    compliant_answers,
+    noncompliance,
+    on_user_services,
+)
 from taurec.tasks.recommendation.task import RecommendationTask, UserContext
 
 MakeTask = Callable[..., RecommendationTask]

@@ -26,9 +26,9 @@ from taurec.tasks.recommendation.answers import answers, compliant_answers
 from taurec.tasks.recommendation.constraint import CONSTRAINABLE_FIELDS, Constraint, Op
 from taurec.tasks.recommendation.constraint_mask import constraint_mask, predicate_mask
 from taurec.tasks.recommendation.generator import generate_tasks
-from taurec.tasks.suite import load_suite
 from taurec.tasks.recommendation.validate import TaskReport, check_task, validate_suite
 from taurec.tasks.recommendation.vocabulary import Vocabulary
+from taurec.tasks.suite import load_suite
 
 #: Digests of the per-item implementation's output on the cases below.
 REFERENCE = {

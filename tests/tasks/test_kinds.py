@@ -33,7 +33,9 @@ def test_registering_another_entry_under_a_taken_kind_is_refused():
 
 
 def test_modules_listed_by_a_registry_are_imported_on_first_lookup():
-    registry: KindRegistry[object] = KindRegistry("test layer", ("taurec.tasks.recommendation.task",))
+    registry: KindRegistry[object] = KindRegistry(
+        "test layer", ("taurec.tasks.recommendation.task",)
+    )
     with pytest.raises(UnknownKind):
         registry.get("nothing")  # loading the module registers nothing here, and says so
 

@@ -7,8 +7,8 @@ import pytest
 from support.ranking import small_data, small_tasks, write_ranking_suite
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.generator import generate_ranking_tasks
+from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.validate import validate_ranking_tasks
 from taurec.tasks.suite import load_suite
 

@@ -3,8 +3,8 @@ cross-check of the metrics against ir-measures."""
 
 import pytest
 
-from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.metrics import ndcg_at, score_ranking
+from taurec.tasks.ranking.task import RankingTask
 
 CANDS = [f"c{i:02d}" for i in range(20)]
 TASK = RankingTask(

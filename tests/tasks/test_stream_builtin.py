@@ -4,8 +4,8 @@ plan gives exactly the shipped streams."""
 from __future__ import annotations
 
 from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.stream.task import StreamSetting
 from taurec.tasks.stream.generator import BUILTIN_PERSONAS, BUILTIN_PLAN, movie_streams
+from taurec.tasks.stream.task import StreamSetting
 from taurec.tasks.suite import load_suite
 
 

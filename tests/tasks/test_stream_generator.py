@@ -6,8 +6,8 @@ import pytest
 from support.streams import categories, make_stream, movie_items, personas
 
 from taurec.catalog.choice_sets import Category
-from taurec.tasks.stream.task import MIN_BEST_UTILITY, FeedbackKind, StreamSetting, stream_checks
 from taurec.tasks.stream.generator import GenerationError, StreamPlan, generate_streams
+from taurec.tasks.stream.task import MIN_BEST_UTILITY, FeedbackKind, StreamSetting, stream_checks
 
 
 def test_variable_category_keeps_one_customer_across_distinct_categories() -> None:

@@ -12,6 +12,7 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.tasks import suite as suite_module
+from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.suite import (
     SuiteFormat,
     SuiteManifest,
@@ -20,7 +21,6 @@ from taurec.tasks.suite import (
     parse_task,
     write_suite_dir,
 )
-from taurec.tasks.recommendation.task import RecommendationTask
 
 WriteSuite = Callable[..., Path]
 MakeDoc = Callable[..., dict[str, Any]]

@@ -17,9 +17,9 @@ from support.third_party import release_item as _item
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.recommendation.constraint import Reveal
-from taurec.tasks.suite import SuiteFormat, load_suite
 from taurec.tasks.recommendation.taurec_release import convert_task, find_release_root
 from taurec.tasks.recommendation.validate import validate_suite
+from taurec.tasks.suite import SuiteFormat, load_suite
 
 
 def release_task(task_id: str = "q1", **fields: Any) -> dict[str, Any]:

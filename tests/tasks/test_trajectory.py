@@ -43,7 +43,9 @@ def jsonl(*records: dict) -> bytes:
 
 
 def test_committed_schema_file_matches_the_models():
-    committed = orjson.loads((files("taurec.tasks.trajectory") / "trajectory.schema.json").read_bytes())
+    committed = orjson.loads(
+        (files("taurec.tasks.trajectory") / "trajectory.schema.json").read_bytes()
+    )
     assert committed == orjson.loads(orjson.dumps(trajectory_json_schema()))
 
 

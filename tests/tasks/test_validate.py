@@ -15,9 +15,14 @@ import orjson
 import pytest
 
 from taurec.catalog.store import Catalog
-from taurec.tasks.suite import load_suite, packaged_suites_dir
 from taurec.tasks.recommendation.task import RecommendationTask
-from taurec.tasks.recommendation.validate import PROBLEM_CODES, TaskReport, check_task, validate_suite
+from taurec.tasks.recommendation.validate import (
+    PROBLEM_CODES,
+    TaskReport,
+    check_task,
+    validate_suite,
+)
+from taurec.tasks.suite import load_suite, packaged_suites_dir
 
 MakeTask = Callable[..., RecommendationTask]
 

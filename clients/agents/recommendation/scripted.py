@@ -21,7 +21,13 @@ from typing import Any, Final
 from taurec.clients.agents.base import Episode, EpisodeEndedError
 from taurec.clients.agents.recommendation.needs import AGE_RESTRICTED, RATING_ORDER, Needs
 from taurec.clients.agents.recommendation.questions import answer_question
-from taurec.clients.agents.recommendation.reading import VAGUE, is_repeat, learn, read_needs, read_verdict
+from taurec.clients.agents.recommendation.reading import (
+    VAGUE,
+    is_repeat,
+    learn,
+    read_needs,
+    read_verdict,
+)
 
 #: (attribute, question): each question names exactly one attribute for the user.
 QUESTIONS: Final = (

@@ -19,9 +19,9 @@ from typing import Any, Final
 
 import anyio
 
+from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
 from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
 from taurec.clients.agents.stream.play import Action, Dialogue
-from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
 
 _QUESTION = re.compile(r"QUESTION:\s*(.+)", re.S)
 _RECOMMEND = re.compile(r"RECOMMEND:\s*([A-Za-z0-9_.:-]+)")

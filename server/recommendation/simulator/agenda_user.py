@@ -43,10 +43,14 @@ from taurec.server.recommendation.simulator.nlg import Speaker
 from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
 from taurec.server.recommendation.simulator.policy import DialoguePolicy
 from taurec.server.recommendation.simulator.preference_model import PreferenceModel, verdict
-from taurec.server.recommendation.simulator.sampled_acts import PLAIN_WORDS, expects, fresh_disclosure
+from taurec.server.recommendation.simulator.sampled_acts import (
+    PLAIN_WORDS,
+    expects,
+    fresh_disclosure,
+)
 from taurec.server.recommendation.simulator.transitions import TransitionMatrices
-from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 AGENDA_PATIENCE = 6
 K = ActKind

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from taurec.catalog.store import Catalog
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
-from taurec.tasks.recommendation.task import RecommendationTask
 
 
 @dataclass(frozen=True)
@@ -42,12 +40,3 @@ class UserSimulator(Protocol):
     def react_to_commit(self, item_id: str | None) -> UserReply:
         """Final words after recommend(item_id), or after an abstention (None)."""
         ...
-
-
-def make_rule_user(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
-    """The rule-based (agenda) user for one episode, deterministic per `seed`."""
-    from taurec.server.recommendation.simulator.rule_user import (
-        RuleBasedUser,  # rule_user imports UserReply from here
-    )
-
-    return RuleBasedUser(task, catalog, seed)

@@ -49,8 +49,8 @@ from taurec.server.recommendation.simulator.llm_prompts import (
 )
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.recommendation.simulator.rule_user import RuleBasedUser
-from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, DialogueAct
 from taurec.tasks.recommendation.task import RecommendationTask
+from taurec.tasks.trajectory.dialogue_acts import USER_INTENTS, DialogueAct
 
 __all__ = ["LLMUser", "LLMUserSettings", "SimulatorUnavailable", "llm_users", "make_llm_user"]
 

@@ -13,7 +13,7 @@ import random
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator.acts import Act, ActKind
 from taurec.server.recommendation.simulator.agenda import Agenda
-from taurec.server.recommendation.simulator.base import UserReply
+from taurec.server.recommendation.simulator.base import UserReply, UserSimulator
 from taurec.server.recommendation.simulator.iard import iard_acts, opening_acts
 from taurec.server.recommendation.simulator.nlg import Speaker
 from taurec.server.recommendation.simulator.nlu import MessageReader, TitleRef
@@ -102,3 +102,8 @@ class RuleBasedUser:
         else:
             self.last_acts = self.policy.react(TitleRef(item.title, (item.id,), 0))
         return self._reply(self.speaker.say(self.last_acts), accepted=item_id if happy else None)
+
+
+def make_rule_user(task: RecommendationTask, catalog: Catalog, seed: int) -> UserSimulator:
+    """The rule-based (agenda) user for one episode, deterministic per `seed`."""
+    return RuleBasedUser(task, catalog, seed)
