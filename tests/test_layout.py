@@ -11,6 +11,7 @@ real graph with one offending import added.
 from __future__ import annotations
 
 import ast
+import importlib
 import tomllib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -189,3 +190,15 @@ def test_every_package_is_installed():
         if p.name == "__init__.py"
     }
     assert listed == on_disk
+
+
+def test_every_module_imports():
+    failures = {}
+    for path in _sources():
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = "taurec." + ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            failures[name] = f"{type(exc).__name__}: {exc}"
+    assert failures == {}

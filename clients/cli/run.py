@@ -13,92 +13,44 @@ and table (runner/session.py holds the rules shared with the Python `run_agent`)
 
 from __future__ import annotations
 
-import shlex
-from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from taurec.clients.cli.run_options import (
+    AGENT_HELP,
+    AgentName,
+    BackendName,
+    TransportName,
+    check_agent_options,
+    check_credentials,
+    err,
+    fail,
+    known_agent,
+    named_cause,
+    print_dry_run,
+    resume_command,
+    saved,
+    select_tasks,
+)
 from taurec.clients.cli.simulator_options import (
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
 )
-from taurec.clients.cli.startup import missing_key
 from taurec.evaluator.text import plural
 from taurec.server.defaults import AUTH_TOKEN_ENV
 
 if TYPE_CHECKING:
-    from taurec.clients.agents.registry import AgentProfile
     from taurec.clients.runner.log_failures import LogFailure
-    from taurec.tasks.suite import Suite
 
 # `taurec run --help` loads this module: the agents, the runner, the server and the
 # catalog are imported in the command's body.
-
-
-class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
-    SCRIPTED = "scripted"
-    ORACLE = "oracle"
-    RANDOM = "random"
-    POPULARITY = "popularity"
-    CF = "cf"  # ranking tasks
-    LLM = "llm"
-    LEARNER = "learner"  # stream suites
-    CRS = "crs"  # a text-only CRS over HTTP
-    A2A = "a2a"  # an Agent2Agent-protocol agent
-
-
-AGENT_HELP = (
-    f"Which agent plays: {', '.join(AgentName)}, or one's own as module:Class or "
-    "path/file.py:Class."
-)
-
-
-class TransportName(StrEnum):
-    INPROC = "inproc"
-    STDIO = "stdio"
-    HTTP = "http"
-
-
-class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
-    LOCAL = "local"
-    RAY = "ray"
-
-
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(message: object) -> NoReturn:
-    err.print(f"[red]error:[/red] {escape(str(message))}")
-    raise typer.Exit(2)
-
-
-def _select(suite: Suite, tasks: str | None) -> list[str]:
-    ids = [t.id for t in suite.tasks]
-    if tasks is None:
-        return ids
-    wanted = [t.strip() for t in tasks.split(",") if t.strip()]
-    unknown = [t for t in wanted if suite.get(t) is None]
-    if unknown or not wanted:
-        shown = ", ".join(ids) if len(ids) <= 20 else f"{', '.join(ids[:10])}, ..., {ids[-1]}"
-        what = f"unknown task ids {', '.join(unknown)}" if unknown else "no task ids given"
-        _fail(f"--tasks: {what} in suite {suite.id!r}; valid ids: {shown}")
-    return list(dict.fromkeys(wanted))
-
-
-def _resume_command(options: dict[str, object]) -> str:
-    parts = ["taurec", "run"]
-    for flag, value in options.items():
-        if value is None or value is False:
-            continue
-        parts += [flag] if value is True else [flag, str(value)]
-    return shlex.join([*parts, "--resume"])
 
 
 def run(
@@ -217,13 +169,13 @@ def run(
     name = agent
     custom = is_custom(name)
     if transport is TransportName.HTTP and not url:
-        _fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
+        fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
     if url and transport is not TransportName.HTTP:
-        _fail("--url applies to --transport http only")
+        fail("--url applies to --transport http only")
     if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
-        _fail("--simulator applies to a server the run starts; an http server has its own")
+        fail("--simulator applies to a server the run starts; an http server has its own")
     if seed is not None and transport is not TransportName.HTTP:
-        _fail(
+        fail(
             "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
             "its task and trial; omit --seed (it applies only to --transport http, against a "
             "server without run plans)"
@@ -231,7 +183,7 @@ def run(
     try:
         check_out(out)
     except RunRefused as exc:
-        _fail(exc)
+        fail(exc)
     given = {k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v}
     settings = AgentSettings(
         label=label,
@@ -243,9 +195,9 @@ def run(
         options=given,
     )
     if name == "llm" and not model:
-        _fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
+        fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
     if name != "llm" and (model or temperature is not None or reasoning_effort):
-        _fail("--model, --temperature and --reasoning-effort apply to --agent llm only")
+        fail("--model, --temperature and --reasoning-effort apply to --agent llm only")
     run_label = default_run_label()
     try:
         server = ServerSettings(
@@ -257,7 +209,7 @@ def run(
             agenda_dialogues=agenda_dialogues,
         )
     except ValidationError as exc:
-        _fail(from_validation_error(exc))
+        fail(from_validation_error(exc))
     if agenda_dialogues is not None:
         from taurec.server.recommendation.simulator.annotated_dialogues import (
             read_annotated_dialogues,
@@ -266,24 +218,24 @@ def run(
         try:
             read_annotated_dialogues(agenda_dialogues)
         except (DataError, OSError) as exc:
-            _fail(f"--agenda-dialogues: {exc}")
+            fail(f"--agenda-dialogues: {exc}")
     try:
         loaded = load_suite(suite)
     except DataError as exc:
-        _fail(exc)
-    task_ids = _select(loaded, tasks)
+        fail(exc)
+    task_ids = select_tasks(loaded, tasks)
     if not custom:
-        _known_agent(name, loaded.kind)
-    _check_agent_options(name, given, loaded.kind)
+        known_agent(name, loaded.kind)
+    check_agent_options(name, given, loaded.kind)
     if backend is BackendName.RAY and transport is TransportName.HTTP:
-        _fail(
+        fail(
             "--backend ray plays each episode against a server on its worker; use "
             "--transport inproc or stdio (an http server is reached with --backend local)"
         )
     try:
         the_backend = make_backend(backend.value, ray_address)
     except BackendError as exc:
-        _fail(exc)
+        fail(exc)
     the_agent = None
     if not dry_run:
         check_credentials(
@@ -297,7 +249,7 @@ def run(
                 else make_agent(name, settings, loaded.kind)
             )
         except AgentUnavailable as exc:
-            _fail(exc)
+            fail(exc)
     # the agent's own label (a factory may derive it); a dry run makes no agent
     the_label = the_agent.label if the_agent is not None else default_label(name, settings)
     server = server.model_copy(update={"agent_label": the_label})
@@ -306,11 +258,11 @@ def run(
             out, loaded.id, the_label, task_ids, trials, resume=resume, refuse_mixing=not dry_run
         )
     except RunRefused as exc:
-        _fail(exc)
+        fail(exc)
     specs, todo, done = started.specs, started.todo, started.done
     if the_agent is None:  # a dry run
         profile = None if custom else agents_of_kind(loaded.kind)[name].profile
-        _print_dry_run(
+        print_dry_run(
             name, profile, len(specs), todo, done if resume else None, model, simulator_model
         )
         return
@@ -323,7 +275,7 @@ def run(
                 out, the_label, loaded, task_ids, trials, specs, resume=resume
             )
         except (DataError, OSError) as exc:
-            _fail(exc)
+            fail(exc)
         run_label = sealed.run_id
         server = server.model_copy(update={"plans": (plan_path.resolve(),)})
     try:
@@ -331,7 +283,7 @@ def run(
         token = auth_token if transport is TransportName.HTTP else None
         connection = Connection(transport.value, server, url, auth_token=token)
     except ValueError as exc:
-        _fail(exc)
+        fail(exc)
     resolver = Resolver(allowed_specs=frozenset({portable_suite_spec(loaded.spec)}))
     report = None
     unwritten: list[LogFailure] = []
@@ -376,21 +328,21 @@ def run(
             try:
                 report = the_backend.run(job, todo, progress)
             except (BackendError, DataError) as exc:
-                _fail(exc)
+                fail(exc)
         unwritten = log_failures(report.results)
         if report.failure:
             err.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
             if report.results:
                 err.print(
-                    f"{_saved(len(report.results))} in {out}. Once the "
-                    f"cause is fixed, resume with:\n  {escape(_resume_command(options))}"
+                    f"{saved(len(report.results))} in {out}. Once the "
+                    f"cause is fixed, resume with:\n  {escape(resume_command(options))}"
                 )
             raise typer.Exit(1)
         if report.interrupted:
             err.print(
-                f"[yellow]interrupted:[/yellow] {_saved(len(report.results))} in {out}; "
+                f"[yellow]interrupted:[/yellow] {saved(len(report.results))} in {out}; "
                 f"episodes in flight were cancelled. Resume with:\n  "
-                f"{escape(_resume_command(options))}"
+                f"{escape(resume_command(options))}"
             )
             raise typer.Exit(130)
     else:
@@ -399,9 +351,9 @@ def run(
     if unwritten:
         err.print(
             f"[red]error:[/red] {len(unwritten)} of {plural(len(todo), 'episode')} have no whole log "
-            f"({escape(_named_cause(unwritten))}); they count as infrastructure errors. "
+            f"({escape(named_cause(unwritten))}); they count as infrastructure errors. "
             f"Free space where the logs go, then resume with:\n  "
-            f"{escape(_resume_command(options))}"
+            f"{escape(resume_command(options))}"
         )
         raise typer.Exit(1)
     if report is not None and all_infra_errors(report):
@@ -410,77 +362,6 @@ def run(
     err.print(f"score again with: evaluator score {out}{' --rules both' if both else ''}")
     if not check.clean:
         raise typer.Exit(1)
-
-
-def _known_agent(name: str, kind: str) -> None:
-    from taurec.clients.agents.registry import AgentUnavailable
-    from taurec.clients.agents.registry import agents_of as agents_of_kind
-
-    try:
-        known = agents_of_kind(kind)
-    except AgentUnavailable as exc:
-        _fail(exc)
-    if name not in known:
-        _fail(
-            f"--agent: unknown agent {name!r} for {kind!r} tasks; expected one of "
-            f"{', '.join(known)}, or one's own as module:Class or path/file.py:Class"
-        )
-
-
-def check_credentials(models: dict[str, str | None]) -> None:
-    """Stop (exit 2) before the first episode when litellm lacks a variable a named model
-    needs, instead of failing every episode on it."""
-    if (message := missing_key(models)) is not None:
-        _fail(message)
-
-
-def _saved(n: int) -> str:
-    return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
-
-
-def _check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
-    """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
-    from taurec.clients.agents.registry import AgentUnavailable
-    from taurec.clients.agents.registry import agents_of as agents_of_kind
-
-    try:
-        entry = agents_of_kind(kind).get(name)
-    except AgentUnavailable:
-        entry = None
-    requires = entry.profile.requires if entry is not None else ()
-    for option in given:
-        if option not in requires:
-            _fail(f"--{option.replace('_', '-')} does not apply to --agent {name}")
-
-
-def _named_cause(failures: list[LogFailure]) -> str:
-    """The first cause that says what went wrong (rather than only what is missing)."""
-    named = [f.cause for f in failures if "could not write" in f.cause]
-    return (named or [failures[0].cause])[0]
-
-
-def _print_dry_run(
-    name: str,
-    profile: AgentProfile | None,
-    planned: int,
-    todo: list[object],
-    done: object,
-    model: str | None,
-    simulator_model: str | None,
-) -> None:
-    from taurec.clients.runner.estimate import estimate
-
-    console = Console(highlight=False)
-    console.print(
-        f"dry run: agent {escape(name)}, {plural(planned, 'episode')} planned, {len(todo)} to play"
-    )
-    if done is not None:
-        console.print(f"(resume: {planned - len(todo)} already finished)")
-    if profile is None:
-        console.print("no estimate: the cost of one's own agent is not known in advance")
-        return
-    for line in estimate(profile, len(todo), agent_model=model, user_model=simulator_model).lines():
-        console.print(line)
 
 
 def main() -> None:

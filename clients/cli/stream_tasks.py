@@ -77,6 +77,7 @@ def generate_streams_cmd(
     from taurec.tasks.stream.generator import (
         GenerationError,
         StreamPlan,
+        UtilityFn,
         generate_streams,
         llm_utilities,
         model_utilities,
@@ -105,7 +106,7 @@ def generate_streams_cmd(
             categories = movie_categories(items)
             source = f"movies of catalog {catalog!r}"
         pool = persona_pool(items, personas, seed)
-        score = model_utilities
+        score: UtilityFn = model_utilities
         if llm:
             models = tuple(m.strip() for m in llm.split(",") if m.strip())
             score = llm_utilities(

@@ -35,7 +35,7 @@ from taurec.clients.runner.runner import EpisodeResult
 from taurec.clients.runner.scratch_episode import PlayedEpisode
 from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.run_facts import server_version
-from taurec.server.seal import SealedRun
+from taurec.server.sealed_run import SealedRun
 from taurec.server.trajectory_writer import LogWriteError
 from taurec.tasks.errors import EpisodeError
 from taurec.tasks.runs.plan import read_plan

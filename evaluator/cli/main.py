@@ -12,13 +12,27 @@ from rich.console import Console
 
 from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, prepare, run_app
 from taurec.evaluator.cli.judge import judge
+from taurec.evaluator.cli.options import (
+    CatalogOpt,
+    Format,
+    KeyFileOpt,
+    MaxLogOpt,
+    ReplayOpt,
+    RulesOpt,
+    SeedOpt,
+    SuiteOpt,
+    VerifyOpt,
+    WorkersOpt,
+    err,
+    rules_of,
+    score_logs,
+    verify_key,
+)
 from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from taurec.evaluator.text import markup, plural
 
 if TYPE_CHECKING:
     from taurec.evaluator.episode import EpisodeScore
-    from taurec.evaluator.sealed import RunCheck
-    from taurec.tasks.trajectory.signing import LogKey
 
 # `evaluator --help` loads this module only: each command imports the scoring stack
 # (numpy, scipy, the catalog) in its body, so the help stays instant.
@@ -30,144 +44,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 add_version_option(app, "evaluator (taurec)")
-
-
-class Format(StrEnum):
-    TABLE = "table"
-    MARKDOWN = "markdown"
-    JSON = "json"
-
-
-SuiteOpt = Annotated[
-    str | None,
-    typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH)."),
-]
-CatalogOpt = Annotated[
-    str | None,
-    typer.Option("--catalog", help="Score against this catalog file or .taurec-catalog folder."),
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
-RulesOpt = Annotated[
-    str,
-    typer.Option(
-        "--rules",
-        help="Rules profile: taurec (this project's checks), tau-rec (τ-Rec v1.0's own "
-        "evaluator, loopholes included) or both, side by side.",
-    ),
-]
-
-
-def _rules(choice: str) -> list[str]:
-    from taurec.evaluator.recommendation.rules import RULES, rules_names
-
-    try:
-        return rules_names(choice)
-    except ValueError:
-        err.print(
-            f"[red]error:[/red] --rules {markup(repr(choice))} is not a rules profile; "
-            f"expected {', '.join(RULES)} or both"
-        )
-        raise typer.Exit(2) from None
-
-
-WorkersOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--workers",
-        min=1,
-        help="Processes to score with (default: 1 for small runs, else one per core).",
-    ),
-]
-
-
-ReplayOpt = Annotated[
-    bool,
-    typer.Option(
-        "--replay/--no-replay", help="Re-run logged catalog calls and report results that differ."
-    ),
-]
-
-
-VerifyOpt = Annotated[
-    bool,
-    typer.Option(
-        "--verify",
-        help="Check every log's hash chain and signed end record; exclude (and list) the "
-        "logs that fail, and exit 1 if any do.",
-    ),
-]
-KeyFileOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--key-file",
-        help="--verify: the server's log key file (default: $TAUREC_LOG_KEY, "
-        "$TAUREC_LOG_KEY_FILE, or ~/.local/share/taurec/log.key).",
-    ),
-]
-
-
-def _verify_key(verify: bool, key_file: Path | None) -> LogKey | None:
-    if key_file is not None and not verify:
-        err.print("[red]error:[/red] --key-file applies to --verify only")
-        raise typer.Exit(2)
-    if not verify:
-        return None
-    from taurec.catalog.errors import DataError
-    from taurec.tasks.trajectory.signing import load_log_key
-
-    try:
-        return load_log_key(key_file)
-    except DataError as exc:
-        err.print(f"[red]error:[/red] {markup(exc)}")
-        raise typer.Exit(2) from None
-
-
-MaxLogOpt = Annotated[
-    int,
-    typer.Option("--max-log-mb", min=1, help="Largest log read, in MiB (bigger: reported)."),
-]
-
-
-def _score(
-    paths: list[Path],
-    suite: str | None,
-    catalog: str | None,
-    workers: int | None = None,
-    replay: bool = True,
-    key: LogKey | None = None,
-    max_log_mb: int = MAX_LOG_BYTES // 2**20,
-    rules: str = DEFAULT_RULES,
-) -> RunCheck:
-    from taurec.evaluator.evaluate import evaluate
-    from taurec.evaluator.files import NotARunFile
-    from taurec.evaluator.logs import Resolver
-    from taurec.evaluator.progress import scoring_progress
-
-    resolver = Resolver(
-        suite=suite,
-        catalog=catalog,
-        replay=replay,
-        verify_key=key,
-        max_log_bytes=max_log_mb * 2**20,
-        rules=rules,
-    )
-    try:
-        with scoring_progress(err) as progress:
-            check = evaluate(paths, resolver, workers=workers, progress=progress)
-    except (FileNotFoundError, NotARunFile) as exc:
-        err.print(f"[red]error:[/red] {markup(exc)}")
-        raise typer.Exit(2) from None
-    if not check.scores and not check.excluded and not check.runs:
-        err.print(
-            f"[yellow]no episode logs (*.jsonl) found under {markup(', '.join(map(str, paths)))}"
-            "[/yellow]"
-        )
-        raise typer.Exit(1)
-    return check
 
 
 @app.command()
@@ -212,11 +91,11 @@ def score(
         report_check,
     )
 
-    names = _rules(rules)
-    key = _verify_key(verify, key_file)
+    names = rules_of(rules)
+    key = verify_key(verify, key_file)
     by_rules: dict[str, list[dict]] = {}
     for name in names:
-        check = _score(logdirs, suite, catalog, workers, replay, key, max_log_mb, name)
+        check = score_logs(logdirs, suite, catalog, workers, replay, key, max_log_mb, name)
         by_rules[name] = [{**g, "rules": name} for g in aggregate(check.scores, seed=seed)]
     scores = check.scores
     groups = by_rules[names[0]]
@@ -277,7 +156,7 @@ def explain(
     from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
     from taurec.evaluator.logs import Resolver
 
-    names = _rules(rules)
+    names = rules_of(rules)
     try:
         files = check_log_paths(logs)
     except NotLogs as exc:
@@ -317,7 +196,7 @@ def episodes(
     except NotLogs as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
-    check = _score(logdirs, suite, catalog, workers, rules=_rules(rules)[0])
+    check = score_logs(logdirs, suite, catalog, workers, rules=rules_of(rules)[0])
     write_rows(check.scores, failed=failed, fmt="json" if json else "csv" if csv else "table")
 
 
@@ -348,7 +227,7 @@ def view(
     from taurec.evaluator.cli.view import run_view
     from taurec.evaluator.logs import Resolver
 
-    (name,) = _rules(rules)[:1]
+    (name,) = rules_of(rules)[:1]
     code = run_view(
         logdirs, Resolver(suite=suite, catalog=catalog, rules=name), port, not no_open, bundle, err
     )
@@ -369,8 +248,10 @@ def compare(
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Paired per-task bootstrap of the pass^1 difference A - B."""
-    for name in _rules(rules):
-        _compare(label_a, label_b, _score(logdirs, suite, catalog, rules=name).scores, seed, name)
+    for name in rules_of(rules):
+        _compare(
+            label_a, label_b, score_logs(logdirs, suite, catalog, rules=name).scores, seed, name
+        )
 
 
 def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, rules: str) -> None:
@@ -457,7 +338,7 @@ def report(
     """Write one self-contained HTML report (plots beside tables; works offline)."""
     from taurec.evaluator.cli.report import ReportError, write_report
 
-    (name,) = _rules(rules)[:1]
+    (name,) = rules_of(rules)[:1]
     try:
         write_report(
             logdirs,

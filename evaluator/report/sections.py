@@ -177,7 +177,8 @@ def strata(data: ReportData) -> Section | None:
         return None
     rows_axis = [c.value for c in Complexity]
     cols_axis = [r.value for r in RevealDifficulty]
-    figures, rows = [], []
+    figures: list[go.Figure] = []
+    rows: list[list[Cell]] = []
     for s in shown:
         cells: dict[tuple[str, str], list[Any]] = defaultdict(list)
         for e in s.scores:

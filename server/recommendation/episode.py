@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -36,6 +36,8 @@ from taurec.server.episode_end import (
     EpisodeEnd,
     ended_message,
 )
+from taurec.server.recommendation.agent_input import committable, text_problem, usage_of
+from taurec.server.recommendation.dialogue_log import DialogueLog
 from taurec.server.recommendation.results import RecommendResult, UserReplyResult
 from taurec.server.recommendation.simulator import UserReply, UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader
@@ -49,12 +51,9 @@ from taurec.tasks.errors import (
     short_repr,
 )
 from taurec.tasks.recommendation.task import RecommendationTask
-from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 from taurec.tasks.trajectory.format import EndReason, Usage
 
 log = logging.getLogger(__name__)
-
-_NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
 
 
 def _ms(since: float) -> float:
@@ -98,8 +97,7 @@ class Episode:
         self._calls = 0
         self._pending_end: EpisodeEnd | None = None
         self.usage: Usage | None = None  # the agent's last reported LLM usage
-        self._nlu = nlu
-        self._open_requests: list[DialogueAct] = []  # the user's unanswered inquire acts
+        self._dialogue = DialogueLog(writer, nlu)
 
     @property
     def log_chain(self) -> str:
@@ -112,13 +110,7 @@ class Episode:
         if reported is None or self.end is not None:
             return
         try:
-            given = Usage.model_validate(reported)
-            # only the three known fields: a report cannot put anything else in the log
-            self.usage = Usage(
-                prompt_tokens=given.prompt_tokens,
-                completion_tokens=given.completion_tokens,
-                cost_usd=given.cost_usd,
-            )
+            self.usage = usage_of(reported)
         except ValidationError as exc:
             log.warning(
                 "episode %s: ignoring malformed usage %s: %s",
@@ -234,7 +226,7 @@ class Episode:
     async def send_message(self, text: str) -> UserReplyResult:
         """The agent says `text`; the user answers. Uses one turn of the budget."""
         self.check_open()
-        problem = _text_problem(text, "text")
+        problem = text_problem(text, "text")
         if problem is not None:
             await self.log_rejected(
                 "send_message",
@@ -244,7 +236,7 @@ class Episode:
             raise problem
         with anyio.CancelScope(shield=True):
             async with self._writing():
-                self._log_agent_message(text)
+                self._dialogue.agent_message(text)
                 self.turns += 1
                 t0 = time.perf_counter()
                 try:
@@ -252,7 +244,7 @@ class Episode:
                     reply: UserReply = await anyio.to_thread.run_sync(respond, text)
                 except Exception as exc:
                     raise await self._infra_failure("send_message", exc) from exc
-                self._log_user_reply(reply, t0)
+                self._dialogue.user_reply(reply, _ms(t0))
                 if reply.left:
                     await self.close(EpisodeEnd(EndReason.USER_LEFT))
                 elif self.turns >= self.max_turns:
@@ -276,13 +268,13 @@ class Episode:
         """A committing call: `item_id` a catalog id, or None to abstain."""
 
         async def commit() -> RecommendResult:
-            title = self._committable(item_id, catalog)
+            title = committable(item_id, catalog)
             self.commits.append(item_id)
             t0 = time.perf_counter()
             reaction: UserReply = await anyio.to_thread.run_sync(
                 self._simulator().react_to_commit, item_id
             )
-            self._log_user_reply(reaction, t0)
+            self._dialogue.user_reply(reaction, _ms(t0))
             left = self.max_recommendations - len(self.commits)
             accepted = item_id is not None and reaction.accepted == item_id
             if item_id is None or left <= 0 or reaction.left or accepted:
@@ -302,30 +294,6 @@ class Episode:
         result = await self.call("recommend", arguments, commit)
         assert isinstance(result, RecommendResult)
         return result
-
-    def _log_agent_message(self, text: str) -> None:
-        if self._nlu is None:
-            self._log.agent_message(text)
-            return
-        acts = self._nlu.acts(text, self._open_requests)
-        answered = {(a.slot, i) for a in acts if a.intent == "answer" for i in a.items}
-        self._open_requests = [
-            r for r in self._open_requests if not any((r.slot, i) in answered for i in r.items)
-        ]
-        self._log.agent_message(text, acts=acts, acts_by=self._nlu.acts_by)
-
-    def _log_user_reply(self, reply: UserReply, t0: float) -> None:
-        self._log.user_message(
-            reply.text,
-            left=reply.left,
-            latency_ms=_ms(t0),
-            accepted=reply.accepted,
-            acts=reply.acts,
-            acts_by=reply.acts_by,
-        )
-        asked = [a for a in reply.acts if a.intent == "inquire" and a.slot and a.items]
-        known = {(a.slot, tuple(a.items)) for a in self._open_requests}
-        self._open_requests += [a for a in asked if (a.slot, tuple(a.items)) not in known]
 
     async def abort(self, reason: EndReason, detail: str | None) -> None:
         """End the episode without a commit, as the harness reports: `agent_error` (the
@@ -403,25 +371,6 @@ class Episode:
             raise EpisodeError("the episode has ended")
         return self._user
 
-    def _committable(self, item_id: str | None, catalog: Catalog) -> str | None:
-        """The title of the item to commit (None to abstain); ArgumentError if it is neither."""
-        if item_id is None:
-            return None
-        item = catalog.get(item_id)
-        if item is not None:
-            return item.title
-        if item_id.strip().casefold() in _NULL_SPELLINGS:
-            raise ArgumentError(
-                "item_id",
-                f"{short_repr(item_id)} is a string, not an item id; to abstain, pass JSON null "
-                "(no quotes); to recommend, pass a catalog id. Nothing was committed.",
-            )
-        raise ArgumentError(
-            "item_id",
-            f"{short_repr(item_id)} is not a catalog id; expected an id from search_catalog or "
-            "filter_catalog results, or null to abstain. Nothing was committed.",
-        )
-
     def _outcome(self) -> EpisodeEnd:
         items = [c for c in self.commits if c is not None]
         if not items:
@@ -448,9 +397,3 @@ class Episode:
         except Exception:  # the log itself failed; the evaluator will see it incomplete
             log.exception("episode %s: could not log the failure", self.id[:8])
         return failure
-
-
-def _text_problem(text: object, argument: str) -> ArgumentError | None:
-    if not isinstance(text, str) or not text.strip():
-        return ArgumentError(argument, f"expected a non-empty message, got {short_repr(text)}")
-    return None

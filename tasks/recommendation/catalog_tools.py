@@ -172,6 +172,7 @@ def check_content_preference(
         item = _item(catalog, item_id)
         rating = item.content_rating
     else:
+        assert content_rating is not None  # exactly one of the two, checked above
         try:
             rating = ContentRating(content_rating)
         except ValueError:

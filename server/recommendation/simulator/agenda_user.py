@@ -173,6 +173,8 @@ class AgendaUser:
     # --- the four cases -------------------------------------------------------------------
 
     def _elicit(self, act: DialogueAct, turn: _Turn) -> None:
+        if act.slot is None:
+            return
         try:
             attribute = Attribute(act.slot)
         except ValueError:

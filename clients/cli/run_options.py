@@ -1,0 +1,152 @@
+"""What `taurec run` checks and prints around the run itself: the agent, transport and
+backend names its options take, the tasks it selects, the options an agent refuses, the
+command that resumes it, and the dry run's estimate. Light at import, as run.py is."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from taurec.clients.cli.startup import missing_key
+from taurec.evaluator.text import plural
+
+if TYPE_CHECKING:
+    from taurec.clients.agents.registry import AgentProfile
+    from taurec.clients.runner.log_failures import LogFailure
+    from taurec.tasks.suite import Suite
+
+
+class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
+    SCRIPTED = "scripted"
+    ORACLE = "oracle"
+    RANDOM = "random"
+    POPULARITY = "popularity"
+    CF = "cf"  # ranking tasks
+    LLM = "llm"
+    LEARNER = "learner"  # stream suites
+    CRS = "crs"  # a text-only CRS over HTTP
+    A2A = "a2a"  # an Agent2Agent-protocol agent
+
+
+AGENT_HELP = (
+    f"Which agent plays: {', '.join(AgentName)}, or one's own as module:Class or "
+    "path/file.py:Class."
+)
+
+
+class TransportName(StrEnum):
+    INPROC = "inproc"
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
+    LOCAL = "local"
+    RAY = "ray"
+
+
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: object) -> NoReturn:
+    err.print(f"[red]error:[/red] {escape(str(message))}")
+    raise typer.Exit(2)
+
+
+def select_tasks(suite: Suite, tasks: str | None) -> list[str]:
+    ids = [t.id for t in suite.tasks]
+    if tasks is None:
+        return ids
+    wanted = [t.strip() for t in tasks.split(",") if t.strip()]
+    unknown = [t for t in wanted if suite.get(t) is None]
+    if unknown or not wanted:
+        shown = ", ".join(ids) if len(ids) <= 20 else f"{', '.join(ids[:10])}, ..., {ids[-1]}"
+        what = f"unknown task ids {', '.join(unknown)}" if unknown else "no task ids given"
+        fail(f"--tasks: {what} in suite {suite.id!r}; valid ids: {shown}")
+    return list(dict.fromkeys(wanted))
+
+
+def resume_command(options: dict[str, object]) -> str:
+    parts = ["taurec", "run"]
+    for flag, value in options.items():
+        if value is None or value is False:
+            continue
+        parts += [flag] if value is True else [flag, str(value)]
+    return shlex.join([*parts, "--resume"])
+
+
+def known_agent(name: str, kind: str) -> None:
+    from taurec.clients.agents.registry import AgentUnavailable
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+
+    try:
+        known = agents_of_kind(kind)
+    except AgentUnavailable as exc:
+        fail(exc)
+    if name not in known:
+        fail(
+            f"--agent: unknown agent {name!r} for {kind!r} tasks; expected one of "
+            f"{', '.join(known)}, or one's own as module:Class or path/file.py:Class"
+        )
+
+
+def check_credentials(models: dict[str, str | None]) -> None:
+    """Stop (exit 2) before the first episode when litellm lacks a variable a named model
+    needs, instead of failing every episode on it."""
+    if (message := missing_key(models)) is not None:
+        fail(message)
+
+
+def saved(n: int) -> str:
+    return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
+
+
+def check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
+    """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
+    from taurec.clients.agents.registry import AgentUnavailable
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+
+    try:
+        entry = agents_of_kind(kind).get(name)
+    except AgentUnavailable:
+        entry = None
+    requires = entry.profile.requires if entry is not None else ()
+    for option in given:
+        if option not in requires:
+            fail(f"--{option.replace('_', '-')} does not apply to --agent {name}")
+
+
+def named_cause(failures: list[LogFailure]) -> str:
+    """The first cause that says what went wrong (rather than only what is missing)."""
+    named = [f.cause for f in failures if "could not write" in f.cause]
+    return (named or [failures[0].cause])[0]
+
+
+def print_dry_run(
+    name: str,
+    profile: AgentProfile | None,
+    planned: int,
+    todo: Sequence[object],
+    done: object,
+    model: str | None,
+    simulator_model: str | None,
+) -> None:
+    from taurec.clients.runner.estimate import estimate
+
+    console = Console(highlight=False)
+    console.print(
+        f"dry run: agent {escape(name)}, {plural(planned, 'episode')} planned, {len(todo)} to play"
+    )
+    if done is not None:
+        console.print(f"(resume: {planned - len(todo)} already finished)")
+    if profile is None:
+        console.print("no estimate: the cost of one's own agent is not known in advance")
+        return
+    for line in estimate(profile, len(todo), agent_model=model, user_model=simulator_model).lines():
+        console.print(line)
