@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-#: the rules profile that judges episodes unless told otherwise (see rules.py)
+#: the rules profile that judges episodes unless told otherwise (see recommendation/rules.py)
 DEFAULT_RULES: Final = "taurec"
 #: the largest log read; a bigger one is reported, not parsed
 MAX_LOG_BYTES: Final = 64 * 1024 * 1024

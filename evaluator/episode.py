@@ -66,7 +66,9 @@ class EpisodeScore:
     success: bool | None = None  # a kind's own pass rule; None: the reward is 1
     rules: str = DEFAULT_RULES  # the rules profile that judged it
     simulator: str | None = None  # the simulated user's kind, from the header
-    simulator_faults: list[SimulatorFault] = field(default_factory=list)  # see simulator_audit
+    simulator_faults: list[SimulatorFault] = field(
+        default_factory=list
+    )  # see recommendation/simulator_audit.py
 
     @property
     def passed(self) -> bool:

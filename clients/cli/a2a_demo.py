@@ -1,4 +1,4 @@
-"""`taurec a2a-demo`: serve the reference A2A agent (a2a_demo.py)."""
+"""`taurec a2a-demo`: serve the reference A2A agent (taurec.clients.agents.contestants.a2a_demo)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`taurec crs-demo`: serve the reference CRS (crs_demo.py) over the iEvaLM protocol."""
+"""`taurec crs-demo`: serve the reference CRS (taurec.clients.agents.contestants.crs_demo) over the iEvaLM protocol."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ stay instant. A command's module keeps typer, rich, the standard library and lig
 modules at its top and imports the MCP SDK, numpy, scipy and the catalog in the command's
 body, so its own `--help` is instant too. A new command gets an entry in COMMANDS;
 importing its module here, or the heavy stack at its module's top, would undo that
-(tests/clients/test_cli_startup.py checks every command path's `--help`).
+(tests/clients/cli/test_startup.py checks every command path's `--help`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading ranking logs for `evaluator export` (see export.py for the formats)."""
+"""Reading ranking logs for `evaluator export` (the formats are in taurec.evaluator.ranking.export)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`evaluator judge LOGDIR --model M`: grade every dialogue under LOGDIR with an LLM judge
-on the five aspects (judge_rubrics.py), print the means per agent, and keep the answers in
-LOGDIR/judge/ (judge_store.py). The deterministic scores are not touched.
+on the five aspects (judge/rubrics.py), print the means per agent, and keep the answers in
+LOGDIR/judge/ (judge/store.py). The deterministic scores are not touched.
 
 litellm is imported inside the command (start-up of `evaluator --help` stays fast).
 """

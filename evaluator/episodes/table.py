@@ -1,4 +1,4 @@
-"""Writing episode rows (episode_rows.py) as JSON, CSV or a terminal table, for
+"""Writing episode rows (rows.py) as JSON, CSV or a terminal table, for
 `evaluator episodes`."""
 
 from __future__ import annotations

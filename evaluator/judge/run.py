@@ -1,5 +1,5 @@
 """Running the LLM judge over a log folder: one litellm call per dialogue, aspect and
-sample, answers cached in the judge file (judge_store.py) so that a re-run only asks what
+sample, answers cached in the judge file (store.py) so that a re-run only asks what
 it has not asked before (same dialogue, aspect, sample, model and rubric version).
 
 This is the one part of the evaluator that calls a model; it imports litellm when it

@@ -1,5 +1,5 @@
 """The "recommendation" kind (τ-Rec) in the evaluator: constraints × policies per episode,
-pass^k, strata and failure modes per label (episode.py, aggregate.py, render.py)."""
+pass^k, strata and failure modes per label (evaluator/episode.py, aggregate.py, render.py)."""
 
 from __future__ import annotations
 

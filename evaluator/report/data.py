@@ -88,7 +88,7 @@ def load_judgements(logdirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
     """The judge's scores found beside the logs, when the judge store is installed and a
     judge has run; empty otherwise (the report then has no judge section)."""
     try:
-        from taurec.evaluator.judge.store import load_judgements as load  # type: ignore[import-not-found,unused-ignore]
+        from taurec.evaluator.judge.store import load_judgements as load
     except ImportError:
         return {}
     out: dict[str, dict[str, Any]] = {}

@@ -67,7 +67,7 @@ def _joined(value: Any) -> str:
 
 def failed_episodes(data: ReportData) -> Section | None:
     try:
-        from taurec.evaluator.episodes.rows import episode_rows  # type: ignore[import-not-found,unused-ignore]
+        from taurec.evaluator.episodes.rows import episode_rows
     except ImportError:
         return None
     scores = [e for s in data.series for e in s.scores if not e.passed]

@@ -1,5 +1,5 @@
 """A small Python environment over ranking episodes, for RL trainers that drive episodes
-without MCP. It runs the same episode code as the server (ranking_episode.py):
+without MCP. It runs the same episode code as the server (episode.py):
 
     env = RankingEnv.from_suite("ranking:builtin")
     obs = env.reset(env.suite.tasks[0])                    # the opening prompt

@@ -1,5 +1,5 @@
 """One ranking episode as a state machine, shared by the MCP server and the Python
-environment (ranking_env.py): the opening prompt, tool calls counted against the budget,
+environment (env.py): the opening prompt, tool calls counted against the budget,
 and the submitted ranking. It does no I/O; callers log what `call` returns.
 
 The episode ends on `submit_ranking` (valid or not: an invalid answer is final and

@@ -101,7 +101,7 @@ class Episode:
 
     @property
     def log_chain(self) -> str:
-        """The chain hash of the log's last line on disk (see trajectory_signing)."""
+        """The chain hash of the log's last line on disk (see taurec.tasks.trajectory.signing)."""
         return self._log.chain
 
     def note_usage(self, reported: Any) -> None:

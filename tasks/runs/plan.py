@@ -6,7 +6,7 @@ A plan names the agent label, the suite (id, spec and sha256), the catalog sha25
 serves it: the token decides the label (a client never chooses it), each planned episode
 can be started once, nothing outside the plan can be started. The plan file holds the
 token, so it stays with whoever runs the server; the contestant gets the token alone. The
-run register (see run_register.py) records the plan without its token (its sha256 only),
+run register (see register.py) records the plan without its token (its sha256 only),
 and the evaluator scores every planned episode from it.
 """
 

@@ -3,7 +3,7 @@
 A sealed server keeps one register per plan, `<log dir>/<plan run id>/run.register`
 (JSON Lines; not `*.jsonl`, so it is never taken for an episode log). Records:
 
-- `plan`: the first line; the plan without its token (see run_plan.py).
+- `plan`: the first line; the plan without its token (see plan.py).
 - `start`: an episode of (task_id, trial) was started: its episode_id, attempt and log.
 - `end`: how it ended (reason, detail) and its log's last chain hash, which pins the
   whole log.

@@ -195,7 +195,7 @@ EVENT_TYPES = ("user_message", "agent_message", "tool_call", "tool_result", "end
 @dataclass(frozen=True)
 class Trajectory:
     """One parsed episode log: the header, and the events as validated dicts
-    (see trajectory_records.py; each has the fields of its model above)."""
+    (see records.py; each has the fields of its model above)."""
 
     header: Header
     events: list[dict[str, Any]]

@@ -1,6 +1,6 @@
 """Episode-log events as validated dicts: the fast reading side of trajectory format v1.
 
-The pydantic models in trajectory.py define the format (the JSON Schema is generated from
+The pydantic models in format.py define the format (the JSON Schema is generated from
 them) and are what writers use. Reading thousands of logs, though, is dominated by
 building model instances, so readers validate each event into one of these TypedDicts
 instead: the same fields and checks, validated in Rust, returned as plain dicts. A test

@@ -1,6 +1,6 @@
 """The agents `taurec run` plays on stream suites (BIEL), registered for the kind.
 
-Each is a `StreamPolicy` (stream_baselines.py, stream_learner.py) driven through the
+Each is a `StreamPolicy` (baselines.py, learner.py) driven through the
 MCP tools by `play_stream`: it reads the current episode (current_episode), then asks,
 recommends and moves on until the stream is complete. Profiles are per stream of 10
 episodes.

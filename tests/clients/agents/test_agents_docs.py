@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
 
 
 def test_the_documented_custom_agent_plays_and_is_scored(tmp_path: Path) -> None:

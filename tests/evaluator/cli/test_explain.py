@@ -11,7 +11,7 @@ from taurec.evaluator.cli.main import app
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
 
-from .conftest import ITEMS, LogWriter
+from ..conftest import ITEMS, LogWriter
 
 runner = CliRunner()
 
