@@ -10,7 +10,8 @@ from typing import Any
 from support.episodes import Episode, make_task, small_catalog
 
 from taurec.catalog.mentions import TitleMatcher
-from taurec.evaluator.episode import EpisodeScore, score_episode
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.recommendation.scoring import score_episode
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
 

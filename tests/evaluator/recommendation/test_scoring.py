@@ -5,7 +5,7 @@ from support.episodes import Episode, make_task, small_catalog
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.evaluator.aggregate import aggregate_group, failure_mode
-from taurec.evaluator.episode import score_episode
+from taurec.evaluator.recommendation.scoring import score_episode
 
 CATALOG = small_catalog()
 TITLES = TitleMatcher(CATALOG.items)

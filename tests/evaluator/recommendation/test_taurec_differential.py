@@ -17,7 +17,7 @@ from support.taurec_cases import cases
 from support.third_party import TAU_REC, TAU_REC_SKIP, tau_rec_source
 
 from taurec.catalog.mentions import TitleMatcher
-from taurec.evaluator.episode import score_episode
+from taurec.evaluator.recommendation.scoring import score_episode
 from taurec.evaluator.recommendation.taurec_trace import Trace, TraceToolCall, to_task, to_trace
 from taurec.evaluator.recommendation.taurec_v1_rules import judge_trace
 from taurec.policies.checks import Verdict
