@@ -8,14 +8,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from statistics import fmean, median
 from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.memory import collector_paused
-from taurec.evaluator.passk import pass_k, pass_k_with_ci
-from taurec.policies.checks import Verdict
-from taurec.tasks.recommendation.task import Complexity, PolicyName, RevealDifficulty
 
 Counts = dict[str, tuple[int, int]]
 
@@ -27,75 +23,6 @@ def task_counts(scores: Iterable[EpisodeScore]) -> Counts:
         acc[s.task_id][0] += int(s.passed)
         acc[s.task_id][1] += 1
     return {t: (c, n) for t, (c, n) in sorted(acc.items())}
-
-
-def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
-    """τ-Rec's failure modes: does a label fail by abstaining or by committing wrong items?
-
-    false abstention: abstained (or committed nothing) on a task that has answers;
-    wrong commit: committed an item that breaks a constraint, or any item on a task with
-    no valid answer. "abstainer" when false abstentions outnumber wrong commits 2:1,
-    "wrong-committer" for the reverse, "balanced" otherwise, "none" with neither.
-    """
-    solvable = [s for s in scores if not s.infra_error and s.no_valid is False]
-    false_abstain = sum(1 for s in solvable if s.outcome != "item")
-    wrong = sum(
-        1
-        for s in scores
-        if not s.infra_error and s.outcome == "item" and (s.no_valid or s.constraint_score < 1.0)
-    )
-    if false_abstain == wrong == 0:
-        mode = "none"
-    elif false_abstain >= 2 * wrong:
-        mode = "abstainer"
-    elif wrong >= 2 * false_abstain:
-        mode = "wrong-committer"
-    else:
-        mode = "balanced"
-    n = max(len(scores), 1)
-    return {
-        "mode": mode,
-        "false_abstention_rate": false_abstain / n,
-        "wrong_commit_rate": wrong / n,
-    }
-
-
-def _efficiency(scores: list[EpisodeScore]) -> dict[str, Any]:
-    ok = [s for s in scores if not s.infra_error]
-    to_commit = [s.turns_to_commit for s in ok if s.turns_to_commit is not None]
-    latencies = [s.median_latency_ms for s in ok if s.median_latency_ms is not None]
-    tokens_p = [s.prompt_tokens for s in ok if s.prompt_tokens is not None]
-    tokens_c = [s.completion_tokens for s in ok if s.completion_tokens is not None]
-    costs = [s.cost_usd for s in ok if s.cost_usd is not None]
-    return {
-        "mean_turns_to_recommendation": fmean(to_commit) if to_commit else None,
-        "mean_turns": fmean(s.turns for s in ok) if ok else None,
-        "median_tool_calls": median(s.tool_calls for s in ok) if ok else None,
-        "median_step_latency_ms": median(latencies) if latencies else None,
-        "prompt_tokens": sum(tokens_p) if tokens_p else None,
-        "completion_tokens": sum(tokens_c) if tokens_c else None,
-        "cost_usd": sum(costs) if costs else None,
-    }
-
-
-#: Strata in their defined order (easiest first), not alphabetically; others after these.
-STRATUM_ORDER: dict[str, tuple[str, ...]] = {
-    "complexity": tuple(Complexity),
-    "reveal": tuple(RevealDifficulty),
-}
-
-
-def _by_stratum(scores: list[EpisodeScore], attr: str) -> dict[str, float]:
-    groups: dict[str, list[EpisodeScore]] = defaultdict(list)
-    for s in scores:
-        groups[getattr(s, attr) or "unknown"].append(s)
-    order = STRATUM_ORDER.get(attr, ())
-    out = {}
-    for key in sorted(groups, key=lambda k: (order.index(k) if k in order else len(order), k)):
-        value = pass_k(task_counts(groups[key]), 1)
-        if value is not None:
-            out[key] = value
-    return out
 
 
 def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:
@@ -115,57 +42,6 @@ def run_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
         "suite": _suite(scores),
         "sealed_failures": dict(sorted(sealed_failed.items())),
         "unchained_logs": sum(s.unchained for s in scores),
-    }
-
-
-def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) -> dict[str, Any]:
-    counts = task_counts(scores)
-    first = scores[0] if scores else None
-    curve = pass_k_with_ci(counts, seed=seed)
-    trial_counts = Counter(n for _, n in counts.values())
-    top = max(trial_counts, default=0)
-    short = {str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)}
-    policy_fail: Counter[PolicyName] = Counter()
-    policy_flagged: Counter[PolicyName] = Counter()
-    for s in scores:
-        for r in s.policy_results:
-            policy_flagged[r.policy] += 1
-            if r.verdict is Verdict.FAIL:
-                policy_fail[r.policy] += 1
-    n = len(scores)
-    sealed_failed = Counter(s.sealed_failure.split(":")[0] for s in scores if s.sealed_failure)
-    return {
-        "label": label,
-        "mode": first.mode if first else "open",
-        "plan_id": first.plan_id if first else None,
-        "suite": _suite(scores),
-        "sealed_failures": dict(sorted(sealed_failed.items())),
-        "unchained_logs": sum(s.unchained for s in scores),
-        "n_tasks": len(counts),
-        "n_episodes": n,
-        "trials": top,
-        "trials_per_task": {str(k): v for k, v in sorted(trial_counts.items())},
-        "pass_k": {str(k): v for k, (v, _) in curve.items()},
-        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
-        "tasks_short_of_k": {k: v for k, v in short.items() if v},
-        "passed": sum(s.passed for s in scores),
-        "constraint_score": fmean(s.constraint_score for s in scores) if n else None,
-        "constraint_partial": fmean(s.constraint_partial for s in scores) if n else None,
-        "policy_score": fmean(s.policy_score for s in scores if not s.infra_error)
-        if any(not s.infra_error for s in scores)
-        else None,
-        "policy_violation_rate": {
-            p.value: policy_fail[p] / policy_flagged[p] for p in PolicyName if policy_flagged[p]
-        },
-        "no_rec_rate": sum(s.outcome != "item" for s in scores) / n if n else None,
-        "abstain_rate": sum(s.outcome == "abstain" for s in scores) / n if n else None,
-        "infra_errors": sum(s.infra_error for s in scores),
-        "episodes_with_problems": sum(bool(s.problems) for s in scores),
-        "replay_mismatch_episodes": sum(s.replay_mismatches > 0 for s in scores),
-        "by_complexity": _by_stratum(scores, "complexity"),
-        "by_reveal": _by_stratum(scores, "reveal"),
-        "failure_mode": failure_mode(scores),
-        "efficiency": _efficiency(scores),
     }
 
 

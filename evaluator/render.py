@@ -10,7 +10,7 @@ from rich.table import Table
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.episodes.view import display_value
 from taurec.evaluator.sealed import RunCheck
-from taurec.evaluator.text import markup, md_cell, plural
+from taurec.evaluator.text import markup, md_cell
 from taurec.tasks.trajectory.signing import LogKey
 
 #: Problems and excluded logs listed one by one; the rest are counted.
@@ -36,60 +36,6 @@ def run_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
             f"{suite.get('id')} ({suite.get('spec')}" + (f", sha256 {sha[:12]}…)" if sha else ")"),
         ),
     ]
-
-
-def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
-    rows: list[tuple[str, str]] = [
-        *run_rows(group),
-        (
-            "episodes / tasks",
-            f"{group['n_episodes']} / {group['n_tasks']} (up to {plural(group['trials'], 'trial')})",
-        ),
-    ]
-    for k, v in group["pass_k"].items():
-        lo, hi = group["pass_k_ci"][k]
-        rows.append((f"pass^{k}", f"{_pct(v)}  [{_pct(lo)}, {_pct(hi)}]"))
-    rows += [
-        (
-            "constraint score (strict / partial)",
-            f"{_pct(group['constraint_score'])} / {_pct(group['constraint_partial'])}",
-        ),
-        ("policy score", _pct(group["policy_score"])),
-        ("no-recommendation rate", _pct(group["no_rec_rate"])),
-        ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
-    ]
-    for reason, n in group.get("sealed_failures", {}).items():
-        rows.append((f"planned, failed: {reason}", str(n)))
-    if group.get("unchained_logs"):
-        rows.append(("unchained logs (edits undetectable)", str(group["unchained_logs"])))
-    for name, rate in group["policy_violation_rate"].items():
-        rows.append((f"violations: {name}", _pct(rate)))
-    for name, v in group["by_complexity"].items():
-        rows.append((f"pass^1 {name}", _pct(v)))
-    for name, v in group["by_reveal"].items():
-        rows.append((f"pass^1 reveal={name}", _pct(v)))
-    fm = group["failure_mode"]
-    rows.append(
-        (
-            "failure mode",
-            f"{fm['mode']} (false abstentions {_pct(fm['false_abstention_rate'])}, "
-            f"wrong commits {_pct(fm['wrong_commit_rate'])})",
-        )
-    )
-    eff = group["efficiency"]
-    rows += [
-        ("turns to recommendation (mean)", _num(eff["mean_turns_to_recommendation"])),
-        ("tool calls (median)", _num(eff["median_tool_calls"])),
-        ("step latency ms (median)", _num(eff["median_step_latency_ms"], 2)),
-    ]
-    if eff["cost_usd"] is not None:
-        rows.append(("cost (USD)", f"{eff['cost_usd']:.4f}"))
-    if group["tasks_short_of_k"]:
-        short = ", ".join(
-            f"k={k}: {plural(len(v), 'task')}" for k, v in group["tasks_short_of_k"].items()
-        )
-        rows.append(("tasks with fewer trials than k", short))
-    return rows
 
 
 def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
@@ -167,11 +113,16 @@ def report_check(
 def print_side_by_side(by_rules: dict[str, list[dict[str, Any]]], console: Console) -> None:
     """One table per group, one value column per rules profile (the groups of each profile
     come from the same logs, so they pair up in order)."""
+    from taurec.evaluator.kinds import EVALUATOR_KINDS
+    from taurec.tasks.kinds import DEFAULT_KIND
+
     names = list(by_rules)
     for paired in zip(*by_rules.values(), strict=True):
         rows: dict[str, dict[str, str]] = {}
         for name, group in zip(names, paired, strict=True):
-            for metric, value in summary_rows(group):
+            for metric, value in EVALUATOR_KINDS.get(group.get("kind", DEFAULT_KIND)).summary_rows(
+                group
+            ):
                 rows.setdefault(metric, {})[name] = value
         table = Table(title=f"agent: {markup(paired[0]['label'])}", title_justify="left")
         table.add_column("metric", style="bold")

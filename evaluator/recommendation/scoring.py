@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.store import Catalog
-from taurec.evaluator.aggregate import aggregate_group
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind
+from taurec.evaluator.recommendation.aggregate import aggregate_group, summary_rows
 from taurec.evaluator.recommendation.rules import DEFAULT_RULES, rules_profile
-from taurec.evaluator.render import summary_rows
 from taurec.policies.checks import Verdict
 from taurec.policies.transcript import Transcript, build_transcript
 from taurec.tasks.recommendation.task import RecommendationTask

@@ -4,7 +4,7 @@ import pytest
 from support.episodes import Episode, make_task, small_catalog
 
 from taurec.catalog.mentions import TitleMatcher
-from taurec.evaluator.aggregate import aggregate_group, failure_mode
+from taurec.evaluator.recommendation.aggregate import aggregate_group, failure_mode
 from taurec.evaluator.recommendation.scoring import score_episode
 
 CATALOG = small_catalog()
