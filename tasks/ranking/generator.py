@@ -6,7 +6,7 @@ split whose item is new to them and which has at least one record before it (the
 drawn uniformly from the items outside every record of theirs up to the target. Only
 targets at or after `cutoff` (default: the 80th percentile of all record times) are
 used, so a collaborative model trained on the records before the earliest target
-(see server/ranking_context.py) has most of the data and none of any task's future.
+(see `ranking_data` in server/ranking/app.py) has most of the data and none of any task's future.
 """
 
 from __future__ import annotations
