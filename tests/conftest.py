@@ -14,6 +14,9 @@ from taurec.catalog.builders.synthetic import generate_items, synthetic_meta
 from taurec.catalog.store import Catalog
 from taurec.tasks.trajectory.signing import KEY_ENV, KEY_FILE_ENV
 
+#: fixtures shared across folders (write_suite, make_task_doc, ...)
+pytest_plugins = ["support.task_suites"]
+
 # No per-example time limit: on a loaded machine a slow example is not a failure.
 settings.register_profile("taurec", deadline=None)
 settings.load_profile("taurec")

@@ -1,4 +1,5 @@
-"""Small hand-built catalogs, tasks and suite folders for the tasks tests."""
+"""Small hand-built catalogs, tasks and suite folders, as fixtures for every test (the
+root conftest registers this module): the tasks tests and the `taurec tasks` command's."""
 
 from __future__ import annotations
 
