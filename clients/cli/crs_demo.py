@@ -16,7 +16,7 @@ def crs_demo(
         str, typer.Option("--suite", help="The suite whose catalog it recommends from.")
     ] = "builtin",
 ) -> None:
-    """Serve a small rule-based CRS (GET/POST /receive_message) for `taurec run --agent crs`."""
+    """Serve a small rule-based CRS (iEvaLM / CRS Arena protocol, GET/POST /) for `taurec run --agent crs`."""
     import uvicorn
     from rich.console import Console
 

@@ -65,7 +65,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "crs-demo": CommandEntry(
         "taurec.clients.cli.crs_demo",
         "crs_demo",
-        "Serve a small rule-based CRS (GET/POST /receive_message) for `taurec run --agent crs`.",
+        "Serve a small rule-based CRS (iEvaLM / CRS Arena protocol, GET/POST /) for `taurec run --agent crs`.",
     ),
     "a2a-demo": CommandEntry(
         "taurec.clients.cli.a2a_demo",

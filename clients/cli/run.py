@@ -116,7 +116,11 @@ def run(
     ] = 900.0,
     crs_url: Annotated[
         str | None,
-        typer.Option("--crs-url", help="--agent crs: the CRS's base URL (iEvaLM protocol)."),
+        typer.Option(
+            "--crs-url",
+            help="--agent crs: the CRS's URL, called as given (iEvaLM / CRS Arena protocol; "
+            "a CRS Arena server: http://HOST:PORT/).",
+        ),
     ] = None,
     a2a_url: Annotated[
         str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")

@@ -1,11 +1,15 @@
 """A text-only conversational recommender (CRS) as a contestant, over the iEvaLM / CRS
-Arena HTTP protocol:
+Arena HTTP protocol, at the URL given (`--crs-url`), called exactly as given:
 
-    GET  /receive_message                                  -> 200 (health check)
-    POST /receive_message {"context": [texts], "message": str} -> {"response": str}
+    GET  URL                                   -> 200 (health check)
+    POST URL {"context": [texts], "message": str} -> {"response": str}
 
-`context` is the dialogue so far (the user's opening first; there is no locally made
-welcome), `message` the user's latest words. Each reply goes to the simulated user through
+The CRS Arena model servers (KBRD, BARCOR, UniCRS, ChatCRS) answer at their root, so
+`--crs-url http://HOST:PORT/` reaches them as they are; a server on another route is
+given with its path. `context` is the dialogue so far (the user's opening first; there
+is no locally made welcome), `message` the user's latest words. Those servers keep their
+state in a session cookie: each episode has its own HTTP client, so its cookies are its
+own and no two episodes share a session. Each reply goes to the simulated user through
 send_message; the titles it names are resolved to catalog items by exact title match
 (catalog.mentions.TitleMatcher). When the user accepts a title the CRS named, the harness
 commits it (recommend): the CRS cannot call tools, so the user's acceptance is its
@@ -25,7 +29,6 @@ from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError
 from taurec.clients.agents.recommendation.reading import read_verdict
 from taurec.tasks.suite import load_suite
 
-PATH: Final = "/receive_message"
 #: Seconds a CRS may take to answer one message (neural CRSs on a CPU are slow).
 REPLY_TIMEOUT: Final = 120.0
 HEALTH_TIMEOUT: Final = 10.0
@@ -38,23 +41,25 @@ class CrsError(Exception):
 
 
 def endpoint(url: str) -> str:
-    """The /receive_message URL of a CRS given by its base URL or that URL itself."""
-    url = url.rstrip("/")
-    return url if url.endswith(PATH) else url + PATH
+    """The URL a CRS is called at: `url` as given, surrounding blanks aside (a path in it
+    is kept, and `/` is the root)."""
+    return url.strip()
 
 
 def health_check(url: str) -> None:
-    """GET /receive_message must answer 200; CrsError (one line, saying what) otherwise.
-    Only the status is read: a body that never ends cannot hold the run before it starts."""
+    """GET `url` must answer 200; CrsError (one line naming the URL and what it answered)
+    otherwise. Only the status is read: a body that never ends cannot hold the run before
+    it starts."""
+    where = endpoint(url)
     try:
-        with httpx.stream("GET", endpoint(url), timeout=HEALTH_TIMEOUT) as response:
+        with httpx.stream("GET", where, timeout=HEALTH_TIMEOUT) as response:
             status = response.status_code
     except httpx.HTTPError as exc:
-        raise CrsError(f"no CRS answers at {endpoint(url)} ({exc or type(exc).__name__})") from None
+        raise CrsError(f"no CRS answers at {where} ({exc or type(exc).__name__})") from None
     if status != 200:
         raise CrsError(
-            f"the CRS at {endpoint(url)} failed its health check: GET answered "
-            f"{status}, expected 200"
+            f"the CRS at {where} failed its health check: GET {where} answered HTTP "
+            f"{status}, expected 200 (is the URL the CRS's own, with its path if it has one?)"
         )
 
 

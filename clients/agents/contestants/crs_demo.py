@@ -54,7 +54,8 @@ class DemoCrs:
 
 
 def crs_app(crs: DemoCrs) -> Starlette:
-    """The HTTP app: GET /receive_message (health), POST /receive_message (a reply)."""
+    """The HTTP app, at its root as the CRS Arena servers are, and at /receive_message
+    too: GET (health: "Model is running."), POST (a reply)."""
 
     async def health(request: Request) -> Response:
         return PlainTextResponse("Model is running.")
@@ -76,7 +77,8 @@ def crs_app(crs: DemoCrs) -> Starlette:
 
     return Starlette(
         routes=[
-            Route("/receive_message", health, methods=["GET"]),
-            Route("/receive_message", receive, methods=["POST"]),
+            Route(path, endpoint, methods=[method])
+            for path in ("/", "/receive_message")
+            for method, endpoint in (("GET", health), ("POST", receive))
         ]
     )

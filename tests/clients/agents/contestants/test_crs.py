@@ -13,6 +13,7 @@ import anyio
 import httpx
 import orjson
 import pytest
+from support.crs_arena import ArenaStandIn
 from support.hang_guard import HANG_GUARD_S
 from support.http_server import free_port
 from support.loopback import serve_app
@@ -224,3 +225,62 @@ async def _endless(scope, receive, send) -> None:  # an ASGI app: 200, then a bo
 def test_a_health_check_reads_the_status_not_an_endless_body() -> None:
     with serve_app(_endless) as url:
         health_check(url)  # returns: nothing past the status line is read
+
+
+# --- a CRS Arena model server as it is (tests/support/crs_arena.py) ----------------------
+
+
+@pytest.fixture
+def arena() -> Iterator[tuple[ArenaStandIn, str]]:
+    stand_in = ArenaStandIn(SUITE.catalog)
+    with serve_app(stand_in.app()) as url:
+        yield stand_in, url + "/"
+
+
+def test_the_crs_url_is_called_as_given_so_a_server_at_its_root_passes_the_health_check(
+    arena: tuple[ArenaStandIn, str],
+) -> None:
+    _, url = arena
+    health_check(url)  # GET / answers "Model is running."
+
+
+def test_a_health_check_on_a_route_the_server_lacks_names_the_url_and_the_status(
+    arena: tuple[ArenaStandIn, str],
+) -> None:
+    _, url = arena
+    with pytest.raises(CrsError) as caught:
+        health_check(url + "receive_message")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"{url}receive_message" in message and "HTTP 404" in message
+
+
+async def test_a_request_the_server_refuses_is_an_error_naming_the_status(
+    arena: tuple[ArenaStandIn, str],
+) -> None:
+    _, url = arena
+    async with httpx.AsyncClient(timeout=HANG_GUARD_S) as http:
+        refused = await http.post(url, json={"message": "Hi"})  # no context: 400, as documented
+        assert refused.status_code == 400
+        with pytest.raises(CrsError, match="HTTP 400"):
+            response_text(refused)
+
+
+def test_each_episode_keeps_its_own_session_cookie(
+    arena: tuple[ArenaStandIn, str], tmp_path: Path
+) -> None:
+    stand_in, url = arena
+    out = tmp_path / "logs"
+    result = runner.invoke(
+        app,
+        ["run", "--agent", "crs", "--crs-url", url, "--tasks", "t001,t002,t003", "--trials",
+         "2", "--concurrency", "3", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    replies = sorted(
+        sum(1 for e in read_log(p).events if e["type"] == "agent_message")
+        for p in out.rglob("*.jsonl")
+    )
+    # one session per episode, each holding exactly that episode's exchange
+    assert len(stand_in.sessions) == 6
+    assert sorted(len(h) // 2 for h in stand_in.sessions.values()) == replies
