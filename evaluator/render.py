@@ -141,9 +141,16 @@ def _label(group: dict[str, Any]) -> str:
 def _dialogue_cells(group: dict[str, Any]) -> list[str]:
     d = group.get("dialogue") or {}
     if not d.get("episodes"):
-        return ["-"] * 5
+        return ["-"] * 6
     faulty = sum(f["faulty"] for f in group["simulator_faults"]["by_simulator"].values())
-    return [_pct(d["sr"]), _pct(d["srrr"]), _pct(d["rdl"]), f"{d['utterances']:.1f}", str(faulty)]
+    return [
+        _pct(d["sr"]),
+        _pct(d["srrr"]),
+        _pct(d["rdl"]),
+        f"{d['avg_turns']:.1f}",
+        f"{d['utterances']:.1f}",
+        str(faulty),
+    ]
 
 
 def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
@@ -178,6 +185,7 @@ def markdown(groups: list[dict[str, Any]]) -> str:
         "SRRR",
         "RDL",
         "avg turns",
+        "utterances",
         "sim faults",
     ]
     head.insert(1, "run")

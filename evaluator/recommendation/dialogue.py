@@ -2,9 +2,9 @@
 whose log records dialogue acts: the hook `score_log` calls for every kind, the group
 fields `aggregate` adds, and their rows in the reports.
 
-The dialogue is the delivered messages of both sides, plus each committing `recommend`
-call with an item (the agent's recommendation, which the user reacts to). A log whose
-user messages carry no acts (an older log, another harness) gets no dialogue metrics.
+The dialogue is the delivered messages of both sides, plus the committing `recommend`
+calls that recommend something new (see `dialogue_of`). A log whose user messages carry
+no acts (an older log, another harness) gets no dialogue metrics.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.recommendation.dialogue_metrics import (
     AGENT,
     USER,
+    Act,
     Utterance,
     dialogue_metrics,
     mean_metrics,
@@ -26,7 +27,7 @@ from taurec.evaluator.recommendation.dialogue_metrics import (
 from taurec.evaluator.recommendation.simulator_audit import SimulatorFault, message_faults
 from taurec.tasks.trajectory.format import Trajectory
 
-_COMMIT = ("recommend",)
+_COMMIT = "recommend"
 
 
 def _slot_items(acts: Iterable[dict[str, Any]], intent: str) -> set[tuple[str, str]]:
@@ -40,17 +41,43 @@ def _slot_items(acts: Iterable[dict[str, Any]], intent: str) -> set[tuple[str, s
     }
 
 
+def _utterance(speaker: str, acts: Iterable[dict[str, Any]], **extra: Any) -> Utterance:
+    acts = tuple(Act(a["intent"], tuple(a.get("items") or ())) for a in acts)
+    return Utterance(speaker, tuple(a.intent for a in acts), acts, **extra)
+
+
 def dialogue_of(
     events: Iterable[dict[str, Any]], on_user: Callable[[dict[str, Any]], None] | None = None
 ) -> tuple[list[Utterance], int, int] | None:
     """(utterances, requests asked, requests left unanswered), or None when no user
     message carries acts. A request is a user `inquire` about a slot of an item; an agent
     `answer` of that slot and item answers it. `on_user` sees each user message with
-    acts (the audit rides on this one pass)."""
+    acts (the audit rides on this one pass).
+
+    The utterances are the delivered messages of both sides, and each successful
+    committing `recommend` call with an item: the commit of a title the current round
+    already recommends opens no round (its message, if any, is an agent utterance
+    recommending nothing new) and the user's reaction is marked as a reaction to it; a
+    commit of any other title is the agent's recommendation, an utterance of its own."""
     out: list[Utterance] = []
     asked: set[tuple[str, str]] = set()
     answered: set[tuple[str, str]] = set()
     with_acts = False
+    titles: set[str] = set()  # what the current round recommends
+    commit: tuple[str, str, str] | None = None  # (call id, item, message) not yet placed
+
+    def place(item: str, message: str) -> str | None:
+        """Put a commit that went through into the dialogue; the item a reaction to it
+        would be about when it recommends nothing new, else None."""
+        nonlocal titles
+        if item in titles:
+            if message:
+                out.append(Utterance(AGENT, ("other",)))
+            return item
+        titles = {item}
+        out.append(Utterance(AGENT, ("recommend",), (Act("recommend", (item,)),)))
+        return None
+
     for ev in events:
         kind = ev["type"]
         if kind == "user_message":
@@ -58,22 +85,35 @@ def dialogue_of(
             with_acts |= "acts" in ev
             if acts and on_user is not None:
                 on_user(ev)
-            intents = tuple(a["intent"] for a in acts)
-            out.append(Utterance(USER, intents))
-            if "inquire" in intents:
+            reaction_to = None
+            if commit is not None:  # the user reacts to it: it went through
+                reaction_to = place(*commit[1:])
+                commit = None
+            utterance = _utterance(USER, acts, reaction_to=reaction_to)
+            out.append(utterance)
+            if "inquire" in utterance.intents:
                 asked |= _slot_items(acts, "inquire")
         elif kind == "agent_message" and ev.get("delivered", True):
             acts = ev.get("acts") or ()
-            intents = tuple(a["intent"] for a in acts)
-            out.append(Utterance(AGENT, intents))
-            if "answer" in intents:
+            utterance = _utterance(AGENT, acts)
+            out.append(utterance)
+            if "recommend" in utterance.intents:
+                titles = {i for a in utterance.acts if a.intent == "recommend" for i in a.items}
+            if "answer" in utterance.intents:
                 answered |= _slot_items(acts, "answer")
-        elif (
-            kind == "tool_call"
-            and ev["name"] in _COMMIT
-            and (ev.get("arguments") or {}).get("item_id")
-        ):
-            out.append(Utterance(AGENT, ("recommend",)))
+        elif kind == "tool_call" and ev["name"] == _COMMIT:
+            arguments = ev.get("arguments") or {}
+            item = arguments.get("item_id")
+            if isinstance(item, str) and item:
+                message = arguments.get("message")
+                text = message.strip() if isinstance(message, str) else ""
+                commit = (str(ev.get("call_id") or ""), item, text)
+        elif kind == "tool_result" and commit is not None and ev.get("call_id") == commit[0]:
+            if not ev.get("is_error"):  # went through, no reaction logged (another harness)
+                place(*commit[1:])
+            commit = None  # an error: refused or failed, nothing was committed
+    if commit is not None:  # the log ends at the call: taken as made
+        place(*commit[1:])
     if not with_acts:
         return None
     return out, len(asked), len(asked - answered)
@@ -100,7 +140,7 @@ def note_dialogue(score: EpisodeScore, task: Any, trajectory: Trajectory, catalo
 
 
 def dialogue_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
-    """A group's `dialogue` (mean SR, SRRR, RDL, utterances over episodes with acts) and
+    """A group's `dialogue` (the means of dialogue_metrics.KEYS over episodes with acts) and
     `simulator_faults` (fault rate per simulator, the faulty episodes listed)."""
     with_acts = [s for s in scores if "sr" in s.metrics]
     dialogue: dict[str, Any] = {
@@ -150,7 +190,8 @@ def dialogue_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     rows = [
         ("SR / SRRR / RDL", f"{_pct(d['sr'])} / {_pct(d['srrr'])} / {_pct(d['rdl'])}"),
-        ("avg turns (utterances)", f"{d['utterances']:.1f}"),
+        ("SRRR as UserSimCRS's code counts it", _pct(d.get("srrr_usersimcrs"))),
+        ("avg turns (turn pairs) / utterances", f"{d['avg_turns']:.1f} / {d['utterances']:.1f}"),
     ]
     if d.get("requests"):
         rows.append(("requests unanswered", f"{d['requests_unanswered']} of {d['requests']}"))

@@ -1,17 +1,26 @@
 """UserSimCRS's success-oriented dialogue metrics, from dialogue acts alone.
 
-A dialogue is a list of utterances, each a speaker ("user" or "agent") and its intents
-in order. Definitions (docs/usersimcrs.md):
+A dialogue is a list of utterances, each a speaker ("user" or "agent") with its acts in
+order: an intent and the catalog items it names. Definitions (docs/usersimcrs.md):
 
 - rounds: a round starts at each agent utterance with a `recommend` intent and runs to
-  the next one; the stretch before the first recommendation is no round (UserSimCRS
-  counts it as one, a defect);
-- a round is accepted when, scanning its user intents in order, the last `accept` or
-  `reject` is an `accept`;
+  the next one; its titles are the items that utterance recommends. The stretch before
+  the first recommendation is no round (the paper's definition);
+- a round is accepted when some user utterance in it accepts a title of that round and
+  no later utterance in the round rejects that same title. Within one utterance the
+  rejections are read before the acceptances (an utterance accepting one title and
+  rejecting another accepts); an accept or reject naming no item is about the round's
+  titles;
 - SR: 1 when some round is accepted, else 0;
 - SRRR: accepted rounds / rounds, 0 with no round;
-- RDL: user utterances with an `accept` / all utterances (both sides);
-- utterances: all utterances (the per-dialogue "turns" UserSimCRS averages).
+- `srrr_usersimcrs`: SRRR as UserSimCRS's code computes it: a new round at each
+  utterance with a `recommend` intent, the stretch before the first one a round too, and
+  a round accepted when its last user utterance with an accept or a reject accepts;
+- RDL: user utterances with an acceptance / all utterances (both sides). A user's
+  reaction to a commit of a title it has already accepted in the round (`reaction_to`)
+  is not a second acceptance;
+- utterances: all utterances; turn_pairs: DialogueKit's turns, the number of times the
+  speaker changes, halved (its `avg_turns` is their mean over dialogues).
 
 Pure, and one pass over the utterances.
 """
@@ -19,47 +28,117 @@ Pure, and one pass over the utterances.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 USER = "user"
 AGENT = "agent"
+#: The titles of a round whose recommendation named no catalog item.
+ANY: Final = "*"
+#: The per-dialogue metrics, in the order reports show them.
+KEYS: Final = ("sr", "srrr", "srrr_usersimcrs", "rdl", "utterances", "turn_pairs")
+
+
+class Act(NamedTuple):
+    intent: str
+    items: tuple[str, ...] = ()
 
 
 class Utterance(NamedTuple):  # a tuple: thousands are made per second while scoring
     speaker: str  # USER or AGENT
     intents: tuple[str, ...]
+    acts: tuple[Act, ...] = ()  # the acts with their items; () reads `intents` as acts naming none
+    reaction_to: str | None = None  # a user's reaction to the commit of this item
+
+    def verdicts(self) -> tuple[Act, ...]:
+        return self.acts or tuple(Act(i) for i in self.intents)
+
+
+def _items(act: Act, titles: set[str]) -> set[str]:
+    """What an accept or reject is about: the items it names, else the round's titles."""
+    return set(act.items) if act.items else set(titles or {ANY})
+
+
+class _Round:
+    __slots__ = ("accepted", "titles")
+
+    def __init__(self, titles: set[str]) -> None:
+        self.titles = titles or {ANY}
+        self.accepted: set[str] = set()
+
+    def hear(self, u: Utterance) -> bool:
+        """Apply a user utterance's verdicts; True when it accepts a title not yet accepted
+        in this round (a first acceptance)."""
+        acts = u.verdicts()
+        for act in acts:
+            if act.intent == "reject":
+                gone = _items(act, self.titles)
+                self.accepted -= gone
+                if ANY not in self.titles and gone & self.titles:
+                    self.accepted.discard(ANY)
+        fresh = False
+        for act in acts:
+            if act.intent == "accept":
+                taken = _items(act, self.titles)
+                if ANY not in self.titles:
+                    taken &= self.titles
+                fresh |= bool(taken - self.accepted)
+                self.accepted |= taken
+        return fresh
 
 
 def dialogue_metrics(utterances: Iterable[Utterance]) -> dict[str, float]:
-    """sr, srrr, rdl and utterances of one dialogue."""
-    rounds = accepted_rounds = acceptances = n = 0
-    verdict: bool | None = None  # of the current round; None before any accept/reject
+    """The metrics of KEYS of one dialogue."""
+    rounds = accepted_rounds = acceptances = n = changes = 0
+    current: _Round | None = None
+    previous: str | None = None
+    # UserSimCRS's reading: a round at every recommendation, the opening stretch one too
+    u_rounds = u_accepted = 0
+    u_open = u_verdict = False
     for u in utterances:
         n += 1
+        changes += previous is not None and u.speaker != previous
+        previous = u.speaker
+        if "recommend" in u.intents:
+            if u_open:
+                u_rounds += 1
+                u_accepted += u_verdict
+            u_open, u_verdict = True, False
+        else:
+            u_open = True
         if u.speaker == AGENT:
             if "recommend" in u.intents:
-                accepted_rounds += verdict is True
+                accepted_rounds += current is not None and bool(current.accepted)
                 rounds += 1
-                verdict = None
+                current = _Round(
+                    {i for a in u.verdicts() if a.intent == "recommend" for i in a.items}
+                )
             continue
-        acceptances += "accept" in u.intents
-        if rounds:  # user verdicts before the first recommendation belong to no round
-            for intent in u.intents:
-                if intent == "accept":
-                    verdict = True
-                elif intent == "reject":
-                    verdict = False
-    accepted_rounds += verdict is True
+        if "accept" in u.intents:
+            u_verdict = True
+        elif "reject" in u.intents:
+            u_verdict = False
+        already = current is not None and u.reaction_to in current.accepted
+        fresh = current.hear(u) if current is not None else False
+        if "accept" in u.intents and not (already and not fresh):
+            acceptances += 1
+    accepted_rounds += current is not None and bool(current.accepted)
+    if u_open:
+        u_rounds += 1
+        u_accepted += u_verdict
     return {
         "sr": 1.0 if accepted_rounds else 0.0,
         "srrr": accepted_rounds / rounds if rounds else 0.0,
+        "srrr_usersimcrs": u_accepted / u_rounds if u_rounds else 0.0,
         "rdl": acceptances / n if n else 0.0,
         "utterances": float(n),
+        "turn_pairs": changes / 2,
     }
 
 
 def mean_metrics(per_dialogue: Sequence[dict[str, float]]) -> dict[str, float | None]:
-    """The metrics averaged over dialogues (SR becomes the share of successful ones)."""
-    keys = ("sr", "srrr", "rdl", "utterances")
+    """The metrics averaged over dialogues (SR becomes the share of successful ones,
+    turn_pairs DialogueKit's `avg_turns`)."""
     n = len(per_dialogue)
-    return {k: (sum(m[k] for m in per_dialogue) / n if n else None) for k in keys}
+    means = {k: (sum(m.get(k, 0.0) for m in per_dialogue) / n if n else None) for k in KEYS}
+    means["avg_turns"] = means.pop("turn_pairs")
+    return means

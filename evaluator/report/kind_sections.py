@@ -12,7 +12,7 @@ from taurec.evaluator.report.data import ReportData, mean_se
 from taurec.evaluator.report.page import Cell, Section, Table, plot_text
 
 #: the dialogue metrics episodes carry when they have a dialogue (contract B)
-DIALOGUE_METRICS = ("sr", "srrr", "rdl", "utterances")
+DIALOGUE_METRICS = ("sr", "srrr", "srrr_usersimcrs", "rdl", "turn_pairs", "utterances")
 #: the judge's aspects (contract C), in the order shown
 JUDGE_ASPECTS = ("rec_relevance", "com_style", "fluency", "conv_flow", "overall_sat")
 RANKING_METRICS = ("hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10")
@@ -43,7 +43,7 @@ def dialogue_metrics(data: ReportData) -> Section | None:
     if not present:
         return None
     rows: list[list[Cell]] = []
-    rate_names = [m for m in present if m != "utterances"]
+    rate_names = [m for m in present if m not in ("turn_pairs", "utterances")]
     bars: dict[str, list[tuple[float, float]]] = {}
     for s in data.series:
         stats = {m: mean_se([e.metrics[m] for e in s.scores if m in e.metrics]) for m in present}
@@ -55,9 +55,11 @@ def dialogue_metrics(data: ReportData) -> Section | None:
     return Section(
         "dialogue",
         "Dialogue metrics",
-        "SR: success rate of the dialogue; SRRR: success rate over recommendation rounds; "
-        "RDL: relative dialogue length; utterances per dialogue. Means over the episodes "
-        "that have a dialogue, with standard errors.",
+        "SR: success rate of the dialogue; SRRR: success rate over recommendation rounds "
+        "(srrr_usersimcrs: as UserSimCRS's code counts them, the opening a round too); RDL: "
+        "relative dialogue length; turn_pairs: DialogueKit's turns (its avg_turns is their "
+        "mean); utterances per dialogue. Means over the episodes that have a dialogue, with "
+        "standard errors.",
         figures,
         [Table("Dialogue metrics", ["series", "metric", "mean", "SE", "episodes"], rows)],
     )

@@ -1,10 +1,12 @@
 """The agent-side NLU: the acts of an agent message, read deterministically.
 
-Over the catalog's titles and the simulator's attribute patterns (nlu.py): every named
-title is a `recommend` of its items; a question about an attribute is an `elicit` of
-that slot; a message naming the value the user asked for about an item (an open
-request) is an `answer` of that slot; any other question is an `inquire`; the rest is
-`other`. Pure given the catalog. An LLM NLU (llm_acts.py) may replace it.
+Over the catalog's titles and the simulator's attribute patterns (nlu.py): a named
+title is a `recommend` of its items, unless it is the title under discussion (one the
+user has an open question about: naming it answers, it does not propose); a question
+about an attribute is an `elicit` of that slot; a message naming the value the user
+asked for about an item (an open request) is an `answer` of that slot; any other
+question is an `inquire`; the rest is `other`. Pure given the catalog. An LLM NLU
+(llm_acts.py) may replace it, under the same rule for titles under discussion.
 """
 
 from __future__ import annotations
@@ -60,7 +62,12 @@ class AgentNLU:
         msg = self.reader.read(text)
         if msg.empty:
             return [DialogueAct(intent="other")]
-        out = [DialogueAct(intent="recommend", items=list(ref.item_ids)) for ref in msg.titles]
+        discussed = under_discussion(open_requests)
+        out = [
+            DialogueAct(intent="recommend", items=list(ref.item_ids))
+            for ref in msg.titles
+            if not set(ref.item_ids) <= discussed
+        ]
         out += [
             DialogueAct(
                 intent="elicit",
@@ -83,3 +90,20 @@ class AgentNLU:
         if not out and msg.is_question:
             out.append(DialogueAct(intent="inquire"))
         return out or [DialogueAct(intent="other")]
+
+
+def under_discussion(open_requests: Sequence[DialogueAct]) -> set[str]:
+    """The items the user has an open question about: naming one answers, not proposes."""
+    return {i for r in open_requests for i in r.items}
+
+
+def proposals_only(
+    acts: list[DialogueAct], open_requests: Sequence[DialogueAct]
+) -> list[DialogueAct]:
+    """`acts` without the `recommend` acts that only name titles under discussion (the
+    rule the deterministic NLU follows, applied to acts another reader gave)."""
+    discussed = under_discussion(open_requests)
+    kept = [
+        a for a in acts if not (a.intent == "recommend" and a.items and set(a.items) <= discussed)
+    ]
+    return kept or ([DialogueAct(intent="other")] if acts else [])

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator.act_format import parse_acts
+from taurec.server.recommendation.simulator.agent_nlu import proposals_only
 from taurec.server.recommendation.simulator.llm_client import LLMClient, LLMUserSettings
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS, DialogueAct
@@ -69,4 +70,4 @@ class LLMAgentNLU:
 
     def acts(self, text: str, open_requests: Sequence[DialogueAct] = ()) -> list[DialogueAct]:
         items = [i for r in open_requests for i in r.items]
-        return self.classifier.classify(text, "agent", items)
+        return proposals_only(self.classifier.classify(text, "agent", items), open_requests)

@@ -1,10 +1,12 @@
-"""SR, SRRR, RDL and utterances from dialogue acts: UserSimCRS's offline checks."""
+"""SR, SRRR, RDL, utterances and turn pairs from dialogue acts: UserSimCRS's offline
+checks, and each rule of a round (docs/usersimcrs.md) on a hand-made dialogue."""
 
 from __future__ import annotations
 
 from taurec.evaluator.recommendation.dialogue_metrics import (
     AGENT,
     USER,
+    Act,
     Utterance,
     dialogue_metrics,
     mean_metrics,
@@ -50,9 +52,69 @@ def test_an_accept_before_any_recommendation_accepts_no_round():
     assert dialogue_metrics([ACC, ASK, TELL])["sr"] == 0.0
 
 
-def test_within_one_utterance_the_later_verdict_wins():
+def test_within_one_utterance_an_acceptance_wins_over_a_rejection():
     both = Utterance(USER, ("accept", "reject"))
-    assert dialogue_metrics([REC, both])["sr"] == 0.0
+    assert dialogue_metrics([REC, both])["sr"] == 1.0
+
+
+def _rec(*items: str) -> Utterance:
+    return Utterance(AGENT, ("recommend",), tuple(Act("recommend", (i,)) for i in items))
+
+
+def _user(*acts: tuple[str, str]) -> Utterance:
+    return Utterance(USER, tuple(i for i, _ in acts), tuple(Act(i, (item,)) for i, item in acts))
+
+
+def test_accepting_one_title_and_rejecting_the_other_accepts_the_round():
+    # IARD dialogue 8365's shape: two titles pitched, one taken, one turned down
+    m = dialogue_metrics([_rec("a", "b"), _user(("accept", "a"), ("reject", "b"))])
+    assert m["sr"] == 1.0 and m["srrr"] == 1.0
+
+
+def test_rejecting_the_accepted_title_later_in_the_round_retracts_it():
+    m = dialogue_metrics([_rec("a", "b"), _user(("accept", "a")), _user(("reject", "a"))])
+    assert m["sr"] == 0.0
+
+
+def test_rejecting_another_title_later_leaves_the_acceptance_standing():
+    m = dialogue_metrics([_rec("a", "b"), _user(("accept", "a")), _user(("reject", "b"))])
+    assert m["sr"] == 1.0
+
+
+def test_accepting_a_title_of_an_earlier_round_accepts_neither_round():
+    m = dialogue_metrics([_rec("a"), _user(("reject", "a")), _rec("b"), _user(("accept", "a"))])
+    assert m["sr"] == 0.0 and m["srrr"] == 0.0
+
+
+def test_a_reaction_reaccepting_the_committed_title_is_not_a_second_acceptance():
+    reaction = _user(("accept", "a"))._replace(reaction_to="a")
+    m = dialogue_metrics([_rec("a"), _user(("accept", "a")), reaction])
+    assert m["rdl"] == 1 / 3 and m["srrr"] == 1.0
+
+
+def test_a_reaction_that_first_accepts_the_committed_title_counts():
+    asked = Utterance(USER, ("inquire",), (Act("inquire", ("a",)),))
+    reaction = _user(("accept", "a"))._replace(reaction_to="a")
+    assert dialogue_metrics([_rec("a"), asked, reaction])["rdl"] == 1 / 3
+
+
+def test_srrr_usersimcrs_counts_the_opening_stretch_as_a_round():
+    m = dialogue_metrics([ASK, TELL, REC, ACC])
+    assert m["srrr"] == 1.0 and m["srrr_usersimcrs"] == 0.5
+
+
+def test_srrr_usersimcrs_lets_the_last_verdict_of_a_round_decide():
+    m = dialogue_metrics([_rec("a", "b"), _user(("accept", "a")), _user(("reject", "b"))])
+    assert m["srrr"] == 1.0 and m["srrr_usersimcrs"] == 0.0
+
+
+def test_a_dialogue_without_recommendations_is_one_round_for_usersimcrs():
+    assert dialogue_metrics([TELL, ASK, ACC])["srrr_usersimcrs"] == 1.0
+
+
+def test_turn_pairs_count_speaker_changes_halved_as_dialoguekit_does():
+    # user, agent, user, user, agent: three changes
+    assert dialogue_metrics([TELL, ASK, TELL, TELL, REC])["turn_pairs"] == 1.5
 
 
 def test_utterances_counts_every_message():
@@ -61,7 +123,7 @@ def test_utterances_counts_every_message():
 
 def test_the_mean_over_dialogues_makes_sr_a_success_rate():
     means = mean_metrics([dialogue_metrics([REC, ACC]), dialogue_metrics([REC, REJ])])
-    assert means["sr"] == 0.5 and means["utterances"] == 2.0
+    assert means["sr"] == 0.5 and means["utterances"] == 2.0 and means["avg_turns"] == 0.5
 
 
 def test_the_mean_of_no_dialogues_is_none():

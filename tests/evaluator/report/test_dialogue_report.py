@@ -52,7 +52,7 @@ def test_the_score_table_shows_sr_srrr_rdl_and_turns(logs: Path) -> None:
 
 def test_the_markdown_table_has_the_dialogue_columns(logs: Path) -> None:
     head = runner.invoke(app, ["score", str(logs), "--format", "markdown"]).stdout.splitlines()[0]
-    assert head.endswith("| SR | SRRR | RDL | avg turns | sim faults |")
+    assert head.endswith("| SR | SRRR | RDL | avg turns | utterances | sim faults |")
 
 
 def test_every_message_of_the_log_carries_its_acts(logs: Path) -> None:

@@ -87,3 +87,40 @@ def test_the_llm_nlu_reads_acts_from_a_mocked_model():
         ("recommend", None, ("b",)),
         ("elicit", "runtime", ()),
     ]
+
+
+def test_naming_the_title_under_discussion_in_an_answer_is_no_recommendation():
+    asked = DialogueAct(intent="inquire", slot="release_date", items=("a",))
+    acts = NLU.acts("The Lantern Keeper came out in 2015.", [asked])
+    assert [(a.intent, a.items) for a in acts] == [("answer", ("a",))]
+
+
+def test_a_title_under_discussion_named_without_the_answer_is_still_no_recommendation():
+    asked = DialogueAct(intent="inquire", slot="director", items=("a",))
+    assert _pairs(NLU.acts("I am not sure about The Lantern Keeper, sorry.", [asked])) == [
+        ("other", None)
+    ]
+
+
+def test_another_title_named_in_an_answer_is_a_recommendation():
+    asked = DialogueAct(intent="inquire", slot="director", items=("a",))
+    acts = NLU.acts("Mara Quill directed it; or try Harbor Of Kites.", [asked])
+    assert [(a.intent, a.items) for a in acts] == [("recommend", ("b",)), ("answer", ("a",))]
+
+
+def test_the_llm_nlu_keeps_the_same_rule_for_the_title_under_discussion():
+    from types import SimpleNamespace
+
+    from taurec.server.recommendation.simulator.llm_acts import LLMAgentNLU
+    from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
+
+    def model(**kwargs: object) -> object:
+        content = 'recommend(title="The Lantern Keeper")|answer(release_date="2015")'
+        message = SimpleNamespace(content=content)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=None)
+
+    settings = LLMUserSettings(model="openai/test", cache_dir=None, completion=model)
+    nlu = LLMAgentNLU(NLU.catalog, settings, NLU.reader)
+    asked = DialogueAct(intent="inquire", slot="release_date", items=("a",))
+    acts = nlu.acts("The Lantern Keeper came out in 2015.", [asked])
+    assert [a.intent for a in acts] == ["answer"]
