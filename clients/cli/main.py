@@ -1,4 +1,4 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan, crs-demo, a2a-demo.
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, dialogues, crs-demo, a2a-demo.
 
 Each command lives in its own module; the group below imports a command's module only
 when that command runs or shows its own help, so `taurec --help` and `taurec --version`
@@ -62,6 +62,11 @@ COMMANDS: dict[str, CommandEntry] = {
         "Catalogs: generate synthetic ones, build from TMDB, import τ-Rec's, inspect.",
     ),
     "plan": CommandEntry("taurec.clients.cli.plan", "app", "Plans for sealed runs."),
+    "dialogues": CommandEntry(
+        "taurec.clients.cli.dialogues",
+        "app",
+        "Annotated dialogues: export logs as DialogueKit JSON, import DialogueKit JSON.",
+    ),
     "crs-demo": CommandEntry(
         "taurec.clients.cli.crs_demo",
         "crs_demo",

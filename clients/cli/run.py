@@ -215,7 +215,7 @@ def run(
     except ValidationError as exc:
         fail(from_validation_error(exc))
     if agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import (
+        from taurec.tasks.dialogues.reading import (
             read_annotated_dialogues,
         )
 

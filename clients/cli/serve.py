@@ -233,7 +233,7 @@ def serve(
     ):
         _fail(why)
     if agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import (
+        from taurec.tasks.dialogues.reading import (
             read_annotated_dialogues,
         )
 

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, prepare, run_app
+from taurec.evaluator.cli.dialogues import dialogues
 from taurec.evaluator.cli.judge import judge
 from taurec.evaluator.cli.options import (
     CatalogOpt,
@@ -357,6 +358,7 @@ def report(
 
 
 app.command("judge")(judge)
+app.command("dialogues")(dialogues)
 
 
 @app.command("version")

@@ -41,9 +41,11 @@ def _slot_items(acts: Iterable[dict[str, Any]], intent: str) -> set[tuple[str, s
     }
 
 
-def _utterance(speaker: str, acts: Iterable[dict[str, Any]], **extra: Any) -> Utterance:
-    acts = tuple(Act(a["intent"], tuple(a.get("items") or ())) for a in acts)
-    return Utterance(speaker, tuple(a.intent for a in acts), acts, **extra)
+def _utterance(
+    speaker: str, logged: Iterable[dict[str, Any]], source: dict[str, Any], **extra: Any
+) -> Utterance:
+    acts = tuple(Act(a["intent"], tuple(a.get("items") or ())) for a in logged)
+    return Utterance(speaker, tuple(a.intent for a in acts), acts, source=source, **extra)
 
 
 def dialogue_of(
@@ -72,10 +74,12 @@ def dialogue_of(
         nonlocal titles
         if item in titles:
             if message:
-                out.append(Utterance(AGENT, ("other",)))
+                said = {"text": message, "acts": [{"intent": "other", "items": []}]}
+                out.append(Utterance(AGENT, ("other",), source=said))
             return item
         titles = {item}
-        out.append(Utterance(AGENT, ("recommend",), (Act("recommend", (item,)),)))
+        said = {"text": message, "acts": [{"intent": "recommend", "items": [item]}]}
+        out.append(Utterance(AGENT, ("recommend",), (Act("recommend", (item,)),), source=said))
         return None
 
     for ev in events:
@@ -89,13 +93,13 @@ def dialogue_of(
             if commit is not None:  # the user reacts to it: it went through
                 reaction_to = place(*commit[1:])
                 commit = None
-            utterance = _utterance(USER, acts, reaction_to=reaction_to)
+            utterance = _utterance(USER, acts, ev, reaction_to=reaction_to)
             out.append(utterance)
             if "inquire" in utterance.intents:
                 asked |= _slot_items(acts, "inquire")
         elif kind == "agent_message" and ev.get("delivered", True):
             acts = ev.get("acts") or ()
-            utterance = _utterance(AGENT, acts)
+            utterance = _utterance(AGENT, acts, ev)
             out.append(utterance)
             if "recommend" in utterance.intents:
                 titles = {i for a in utterance.acts if a.intent == "recommend" for i in a.items}

@@ -27,8 +27,8 @@ Pure, and one pass over the utterances.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Final, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, NamedTuple
 
 USER = "user"
 AGENT = "agent"
@@ -48,6 +48,7 @@ class Utterance(NamedTuple):  # a tuple: thousands are made per second while sco
     intents: tuple[str, ...]
     acts: tuple[Act, ...] = ()  # the acts with their items; () reads `intents` as acts naming none
     reaction_to: str | None = None  # a user's reaction to the commit of this item
+    source: Mapping[str, Any] | None = None  # what it was read from: its text and full acts
 
     def verdicts(self) -> tuple[Act, ...]:
         return self.acts or tuple(Act(i) for i in self.intents)

@@ -46,10 +46,10 @@ def _agenda_simulator(
     record: dict[str, Any] = {"patience": patience}
     transitions = None
     if settings.agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.annotated_dialogues import (
+        from taurec.server.recommendation.simulator.transitions import transition_matrices
+        from taurec.tasks.dialogues.reading import (
             read_annotated_dialogues,
         )
-        from taurec.server.recommendation.simulator.transitions import transition_matrices
 
         dialogues = read_annotated_dialogues(settings.agenda_dialogues)
         transitions = transition_matrices(dialogues)

@@ -1,16 +1,20 @@
-"""Reading annotated dialogues from disk, for the agenda user's transition matrices.
+"""Reading annotated dialogues from disk: for the agenda users' transition matrices and
+for scoring dialogues from outside.
 
-A path is a file or a folder (searched recursively for `*.jsonl`). Each `.jsonl` file is
-either a taurec episode log (its records' `agent_message` and `user_message` carry
-dialogue acts: the intents of each message are one utterance) or a file of annotated
-dialogues, one per line:
+A path is a file or a folder (searched recursively for `*.jsonl` and `*.json`). Each
+`.jsonl` file is either a taurec episode log (its records' `agent_message` and
+`user_message` carry dialogue acts: the intents of each message are one utterance) or a
+file of annotated dialogues, one per line (format.py):
 
     {"utterances": [{"participant": "agent", "intents": ["elicit"]},
                     {"participant": "user", "intents": ["disclose"]}]}
 
-A file is taken as annotated dialogues when its first record has `utterances`. Messages
-without acts (older logs) still count as utterances with no intents, so no transition is
-made up across them. A path with no annotated dialogue at all is an error.
+A `.json` file is DialogueKit's annotated-dialogue JSON (dialoguekit.py), such as
+UserSimCRS's annotated IARD file as it is; in a folder, `.json` files of another shape
+(plans, suites) are passed over. A file is taken as annotated dialogues when its first
+record has `utterances`. Messages without acts (older logs) still count as utterances
+with no intents, so no transition is made up across them. A path with no annotated
+dialogue at all is an error.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError, from_validation_error
-from taurec.server.recommendation.simulator.transitions import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.dialogues.dialoguekit import dialogues_from_dialoguekit
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
 _SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", USER_INTENTS)}
@@ -75,23 +80,52 @@ def _from_lines(path: Path, records: list[dict[str, Any]]) -> list[AnnotatedDial
     return out
 
 
-def read_annotated_dialogues(path: str | Path) -> list[AnnotatedDialogue]:
-    """Every annotated dialogue under `path`. Raises DataError when there is none."""
+def _dialoguekit_file(path: Path, *, named: bool) -> list[AnnotatedDialogue]:
+    """The DialogueKit dialogues of a .json file. One found in a folder that is not in
+    DialogueKit's shape gives none; one named itself is an error."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        if named:
+            raise DataError(f"is not valid JSON ({exc})", source=path) from None
+        return []
+    shaped = isinstance(doc, list) and (
+        not doc or (isinstance(doc[0], dict) and "conversation" in doc[0])
+    )
+    if not shaped and not named:
+        return []
+    return dialogues_from_dialoguekit(doc, source=path)
+
+
+def read_annotated_dialogues(path: str | Path, *, logs: bool = True) -> list[AnnotatedDialogue]:
+    """Every annotated dialogue under `path`. Raises DataError when there is none.
+    `logs=False` passes taurec episode logs over (a log named itself is an error): their
+    dialogue, with its commits, is the evaluator's to read."""
     root = Path(path)
     if not root.exists():
         raise DataError("no such file or folder", source=root)
-    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl"))
+    named = root.is_file()
+    files = [root] if named else sorted([*root.rglob("*.jsonl"), *root.rglob("*.json")])
     dialogues: list[AnnotatedDialogue] = []
     for file in files:
+        if file.suffix == ".json":
+            dialogues += _dialoguekit_file(file, named=named)
+            continue
         records = _records(file)
         if records and "utterances" in records[0]:
             dialogues += _from_lines(file, records)
+        elif not logs:
+            if named and records and records[0].get("type") == "header":
+                raise DataError(
+                    "is a taurec episode log; score logs with `evaluator score`", source=file
+                )
         elif (found := _from_log(records)) is not None:
             dialogues.append(found)
     if not dialogues:
         raise DataError(
             "no annotated dialogues (expected taurec episode logs whose messages carry "
-            'dialogue acts, or JSONL lines of {"utterances": [{"participant", "intents"}]})',
+            'dialogue acts, JSONL lines of {"utterances": [{"participant", "intents"}]}, '
+            "or DialogueKit's annotated-dialogue JSON)",
             source=root,
         )
     return dialogues

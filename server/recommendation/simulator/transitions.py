@@ -21,42 +21,10 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
-
-Participant = Literal["user", "agent"]
-
-
-class AnnotatedUtterance(BaseModel):
-    """One utterance of an annotated dialogue: who spoke, and the intents it carries."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    participant: Participant = Field(description="'user' or 'agent'.")
-    intents: tuple[str, ...] = Field(description="IARD intents, e.g. ['recommend'].")
-
-    @field_validator("intents")
-    @classmethod
-    def _known_intents(cls, intents: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [i for i in intents if i not in USER_INTENTS and i not in AGENT_INTENTS]
-        if unknown:
-            raise ValueError(
-                f"unknown intent {unknown[0]!r}; expected one of "
-                f"{', '.join(sorted(set(USER_INTENTS) | set(AGENT_INTENTS)))}"
-            )
-        return intents
-
-
-class AnnotatedDialogue(BaseModel):
-    """One line of the annotated-dialogues JSONL format: {"utterances": [...]}."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    utterances: tuple[AnnotatedUtterance, ...] = Field(min_length=1)
-
+from taurec.tasks.dialogues.format import AnnotatedDialogue
 
 Row = dict[str, float]
 

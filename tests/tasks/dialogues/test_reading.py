@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from taurec.catalog.errors import DataError
-from taurec.server.recommendation.simulator.annotated_dialogues import read_annotated_dialogues
 from taurec.server.recommendation.simulator.transitions import transition_matrices
+from taurec.tasks.dialogues.reading import read_annotated_dialogues
 
 
 def _acts(*intents: str) -> list[dict[str, Any]]:

@@ -10,11 +10,10 @@ from typing import Any
 from taurec.evaluator.recommendation.simulator_audit import message_faults
 from taurec.server.recommendation.simulator.agenda_user import AgendaUser
 from taurec.server.recommendation.simulator.transitions import (
-    AnnotatedDialogue,
-    AnnotatedUtterance,
     TransitionMatrices,
     transition_matrices,
 )
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
 from taurec.tasks.recommendation.constraint import Constraint
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.suite import load_suite

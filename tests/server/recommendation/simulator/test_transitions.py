@@ -8,11 +8,8 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from taurec.server.recommendation.simulator.transitions import (
-    AnnotatedDialogue,
-    AnnotatedUtterance,
-    transition_matrices,
-)
+from taurec.server.recommendation.simulator.transitions import transition_matrices
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
 
 
 def _dialogue(*turns: tuple[str, list[str]]) -> AnnotatedDialogue:

@@ -1,0 +1,82 @@
+"""`evaluator dialogues PATH...`: the dialogue metrics of annotated dialogues from outside
+(DialogueKit JSON, such as UserSimCRS's annotated IARD file, or taurec's annotated JSONL):
+SR, SRRR (the paper's and UserSimCRS's reading), RDL, avg turns and utterances, per
+source and for all of them. Episode logs are scored by `evaluator score`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from taurec.evaluator.cli.options import Format, err
+from taurec.evaluator.text import markup
+
+
+def dialogues(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="DialogueKit JSON files, annotated-dialogue JSONL, or folders."),
+    ],
+    fmt: Annotated[
+        Format, typer.Option("--format", help="table, markdown or json.")
+    ] = Format.TABLE,
+) -> None:
+    """Score annotated dialogues (no LLM call): SR, SRRR, RDL, avg turns, utterances."""
+    import sys
+
+    import orjson
+    from rich.console import Console
+    from rich.table import Table
+
+    from taurec.catalog.errors import DataError
+    from taurec.evaluator.recommendation.dialogues import score_dialogues
+    from taurec.tasks.dialogues.reading import read_annotated_dialogues
+
+    scored = []
+    for path in paths:
+        try:
+            scored.append(score_dialogues(str(path), read_annotated_dialogues(path, logs=False)))
+        except DataError as exc:
+            err.print(f"[red]error:[/red] {markup(str(exc))}")
+            raise typer.Exit(2) from None
+    if fmt is Format.JSON:
+        sys.stdout.buffer.write(
+            orjson.dumps([s.record() for s in scored], option=orjson.OPT_INDENT_2) + b"\n"
+        )
+        return
+    keys = ("sr", "srrr", "srrr_usersimcrs", "rdl", "avg_turns", "utterances")
+    rows = []
+    for s in scored:
+        m = s.means
+        rows.append(
+            [s.source, str(len(s.per_dialogue))]
+            + [_pct(m[k]) for k in keys[:4]]
+            + ["-" if m[k] is None else f"{m[k]:.1f}" for k in keys[4:]]
+        )
+    head = [
+        "source",
+        "dialogues",
+        "SR",
+        "SRRR",
+        "SRRR (UserSimCRS)",
+        "RDL",
+        "avg turns",
+        "utterances",
+    ]
+    if fmt is Format.MARKDOWN:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
+    table = Table(title="dialogue metrics")
+    for h in head:
+        table.add_column(h)
+    for r in rows:
+        table.add_row(*(markup(c) for c in r))
+    Console().print(table)
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
