@@ -5,7 +5,7 @@ trials), copies the logs `--copies` times, then scores them in one process with 
 without the dialogue hook (evaluator/recommendation/dialogue.py), alternating, `--repeats` times.
 Prints the median episodes per second of each and the ratio.
 
-    python bench/dialogue_speed.py --simulator agenda --copies 20
+    python bench/dialogue_speed.py --simulator agenda-requests --copies 20
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ async def _play(out: Path, simulator: str, trials: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--simulator", default="agenda", choices=["rule", "agenda"])
+    ap.add_argument(
+        "--simulator", default="agenda-requests", choices=["rule", "abus", "agenda-requests"]
+    )
     ap.add_argument("--trials", type=int, default=1)
     ap.add_argument("--copies", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)

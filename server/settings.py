@@ -24,7 +24,7 @@ from taurec.server.defaults import (
 )
 from taurec.tasks.runs.plan import LABEL_PATTERN
 
-SimulatorKind = Literal["rule", "agenda", "llm"]
+SimulatorKind = Literal["rule", "abus", "agenda-requests", "llm"]
 #: Host names that always mean this machine.
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 _WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::"})
@@ -46,8 +46,9 @@ class ServerSettings(BaseModel):
     )
     simulator: SimulatorKind = Field(
         default="rule",
-        description="The simulated user: 'rule' (deterministic), 'agenda' (the UserSimCRS "
-        "agenda-based user, deterministic) or 'llm' (needs simulator_model).",
+        description="The simulated user: 'rule' (deterministic), 'abus' (UserSimCRS's "
+        "agenda-based user, deterministic), 'agenda-requests' (an agenda user that asks about "
+        "titles before taking them, deterministic) or 'llm' (needs simulator_model).",
     )
     simulator_model: str | None = Field(
         default=None,
@@ -62,9 +63,15 @@ class ServerSettings(BaseModel):
     )
     agenda_dialogues: Path | None = Field(
         default=None,
-        description="Simulator 'agenda': annotated dialogues (a folder of episode logs, or a "
-        "JSONL file of annotated dialogues) to build the transition matrices of the 'other' "
-        "case from; without them that case falls back to the agenda.",
+        description="Simulators 'abus' and 'agenda-requests': annotated dialogues (episode "
+        "logs, annotated-dialogue JSONL, DialogueKit JSON such as UserSimCRS's IARD file) to "
+        "build the transition matrices of the 'other' case from; without them that case "
+        "falls back to the agenda.",
+    )
+    abus_schema: Path | None = Field(
+        default=None,
+        description="Simulator 'abus': its intent schema, a YAML file (default: the IARD one, "
+        "taurec/server/recommendation/simulator/schemas/iard.yaml).",
     )
     log_dir: Path = Field(default=Path("logs"), description="Episode logs go under this folder.")
     run_label: str | None = Field(
@@ -153,8 +160,10 @@ class ServerSettings(BaseModel):
 
     @model_validator(mode="after")
     def _dialogues_are_the_agenda_users(self) -> ServerSettings:
-        if self.agenda_dialogues is not None and self.simulator != "agenda":
-            raise ValueError("agenda_dialogues applies to simulator 'agenda' only")
+        if self.agenda_dialogues is not None and self.simulator not in ("abus", "agenda-requests"):
+            raise ValueError("agenda_dialogues applies to simulators 'abus' and 'agenda-requests'")
+        if self.abus_schema is not None and self.simulator != "abus":
+            raise ValueError("abus_schema applies to simulator 'abus' only")
         return self
 
     @model_validator(mode="after")

@@ -10,7 +10,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from taurec.evaluator.cli.command_line import CommandGroup
+
 app = typer.Typer(
+    cls=CommandGroup,
     help="Annotated dialogues: export logs as DialogueKit JSON, import DialogueKit JSON.",
     no_args_is_help=True,
     add_completion=False,

@@ -38,6 +38,7 @@ from taurec.clients.cli.run_options import (
     select_tasks,
 )
 from taurec.clients.cli.simulator_options import (
+    AbusSchemaOpt,
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
@@ -90,6 +91,15 @@ def run(
     simulator: SimulatorOpt = SimulatorName.RULE,
     simulator_model: SimulatorModelOpt = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
+    abus_schema: AbusSchemaOpt = None,
+    nlu_model: Annotated[
+        str | None,
+        typer.Option(
+            "--nlu-model",
+            help="Read agent messages' dialogue acts with this litellm model (few-shot, "
+            "IARD intents) instead of the deterministic NLU.",
+        ),
+    ] = None,
     model: Annotated[
         str | None, typer.Option("--model", help="--agent llm: litellm model string.")
     ] = None,
@@ -176,8 +186,11 @@ def run(
         fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
     if url and transport is not TransportName.HTTP:
         fail("--url applies to --transport http only")
-    if transport is TransportName.HTTP and simulator is not SimulatorName.RULE:
-        fail("--simulator applies to a server the run starts; an http server has its own")
+    if transport is TransportName.HTTP and (simulator is not SimulatorName.RULE or nlu_model):
+        fail(
+            "--simulator and --nlu-model apply to a server the run starts; an http server "
+            "has its own"
+        )
     if seed is not None and transport is not TransportName.HTTP:
         fail(
             "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
@@ -211,9 +224,18 @@ def run(
             simulator=simulator.value,
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
+            abus_schema=abus_schema,
+            nlu_model=nlu_model,
         )
     except ValidationError as exc:
         fail(from_validation_error(exc))
+    if abus_schema is not None:
+        from taurec.server.recommendation.simulator.intent_schema import IntentSchema
+
+        try:
+            IntentSchema.load(abus_schema)
+        except DataError as exc:
+            fail(f"--abus-schema: {exc}")
     if agenda_dialogues is not None:
         from taurec.tasks.dialogues.reading import (
             read_annotated_dialogues,
@@ -244,7 +266,8 @@ def run(
     if not dry_run:
         check_credentials(
             {"--model": model if name == "llm" else None,
-             "--simulator-model": simulator_model if simulator is SimulatorName.LLM else None}
+             "--simulator-model": simulator_model if simulator is SimulatorName.LLM else None,
+             "--nlu-model": nlu_model}
         )  # fmt: skip
         try:
             the_agent = (
@@ -297,6 +320,7 @@ def run(
         "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
+        "--abus-schema": abus_schema, "--nlu-model": nlu_model,
         "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,

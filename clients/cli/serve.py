@@ -17,6 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from taurec.clients.cli.simulator_options import (
+    AbusSchemaOpt,
     AgendaDialoguesOpt,
     SimulatorModelOpt,
     SimulatorName,
@@ -70,6 +71,7 @@ def serve(
         ),
     ] = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
+    abus_schema: AbusSchemaOpt = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
@@ -192,6 +194,7 @@ def serve(
             simulator=simulator.value,
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
+            abus_schema=abus_schema,
             nlu_model=nlu_model,
             log_dir=log_dir,
             run_label=run_label,
@@ -241,6 +244,13 @@ def serve(
             read_annotated_dialogues(agenda_dialogues)
         except (DataError, OSError) as exc:
             _fail(f"--agenda-dialogues: {exc}")
+    if abus_schema is not None:
+        from taurec.server.recommendation.simulator.intent_schema import IntentSchema
+
+        try:
+            IntentSchema.load(abus_schema)
+        except DataError as exc:
+            _fail(f"--abus-schema: {exc}")
     if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
         _fail(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "

@@ -11,13 +11,18 @@ import typer
 
 class SimulatorName(StrEnum):
     RULE = "rule"
-    AGENDA = "agenda"
+    ABUS = "abus"
+    AGENDA_REQUESTS = "agenda-requests"
     LLM = "llm"
 
 
 SimulatorOpt = Annotated[
     SimulatorName,
-    typer.Option("--simulator", help="The simulated user: rule, agenda (UserSimCRS) or llm."),
+    typer.Option(
+        "--simulator",
+        help="The simulated user: rule, abus (UserSimCRS's agenda-based user), "
+        "agenda-requests (an agenda user that asks about titles first) or llm.",
+    ),
 ]
 SimulatorModelOpt = Annotated[
     str | None,
@@ -27,7 +32,15 @@ AgendaDialoguesOpt = Annotated[
     Path | None,
     typer.Option(
         "--agenda-dialogues",
-        help="--simulator agenda: episode logs (a folder) or a JSONL file of annotated "
-        "dialogues; the 'other' case samples from their transition matrices.",
+        help="--simulator abus or agenda-requests: episode logs (a folder), annotated "
+        "dialogues (JSONL) or DialogueKit JSON (e.g. UserSimCRS's IARD file); the 'other' "
+        "case samples from their transition matrices.",
+    ),
+]
+AbusSchemaOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--abus-schema",
+        help="--simulator abus: its intent schema (YAML; default: the IARD one).",
     ),
 ]

@@ -92,6 +92,10 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--simulator", settings.simulator]
     if settings.agenda_dialogues is not None:
         args += ["--agenda-dialogues", str(settings.agenda_dialogues)]
+    if settings.abus_schema is not None:
+        args += ["--abus-schema", str(settings.abus_schema)]
+    if settings.nlu_model is not None:
+        args += ["--nlu-model", settings.nlu_model]
     model = getattr(settings, "simulator_model", None)
     if model:
         args += ["--simulator-model", model]

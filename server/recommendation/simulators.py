@@ -5,7 +5,7 @@ reader of agent messages' dialogue acts. Adding a simulator is one entry in
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.episodes import SimulatorFactory
@@ -13,6 +13,9 @@ from taurec.server.recommendation.simulator import DEFAULT_PATIENCE, RuleBasedUs
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from taurec.server.recommendation.simulator.transitions import TransitionMatrices
 from taurec.tasks.recommendation.task import RecommendationTask
 
 
@@ -37,6 +40,24 @@ def _rule_simulator(
     return rule_users(catalog, patience, reader), {"patience": patience}
 
 
+def _transitions(settings: ServerSettings, record: dict[str, Any]) -> TransitionMatrices | None:
+    """The transition matrices of the agenda users' sampled case, from
+    `settings.agenda_dialogues` (None without them); their source goes in `record`."""
+    if settings.agenda_dialogues is None:
+        return None
+    from taurec.server.recommendation.simulator.transitions import transition_matrices
+    from taurec.tasks.dialogues.reading import read_annotated_dialogues
+
+    dialogues = read_annotated_dialogues(settings.agenda_dialogues)
+    transitions = transition_matrices(dialogues)
+    record["transitions"] = {
+        "source": str(settings.agenda_dialogues),
+        "dialogues": len(dialogues),
+        "transitions": transitions.transitions,
+    }
+    return transitions
+
+
 def _agenda_simulator(
     catalog: Catalog, settings: ServerSettings, reader: MessageReader
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
@@ -44,21 +65,20 @@ def _agenda_simulator(
 
     patience = settings.patience or AGENDA_PATIENCE
     record: dict[str, Any] = {"patience": patience}
-    transitions = None
-    if settings.agenda_dialogues is not None:
-        from taurec.server.recommendation.simulator.transitions import transition_matrices
-        from taurec.tasks.dialogues.reading import (
-            read_annotated_dialogues,
-        )
-
-        dialogues = read_annotated_dialogues(settings.agenda_dialogues)
-        transitions = transition_matrices(dialogues)
-        record["transitions"] = {
-            "source": str(settings.agenda_dialogues),
-            "dialogues": len(dialogues),
-            "transitions": transitions.transitions,
-        }
+    transitions = _transitions(settings, record)
     return agenda_users(catalog, patience, reader, transitions), record
+
+
+def _abus_simulator(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    from taurec.server.recommendation.simulator.abus import abus_users
+    from taurec.server.recommendation.simulator.intent_schema import IntentSchema
+
+    schema = IntentSchema.load(settings.abus_schema)
+    record: dict[str, Any] = {"schema": schema.name}
+    transitions = _transitions(settings, record)
+    return abus_users(catalog, reader, transitions, schema), record
 
 
 def _llm_simulator(
@@ -71,7 +91,12 @@ def _llm_simulator(
 SIMULATORS: dict[
     str,
     Callable[[Catalog, ServerSettings, MessageReader], tuple[SimulatorFactory, dict[str, Any]]],
-] = {"rule": _rule_simulator, "agenda": _agenda_simulator, "llm": _llm_simulator}
+] = {
+    "rule": _rule_simulator,
+    "abus": _abus_simulator,
+    "agenda-requests": _agenda_simulator,
+    "llm": _llm_simulator,
+}
 
 
 def llm_users(

@@ -1,4 +1,10 @@
-"""The agenda-based user of UserSimCRS: NLU -> agenda update -> pop -> NLG.
+"""An agenda user with requests (`--simulator agenda-requests`): UserSimCRS's agenda user
+reworked to ask about a title before taking it. NLU -> agenda update -> NLG.
+
+Not the paper's ABUS (abus.py): it states every volunteered constraint in its opening,
+withholds hidden ones, asks its requests about every fitting title and accepts only
+once they are answered, judges titles by the task (never contradicting it), and leaves
+on patience.
 
 The agenda is a stack of IARD acts built from the information need: `start`, a
 `disclose` per volunteered constraint, an `inquire` per request, `stop`. The opening
@@ -39,6 +45,7 @@ from taurec.server.recommendation.simulator.base import UserReply
 from taurec.server.recommendation.simulator.hints import hints_for
 from taurec.server.recommendation.simulator.iard import disclose, iard_acts
 from taurec.server.recommendation.simulator.information_need import InformationNeed
+from taurec.server.recommendation.simulator.item_facts import QUESTIONS
 from taurec.server.recommendation.simulator.nlg import Speaker
 from taurec.server.recommendation.simulator.nlu import Attribute, MessageReader
 from taurec.server.recommendation.simulator.policy import DialoguePolicy
@@ -55,16 +62,6 @@ from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 AGENDA_PATIENCE = 6
 K = ActKind
 _GONE = "(The user has left the conversation.)"
-_QUESTIONS = {
-    "director": "Who directed {t}?",
-    "runtime": "How long is {t}?",
-    "release_date": "When did {t} come out?",
-    "cast": "Who is in {t}?",
-    "rating": "How well is {t} rated?",
-    "content_rating": "What is {t} rated, age-wise?",
-    "streaming_services": "Where can I stream {t}?",
-    "original_language": "What language is {t} in?",
-}
 _VERDICT_INTENT = {"like": "yes", "dislike": "no", "neutral": "neutral"}
 _GENRE_WORDS = {"like": "I like {g}.", "dislike": "Not really into {g}.", "neutral": "{g} is fine."}
 
@@ -82,7 +79,7 @@ class _Turn:
 
 
 class AgendaUser:
-    kind = "agenda"
+    kind = "agenda-requests"
     acts_by = "rule"
 
     def __init__(
@@ -306,7 +303,7 @@ class AgendaUser:
             slot = open_slots[0]
             turn.add(
                 DialogueAct(intent="inquire", slot=slot, items=[item.id]),
-                _QUESTIONS[slot].format(t=item.title),
+                QUESTIONS[slot].format(t=item.title),
                 new=new,
             )
             return

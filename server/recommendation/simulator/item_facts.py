@@ -60,3 +60,16 @@ def answers(text: str, item: Item, slot: str) -> str | None:
 
 def answerable(item: Item, slot: str) -> bool:
     return bool(answer_terms(item, slot))
+
+
+#: How a user asks for each requestable slot of a title ({t}: its title).
+QUESTIONS: Final = {
+    "director": "Who directed {t}?",
+    "runtime": "How long is {t}?",
+    "release_date": "When did {t} come out?",
+    "cast": "Who is in {t}?",
+    "rating": "How well is {t} rated?",
+    "content_rating": "What is {t} rated, age-wise?",
+    "streaming_services": "Where can I stream {t}?",
+    "original_language": "What language is {t} in?",
+}

@@ -20,7 +20,7 @@ KEYS = ("sr", "srrr", "srrr_usersimcrs", "rdl", "avg_turns", "utterances")
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run") / "logs"
-    for simulator in ("rule", "agenda"):
+    for simulator in ("rule", "abus", "agenda-requests"):
         result = runner.invoke(
             taurec,
             ["run", "--simulator", simulator, "--trials", "1", "--label", simulator,
@@ -36,7 +36,7 @@ def _dialogue_means(*args: str) -> list[dict]:
     return [s["means"] for s in orjson.loads(result.stdout)]
 
 
-@pytest.mark.parametrize("simulator", ["rule", "agenda"])
+@pytest.mark.parametrize("simulator", ["rule", "agenda-requests"])
 def test_exported_dialogues_score_as_the_logs_do(logs: Path, tmp_path: Path, simulator: str):
     exported = tmp_path / "d.json"
     result = runner.invoke(
@@ -53,7 +53,7 @@ def test_imported_dialogues_score_as_the_exported_file_does(logs: Path, tmp_path
     runner.invoke(taurec, ["dialogues", "export", str(logs), "--out", str(exported)])
     result = runner.invoke(taurec, ["dialogues", "import", str(exported), "--out", str(imported)])
     assert result.exit_code == 0, result.output
-    assert len(imported.read_text().splitlines()) == 120
+    assert len(imported.read_text().splitlines()) == 180  # 60 tasks, three simulators
     assert _dialogue_means(str(imported)) == [{**m} for m in _dialogue_means(str(exported))]
 
 

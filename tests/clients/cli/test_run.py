@@ -125,7 +125,7 @@ def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    args = ["--simulator", "agenda", "--agenda-dialogues", str(empty), "--tasks", "t001"]
+    args = ["--simulator", "agenda-requests", "--agenda-dialogues", str(empty), "--tasks", "t001"]
     result = _run(*args, "--trials", "1", "--out", str(tmp_path / "logs"))
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("error: --agenda-dialogues: ")
@@ -136,13 +136,13 @@ def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
 def test_agenda_dialogues_apply_to_the_agenda_user_only(tmp_path: Path) -> None:
     result = _run("--agenda-dialogues", str(tmp_path), "--out", str(tmp_path / "logs"))
     assert result.exit_code == 2, result.output
-    assert "simulator 'agenda' only" in result.stderr
+    assert "simulators 'abus' and 'agenda-requests'" in result.stderr
 
 
 def test_a_run_with_agenda_dialogues_records_the_matrices_in_the_header(tmp_path: Path) -> None:
     first = _run("--tasks", "t001,t006", "--trials", "1", "--out", str(tmp_path / "rule"))
     assert first.exit_code == 0, first.output
-    args = ["--simulator", "agenda", "--agenda-dialogues", str(tmp_path / "rule")]
+    args = ["--simulator", "agenda-requests", "--agenda-dialogues", str(tmp_path / "rule")]
     result = _run(*args, "--tasks", "t001", "--trials", "1", "--out", str(tmp_path / "agenda"))
     assert result.exit_code == 0, result.output
     (log,) = (tmp_path / "agenda").rglob("*.jsonl")
@@ -154,6 +154,8 @@ def test_a_server_the_run_starts_over_stdio_gets_the_agenda_dialogues() -> None:
     from taurec.clients.runner.connection import serve_arguments
     from taurec.server.settings import ServerSettings
 
-    args = serve_arguments(ServerSettings(simulator="agenda", agenda_dialogues=Path("logs/a")))
+    args = serve_arguments(
+        ServerSettings(simulator="agenda-requests", agenda_dialogues=Path("logs/a"))
+    )
     assert args[args.index("--agenda-dialogues") + 1] == str(Path("logs/a"))
-    assert args[args.index("--simulator") + 1] == "agenda"
+    assert args[args.index("--simulator") + 1] == "agenda-requests"

@@ -70,7 +70,7 @@ def test_agenda_dialogues_without_annotated_dialogues_is_one_line_with_exit_2(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "notes.jsonl").write_text('{"type": "header"}\n')
-    args = ["--simulator", "agenda", "--agenda-dialogues", str(tmp_path)]
+    args = ["--simulator", "agenda-requests", "--agenda-dialogues", str(tmp_path)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
     assert "--agenda-dialogues: " in result.output and "no annotated dialogues" in result.output

@@ -28,7 +28,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 runner = CliRunner()
 #: DialogueKit's Evaluator wants a reward configuration; avg_turns does not read it
 REWARD = {"full_set_points": 20, "intents": {}, "repeat_penalty": 1, "cost": 1}
-SIMULATORS = ("rule", "agenda")
+SIMULATORS = ("rule", "abus", "agenda-requests")
 
 
 @pytest.mark.slow

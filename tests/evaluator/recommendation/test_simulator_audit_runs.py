@@ -57,7 +57,7 @@ def suite_runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list
     return scores
 
 
-@pytest.mark.parametrize("simulator", ["rule", "agenda"])
+@pytest.mark.parametrize("simulator", ["rule", "agenda-requests"])
 def test_over_the_builtin_suite_the_simulator_audits_at_zero_faults(
     simulator: str, suite_runs: Callable[[str], list[Any]]
 ) -> None:
@@ -70,14 +70,14 @@ def test_over_the_builtin_suite_the_simulator_audits_at_zero_faults(
 def test_the_scripted_agent_answers_every_request_of_the_agenda_user(
     suite_runs: Callable[[str], list[Any]],
 ) -> None:
-    scores = suite_runs("agenda")
+    scores = suite_runs("agenda-requests")
     assert sum(s.metrics["requests"] for s in scores) > 0
     assert [s.task_id for s in scores if s.metrics["requests_unanswered"]] == []
 
 
 async def _agenda_run_with_matrices(dialogues: Path, out: Path, task_ids: list[str]) -> None:
     settings = ServerSettings(
-        log_dir=out, run_label="sampled", simulator="agenda", agenda_dialogues=dialogues
+        log_dir=out, run_label="sampled", simulator="agenda-requests", agenda_dialogues=dialogues
     )
     runner = Runner(
         ScriptedAgent(), Connection("inproc", settings), out, "scripted", handle_signals=False
@@ -128,7 +128,7 @@ def test_sampled_disclosures_in_whole_episodes_audit_at_zero_faults(tmp_path: Pa
     dialogues.write_bytes(orjson.dumps({"utterances": turns}) + b"\n")
     out = tmp_path / "logs"
     settings = ServerSettings(
-        log_dir=out, run_label="chatty", simulator="agenda", agenda_dialogues=dialogues
+        log_dir=out, run_label="chatty", simulator="agenda-requests", agenda_dialogues=dialogues
     )
     task_ids = [t.id for t in SUITE.tasks][::4]
     anyio.run(_chatty_run, settings, out, task_ids)

@@ -22,7 +22,7 @@ runner = CliRunner()
 
 
 async def _play_logs(out: Path) -> None:
-    settings = ServerSettings(log_dir=out, run_label="agenda", simulator="agenda")
+    settings = ServerSettings(log_dir=out, run_label="agenda", simulator="agenda-requests")
     run = Runner(ScriptedAgent(), Connection("inproc", settings), out, "s", handle_signals=False)
     tasks = [t.id for t in load_suite("builtin").tasks[:3]]
     report = await run.run(plan(tasks, 1))

@@ -24,7 +24,7 @@ FITS = next(
 
 
 async def test_answering_every_request_gets_the_title_accepted(tmp_path: Path) -> None:
-    settings = ServerSettings(log_dir=tmp_path, run_label="agenda", simulator="agenda")
+    settings = ServerSettings(log_dir=tmp_path, run_label="agenda", simulator="agenda-requests")
     async with Client(build_server(settings)) as client:
         started = await client.call_tool("start_episode", {"task_id": TASK.id})
         eid = (started.structured_content or {})["episode_id"]
@@ -38,7 +38,7 @@ async def test_answering_every_request_gets_the_title_accepted(tmp_path: Path) -
             text = f"{FITS.title}: {answer_terms(FITS, _SLOTS[slot])[0]}."
         await client.call_tool("recommend", {"episode_id": eid, "item_id": FITS.id})
     (score,) = score_files(sorted(tmp_path.rglob("*.jsonl")), Resolver(), workers=1)
-    assert score.constraint_score == 1.0 and score.simulator == "agenda"
+    assert score.constraint_score == 1.0 and score.simulator == "agenda-requests"
     assert score.metrics["requests"] >= 1 and score.metrics["requests_unanswered"] == 0
     assert score.metrics["sr"] == 1.0 and score.simulator_faults == []
     (log,) = tmp_path.rglob("*.jsonl")

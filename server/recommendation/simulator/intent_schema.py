@@ -1,0 +1,110 @@
+"""The intent schema of the agenda-based user: which intents it needs, which agent intents
+each user intent expects next, and which agent intents elicit, recommend or inquire.
+
+A small YAML file (schemas/iard.yaml is the default, UserSimCRS's IARD / ReDial model in
+taurec's intents). Labels may be taurec's or IARD's; IARD labels are mapped to taurec's
+(taurec.tasks.dialogues.iard), since the agent NLU and the log speak taurec's.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from taurec.catalog.errors import DataError, from_validation_error
+from taurec.tasks.dialogues.iard import from_iard
+
+REQUIRED: Final = (
+    "start",
+    "stop",
+    "item_consumed",
+    "like",
+    "dislike",
+    "neutral",
+    "disclose",
+    "inquire",
+    "dont_know",
+    "yes",
+    "no",
+)
+
+
+def _user(label: str) -> str:
+    intent = from_iard(str(label), "user")
+    if intent is None:
+        raise ValueError(f"unknown user intent {label!r}")
+    return intent
+
+
+def _agent(label: str) -> str:
+    intent = from_iard(str(label), "agent")
+    if intent is None:
+        raise ValueError(f"unknown agent intent {label!r}")
+    return intent
+
+
+class IntentSchema(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    required_intents: dict[str, str]
+    user_intents: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    agent_elicit_intents: tuple[str, ...]
+    agent_set_retrieval: tuple[str, ...]
+    agent_inquire_intents: tuple[str, ...]
+
+    @field_validator("required_intents")
+    @classmethod
+    def _required(cls, v: dict[str, str]) -> dict[str, str]:
+        missing = [k for k in REQUIRED if k not in v]
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}; expected all of {', '.join(REQUIRED)}")
+        return {k: _user(label) for k, label in v.items()}
+
+    @field_validator("user_intents", mode="before")
+    @classmethod
+    def _user_intents(cls, v: Any) -> Any:
+        if not isinstance(v, dict):
+            return v
+        return {_user(k): tuple(_agent(a) for a in (e or ())) for k, e in v.items()}
+
+    @field_validator("agent_elicit_intents", "agent_set_retrieval", "agent_inquire_intents")
+    @classmethod
+    def _agent_intents(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_agent(a) for a in v)
+
+    def intent(self, role: str) -> str:
+        """The taurec intent playing `role` (one of REQUIRED)."""
+        return self.required_intents[role]
+
+    def expects(self, user_intent: str, agent_intents: set[str]) -> bool:
+        """Whether any of the agent's intents is one `user_intent` expects next."""
+        return bool(set(self.user_intents.get(user_intent, ())) & agent_intents)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> IntentSchema:
+        """The schema at `path` (None: the default IARD one); DataError naming the file
+        and the field otherwise."""
+        source: Path | str = path or "schemas/iard.yaml"
+        try:
+            if path is None:
+                text = (
+                    files("taurec.server.recommendation.simulator") / "schemas" / "iard.yaml"
+                ).read_text()
+            else:
+                text = path.read_text(encoding="utf-8")
+            doc = yaml.safe_load(text)
+        except FileNotFoundError:
+            raise DataError("no such file", source=source) from None
+        except yaml.YAMLError as exc:
+            raise DataError(
+                f"is not valid YAML ({str(exc).splitlines()[0]})", source=source
+            ) from None
+        try:
+            return cls.model_validate(doc)
+        except ValidationError as exc:
+            raise from_validation_error(exc, source=source, record="intent schema") from None
