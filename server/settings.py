@@ -24,7 +24,9 @@ from taurec.server.defaults import (
 )
 from taurec.tasks.runs.plan import LABEL_PATTERN
 
-SimulatorKind = Literal["rule", "abus", "agenda-requests", "llm"]
+SimulatorKind = Literal["rule", "abus", "agenda-requests", "llm", "llm-sp", "llm-dp"]
+#: The simulators that call an LLM (they need simulator_model).
+LLM_SIMULATORS: Final = frozenset({"llm", "llm-sp", "llm-dp"})
 #: Host names that always mean this machine.
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 _WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::"})
@@ -48,7 +50,9 @@ class ServerSettings(BaseModel):
         default="rule",
         description="The simulated user: 'rule' (deterministic), 'abus' (UserSimCRS's "
         "agenda-based user, deterministic), 'agenda-requests' (an agenda user that asks about "
-        "titles before taking them, deterministic) or 'llm' (needs simulator_model).",
+        "titles before taking them, deterministic), 'llm-sp' and 'llm-dp' (UserSimCRS's "
+        "single- and dual-prompt LLM users: the LLM decides) or 'llm' (the rule-based user "
+        "decides, an LLM words it); the LLM users need simulator_model.",
     )
     simulator_model: str | None = Field(
         default=None,
@@ -152,10 +156,14 @@ class ServerSettings(BaseModel):
 
     @model_validator(mode="after")
     def _llm_user_needs_a_model(self) -> ServerSettings:
-        if self.simulator == "llm" and self.simulator_model is None:
-            raise ValueError("simulator 'llm' needs simulator_model (a litellm model string)")
-        if self.simulator != "llm" and self.simulator_model is not None:
-            raise ValueError("simulator_model applies to simulator 'llm' only")
+        if self.simulator in LLM_SIMULATORS and self.simulator_model is None:
+            raise ValueError(
+                f"simulator {self.simulator!r} needs simulator_model (a litellm model string)"
+            )
+        if self.simulator not in LLM_SIMULATORS and self.simulator_model is not None:
+            raise ValueError(
+                "simulator_model applies to simulators 'llm', 'llm-sp' and 'llm-dp' only"
+            )
         return self
 
     @model_validator(mode="after")

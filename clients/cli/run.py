@@ -266,7 +266,7 @@ def run(
     if not dry_run:
         check_credentials(
             {"--model": model if name == "llm" else None,
-             "--simulator-model": simulator_model if simulator is SimulatorName.LLM else None,
+             "--simulator-model": simulator_model if simulator.calls_an_llm else None,
              "--nlu-model": nlu_model}
         )  # fmt: skip
         try:

@@ -231,9 +231,7 @@ def serve(
             "can reach it can play episodes and write logs",
             err=True,
         )
-    if simulator is SimulatorName.LLM and (
-        why := missing_key({"--simulator-model": simulator_model})
-    ):
+    if simulator.calls_an_llm and (why := missing_key({"--simulator-model": simulator_model})):
         _fail(why)
     if agenda_dialogues is not None:
         from taurec.tasks.dialogues.reading import (

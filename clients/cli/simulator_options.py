@@ -13,7 +13,13 @@ class SimulatorName(StrEnum):
     RULE = "rule"
     ABUS = "abus"
     AGENDA_REQUESTS = "agenda-requests"
+    LLM_SP = "llm-sp"
+    LLM_DP = "llm-dp"
     LLM = "llm"
+
+    @property
+    def calls_an_llm(self) -> bool:
+        return self in (SimulatorName.LLM, SimulatorName.LLM_SP, SimulatorName.LLM_DP)
 
 
 SimulatorOpt = Annotated[
@@ -21,12 +27,16 @@ SimulatorOpt = Annotated[
     typer.Option(
         "--simulator",
         help="The simulated user: rule, abus (UserSimCRS's agenda-based user), "
-        "agenda-requests (an agenda user that asks about titles first) or llm.",
+        "agenda-requests (an agenda user that asks about titles first), llm-sp / llm-dp "
+        "(UserSimCRS's single- / dual-prompt LLM users) or llm (an LLM words the rule "
+        "user's decisions).",
     ),
 ]
 SimulatorModelOpt = Annotated[
     str | None,
-    typer.Option("--simulator-model", help="--simulator llm: a litellm model string."),
+    typer.Option(
+        "--simulator-model", help="--simulator llm, llm-sp or llm-dp: a litellm model string."
+    ),
 ]
 AgendaDialoguesOpt = Annotated[
     Path | None,

@@ -96,6 +96,8 @@ SIMULATORS: dict[
     "abus": _abus_simulator,
     "agenda-requests": _agenda_simulator,
     "llm": _llm_simulator,
+    "llm-sp": lambda catalog, settings, reader: _deciding_llm(catalog, settings, "single"),
+    "llm-dp": lambda catalog, settings, reader: _deciding_llm(catalog, settings, "dual"),
 }
 
 
@@ -110,6 +112,23 @@ def llm_users(
     assert settings.simulator_model is not None
     llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
     return make_llm_users(catalog, llm), llm.record()
+
+
+def _deciding_llm(
+    catalog: Catalog, settings: ServerSettings, variant: str
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    """UserSimCRS's LLM users (imported on use: they pull in litellm), deciding alone."""
+    from taurec.server.recommendation.simulator.llm_client import LLMUserSettings
+    from taurec.server.recommendation.simulator.llm_sp_dp import TEMPERATURE, deciding_llm_users
+
+    assert settings.simulator_model is not None
+    llm = LLMUserSettings(
+        model=settings.simulator_model,
+        variant=variant,
+        temperature=TEMPERATURE,
+        acts="classifier",
+    )
+    return deciding_llm_users(catalog, llm), llm.record()
 
 
 def agent_nlu(

@@ -73,3 +73,15 @@ QUESTIONS: Final = {
     "streaming_services": "Where can I stream {t}?",
     "original_language": "What language is {t} in?",
 }
+
+#: Each requestable slot as a user names it ("make sure to learn its director").
+REQUEST_NAMES: Final = {
+    "director": "director",
+    "runtime": "running time",
+    "release_date": "release year",
+    "cast": "cast",
+    "rating": "audience rating",
+    "content_rating": "age rating",
+    "streaming_services": "streaming services",
+    "original_language": "language",
+}

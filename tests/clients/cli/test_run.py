@@ -159,3 +159,10 @@ def test_a_server_the_run_starts_over_stdio_gets_the_agenda_dialogues() -> None:
     )
     assert args[args.index("--agenda-dialogues") + 1] == str(Path("logs/a"))
     assert args[args.index("--simulator") + 1] == "agenda-requests"
+
+
+@pytest.mark.parametrize("simulator", ["llm-sp", "llm-dp"])
+def test_usersimcrs_llm_users_need_a_model(tmp_path: Path, simulator: str) -> None:
+    result = _run("--simulator", simulator, "--out", str(tmp_path / "logs"))
+    assert result.exit_code == 2
+    assert f"simulator '{simulator}' needs simulator_model" in result.stderr
