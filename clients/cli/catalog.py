@@ -167,7 +167,13 @@ def info(
 
 @app.command()
 def build(
-    source: Annotated[str, typer.Argument(help="'builtin', a catalog file or folder.")],
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="'builtin', a catalog file or folder, or movielens:recbole / movielens:PATH "
+            "(real films, read from MovieLens at run time)."
+        ),
+    ],
     out: Annotated[
         Path,
         typer.Option("--out", help="Where to write: a .taurec-catalog folder, .json or .jsonl."),
@@ -178,13 +184,17 @@ def build(
     A JSON Lines source is read one item at a time, so a million items convert in little
     memory; a .json source is parsed whole first.
     """
+    from taurec.catalog.builders.movielens_catalog import is_movielens, movielens_catalog
     from taurec.catalog.errors import DataError
     from taurec.catalog.io import iter_catalog_file
     from taurec.catalog.store import Catalog, builtin_path
 
     path = builtin_path() if source == BUILTIN else Path(source)
     try:
-        if path.is_dir():
+        if is_movielens(source):
+            meta, movies = movielens_catalog(source)
+            items = iter(movies)
+        elif path.is_dir():
             cat = Catalog.load(path)
             meta, items = cat.meta, iter(cat.items)
         else:

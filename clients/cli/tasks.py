@@ -148,6 +148,15 @@ def generate(
     per_user: Annotated[
         int, typer.Option("--per-user", min=1, help="--kind ranking: tasks per user at most.")
     ] = 1,
+    for_: Annotated[
+        str,
+        typer.Option(
+            "--for",
+            help="--kind recommendation: 'tools' (agents with the catalog tools; the grid of "
+            "policies) or 'crs' (text-only CRSs: no policy needs a tool, every task has an "
+            "answer; for real-film catalogs such as movielens:recbole).",
+        ),
+    ] = "tools",
 ) -> None:
     """Write N generated tasks and a suite.json to OUT; they pass `taurec tasks validate`."""
     from taurec.catalog.errors import DataError
@@ -166,9 +175,16 @@ def generate(
         _fail(f"--kind: unknown kind {kind!r}; expected recommendation or ranking")
     if interactions is not None:
         _fail("--interactions applies to --kind ranking only")
+    if for_ not in ("tools", "crs"):
+        _fail(f"--for: {for_!r}; expected tools or crs")
     try:
         cat = Catalog.load(catalog)
-        tasks = generate_tasks(cat, n, seed, id_prefix=id_prefix)
+        if for_ == "crs":
+            from taurec.tasks.recommendation.crs_suite import generate_crs_tasks
+
+            tasks = generate_crs_tasks(cat, n, seed, id_prefix=id_prefix)
+        else:
+            tasks = generate_tasks(cat, n, seed, id_prefix=id_prefix)
     except (DataError, ValueError) as exc:
         _fail(exc)
     ref = catalog

@@ -6,7 +6,8 @@ what to ask, which title to take or turn down, and when to leave.
   REQUIREMENTS: the stated constraints and the requests, then the conversation as
   `USER:` / `ASSISTANT:` lines) asks for the user's next message. The model ends the
   dialogue by writing `\\end` (the requirements are met) or `\\giveup` (the assistant is
-  not helping).
+  not helping). Ending on a title it accepts, the user stays for the agent's commit (a
+  taurec episode ends on a commit) and answers nothing after it.
 - **dual-prompt**: before each reply a separate prompt asks whether to go on (`TRUE`) or
   stop because the conversation is stuck (`FALSE`); exactly `false` ends the dialogue,
   anything else goes on to the single-prompt reply.
@@ -173,11 +174,12 @@ class DecidingLLMUser:
     def _reply(self, purpose: str, named: list[str]) -> UserReply:
         text, marker = self._generate(purpose)
         acts = list(self.classifier.classify(text, "user", named))
-        left = marker is not None
+        accepted = next((a.items[0] for a in acts if a.intent == "accept" and a.items), None)
+        # ending on an accepted title leaves the commit to the agent; otherwise the user goes
+        left = marker is not None and accepted is None
         if left and not any(a.intent == "stop" for a in acts):
             acts.append(DialogueAct(intent="stop"))
-        self.done |= left
-        accepted = next((a.items[0] for a in acts if a.intent == "accept" and a.items), None)
+        self.done |= marker is not None
         return UserReply(text, left=left, accepted=accepted, acts=tuple(acts), acts_by=self.acts_by)
 
     def _goes_on(self) -> bool:

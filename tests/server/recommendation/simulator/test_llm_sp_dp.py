@@ -85,9 +85,11 @@ def test_the_model_decides_to_take_a_title_and_end():
     user = _user(model)
     user.opening()
     reply = user.respond("How about The Lantern Keeper?")
-    assert reply.accepted == "good" and reply.left
-    assert [a.intent for a in reply.acts] == ["accept", "stop"]
+    assert reply.accepted == "good" and not reply.left  # the agent may still commit it
+    assert [a.intent for a in reply.acts] == ["accept"]
     assert reply.text == "I'll take The Lantern Keeper!"
+    assert user.react_to_commit("good").accepted == "good"
+    assert user.respond("Anything else?").left  # done: nothing more is answered
 
 
 def test_giving_up_leaves_the_conversation():
@@ -136,11 +138,13 @@ async def test_the_audit_flags_a_violating_title_the_model_accepted(tmp_path: Pa
         await client.call_tool(
             "send_message", {"episode_id": eid, "text": f"How about {violating.title}?"}
         )
+        await client.call_tool("recommend", {"episode_id": eid, "item_id": violating.id})
     (log,) = tmp_path.rglob("*.jsonl")
     header = orjson.loads(log.read_bytes().splitlines()[0])
     assert header["simulator"]["kind"] == "llm-sp"
     score = score_file(log, Resolver())
-    assert [f.kind for f in score.simulator_faults] == ["accepted_violating"]
+    assert score.end_reason == "recommended"
+    assert {f.kind for f in score.simulator_faults} == {"accepted_violating"}
 
 
 def test_the_model_is_called_through_litellm_with_a_mocked_response(monkeypatch):
