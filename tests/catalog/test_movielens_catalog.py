@@ -56,5 +56,5 @@ def test_a_crs_suite_over_the_films_validates_strictly(films: Catalog) -> None:
 
 
 def test_a_movielens_folder_that_is_not_one_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match="neither u.data"):
+    with pytest.raises(DataError, match=r"neither u\.data"):
         movielens_catalog(f"movielens:{tmp_path}")
