@@ -1,5 +1,7 @@
-"""`taurec dialogues`: episode logs out as DialogueKit's annotated-dialogue JSON, and
-DialogueKit JSON (UserSimCRS's IARD file, for one) in as taurec's annotated dialogues."""
+"""`taurec dialogues`: episode logs out as DialogueKit's annotated-dialogue JSON;
+dialogues from outside (DialogueKit JSON such as UserSimCRS's IARD file, ReDial's JSONL,
+INSPIRED's TSV) in as taurec's annotated dialogues, and as recommendation tasks over a
+catalog."""
 
 from __future__ import annotations
 
@@ -73,26 +75,37 @@ def export(
     err.print(f"wrote {n} dialogues to {out}{note}")
 
 
-@app.command("import")
-def import_(
-    source: Annotated[Path, typer.Argument(help="A DialogueKit JSON file (e.g. IARD).")],
-    out: Annotated[
-        Path, typer.Option("--out", help="The annotated-dialogues JSONL file to write.")
-    ],
-) -> None:
-    """Read DialogueKit JSON into taurec's annotated dialogues (JSONL, one per line), for
-    `--agenda-dialogues` and `evaluator dialogues`."""
-    import orjson
+SourceArg = Annotated[
+    Path,
+    typer.Argument(help="Dialogues: DialogueKit JSON (e.g. IARD), ReDial JSONL or INSPIRED TSV."),
+]
 
+
+def _read(source: Path) -> list:
     from taurec.catalog.errors import DataError
-    from taurec.tasks.dialogues.dialoguekit import read_dialoguekit
+    from taurec.tasks.dialogues.reading import read_annotated_dialogues
 
     if not source.is_file():
         _fail(f"{source}: no such file")
     try:
-        dialogues = read_dialoguekit(source)
+        return read_annotated_dialogues(source, logs=False)
     except DataError as exc:
         _fail(exc)
+    raise AssertionError  # _fail does not return
+
+
+@app.command("import")
+def import_(
+    source: SourceArg,
+    out: Annotated[
+        Path, typer.Option("--out", help="The annotated-dialogues JSONL file to write.")
+    ],
+) -> None:
+    """Read dialogues from outside into taurec's annotated dialogues (JSONL, one per
+    line), for `--agenda-dialogues` and `evaluator dialogues`."""
+    import orjson
+
+    dialogues = _read(source)
     tmp = out.with_name(out.name + ".partial")
     tmp.write_bytes(
         b"".join(
@@ -102,3 +115,45 @@ def import_(
     )
     tmp.replace(out)
     err.print(f"wrote {len(dialogues)} dialogues to {out}")
+
+
+@app.command("tasks")
+def tasks(
+    source: SourceArg,
+    catalog: Annotated[str, typer.Option("--catalog", help="The catalog the titles are found in.")],
+    out: Annotated[Path, typer.Option("--out", help="The suite folder to write.")],
+    id_prefix: Annotated[
+        str, typer.Option("--id-prefix", help="Task ids are <prefix>_<id>.")
+    ] = "dlg",
+) -> None:
+    """Write a suite of recommendation tasks, one per dialogue whose user accepted a title
+    the catalog has: its genres as the constraints, the titles the user liked as soft
+    preferences (no policy needs a tool)."""
+    import os
+
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.store import Catalog
+    from taurec.tasks.dialogues.needs import tasks_from_dialogues
+    from taurec.tasks.suite import SuiteManifest, write_suite_dir
+
+    dialogues = _read(source)
+    try:
+        cat = Catalog.load(catalog)
+    except DataError as exc:
+        _fail(exc)
+    report = tasks_from_dialogues(dialogues, cat, id_prefix)
+    if not report.tasks:
+        _fail(f"no task: {report.line()}")
+    ref = (
+        catalog
+        if catalog == "builtin"
+        else Path(os.path.relpath(Path(catalog).resolve(), out.resolve())).as_posix()
+    )
+    manifest = SuiteManifest(
+        format_version=1,
+        id=out.resolve().name,
+        catalog=ref,
+        description=f"Tasks from the dialogues of {source.name}: {report.line()}.",
+    )
+    write_suite_dir(out, manifest, report.tasks)
+    err.print(f"wrote {out}: {report.line()}")

@@ -11,7 +11,8 @@ file of annotated dialogues, one per line (format.py):
 
 A `.json` file is DialogueKit's annotated-dialogue JSON (dialoguekit.py), such as
 UserSimCRS's annotated IARD file as it is; in a folder, `.json` files of another shape
-(plans, suites) are passed over. A file is taken as annotated dialogues when its first
+(plans, suites) are passed over. A `.jsonl` file of ReDial conversations (redial.py) and
+a `.tsv` file of INSPIRED dialogues (inspired.py) are read in their published layouts. A file is taken as annotated dialogues when its first
 record has `utterances`. Messages without acts (older logs) still count as utterances
 with no intents, so no transition is made up across them. A path with no annotated
 dialogue at all is an error.
@@ -28,6 +29,8 @@ from pydantic import ValidationError
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.tasks.dialogues.dialoguekit import dialogues_from_dialoguekit
 from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.dialogues.inspired import read_inspired
+from taurec.tasks.dialogues.redial import is_redial, read_redial
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
 _SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", USER_INTENTS)}
@@ -105,15 +108,24 @@ def read_annotated_dialogues(path: str | Path, *, logs: bool = True) -> list[Ann
     if not root.exists():
         raise DataError("no such file or folder", source=root)
     named = root.is_file()
-    files = [root] if named else sorted([*root.rglob("*.jsonl"), *root.rglob("*.json")])
+    files = (
+        [root]
+        if named
+        else sorted([*root.rglob("*.jsonl"), *root.rglob("*.json"), *root.rglob("*.tsv")])
+    )
     dialogues: list[AnnotatedDialogue] = []
     for file in files:
         if file.suffix == ".json":
             dialogues += _dialoguekit_file(file, named=named)
             continue
+        if file.suffix == ".tsv":
+            dialogues += read_inspired(file)
+            continue
         records = _records(file)
         if records and "utterances" in records[0]:
             dialogues += _from_lines(file, records)
+        elif records and is_redial(records[0]):
+            dialogues += read_redial(file)
         elif not logs:
             if named and records and records[0].get("type") == "header":
                 raise DataError(
@@ -125,7 +137,7 @@ def read_annotated_dialogues(path: str | Path, *, logs: bool = True) -> list[Ann
         raise DataError(
             "no annotated dialogues (expected taurec episode logs whose messages carry "
             'dialogue acts, JSONL lines of {"utterances": [{"participant", "intents"}]}, '
-            "or DialogueKit's annotated-dialogue JSON)",
+            "DialogueKit's annotated-dialogue JSON, ReDial's JSONL or INSPIRED's TSV)",
             source=root,
         )
     return dialogues

@@ -1,0 +1,92 @@
+"""INSPIRED in its published layout (`data/dialog_data/{train,dev,test}.tsv`: one row per
+utterance, with `dialog_id`, `speaker` (SEEKER or RECOMMENDER), `text`, and the `movies`
+and `genres` it names, ";"-separated) as annotated dialogues.
+
+As UserSimCRS converts it, the seeker is the user, the recommender the agent, and
+consecutive rows of one speaker are merged into one utterance. INSPIRED carries no
+dialogue acts and no verdicts on recommendations (its labels are social strategies); the
+acts are read off its columns: a recommender utterance naming movies is a `recommend` of
+them, one asking a question an `elicit`, any other `other`; the seeker's first utterance
+is a `start`, and each genre or movie a seeker utterance names a `disclose` of it. Whether
+the seeker took a recommendation is not in the data: SR and SRRR on INSPIRED need the
+verdicts annotated (an LLM NLU, as UserSimCRS does, or by hand).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from taurec.catalog.errors import DataError
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.trajectory.dialogue_acts import DialogueAct
+
+COLUMNS = ("dialog_id", "speaker", "text")
+_SPEAKERS = {"SEEKER": "user", "RECOMMENDER": "agent"}
+
+
+def _split(cell: str | None) -> list[str]:
+    return [v.strip() for v in (cell or "").split(";") if v.strip()]
+
+
+def _acts(
+    who: str, text: str, movies: list[str], genres: list[str], first: bool
+) -> list[DialogueAct]:
+    if who == "agent":
+        if movies:
+            return [DialogueAct(intent="recommend", items=tuple(dict.fromkeys(movies)))]
+        return [DialogueAct(intent="elicit" if "?" in text else "other")]
+    acts = [DialogueAct(intent="start")] if first else []
+    acts += [DialogueAct(intent="disclose", slot="genres", value=g) for g in dict.fromkeys(genres)]
+    acts += [
+        DialogueAct(intent="disclose", slot="title", value=m, items=(m,))
+        for m in dict.fromkeys(movies)
+    ]
+    return acts or [DialogueAct(intent="other")]
+
+
+def read_inspired(path: Path) -> list[AnnotatedDialogue]:
+    """The dialogues of an INSPIRED TSV file; DataError naming the file and the row."""
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = csv.DictReader(f, delimiter="\t")
+        missing = [c for c in COLUMNS if c not in (rows.fieldnames or [])]
+        if missing:
+            raise DataError(
+                f"has no {', '.join(missing)} column; expected INSPIRED's dialog TSV "
+                f"(columns {', '.join(COLUMNS)}, movies, genres, ...)",
+                source=path,
+            )
+        turns: dict[str, list[tuple[str, str, list[str], list[str]]]] = {}
+        for n, row in enumerate(rows, 2):
+            who = _SPEAKERS.get(str(row.get("speaker", "")).strip().upper())
+            if who is None:
+                raise DataError(f"row {n}: speaker must be SEEKER or RECOMMENDER", source=path)
+            dialogue = turns.setdefault(str(row["dialog_id"]), [])
+            text = str(row.get("text") or "").strip()
+            movies, genres = _split(row.get("movies")), _split(row.get("genres"))
+            if dialogue and dialogue[-1][0] == who:
+                _, said, m0, g0 = dialogue[-1]
+                dialogue[-1] = (who, f"{said} {text}".strip(), m0 + movies, g0 + genres)
+            else:
+                dialogue.append((who, text, movies, genres))
+    out = []
+    for ident, dialogue in turns.items():
+        utterances = []
+        for k, (who, text, movies, genres) in enumerate(dialogue):
+            acts = _acts(who, text, movies, genres, k == 0 and who == "user")
+            utterances.append(
+                AnnotatedUtterance(
+                    participant=who,
+                    intents=tuple(a.intent for a in acts),
+                    text=text,
+                    acts=tuple(acts),
+                )
+            )
+        out.append(
+            AnnotatedDialogue(
+                utterances=tuple(utterances),
+                id=ident,
+                metadata={"source": "inspired", "agent_id": "RECOMMENDER", "user_id": "SEEKER"},
+            )
+        )
+    return out
