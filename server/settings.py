@@ -72,6 +72,12 @@ class ServerSettings(BaseModel):
         "build the transition matrices of the 'other' case from; without them that case "
         "falls back to the agenda.",
     )
+    nlg_model: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Simulators 'rule', 'abus' and 'agenda-requests': word their replies with "
+        "this LLM (a litellm model string); what they decide is unchanged.",
+    )
     abus_schema: Path | None = Field(
         default=None,
         description="Simulator 'abus': its intent schema, a YAML file (default: the IARD one, "
@@ -172,6 +178,8 @@ class ServerSettings(BaseModel):
             raise ValueError("agenda_dialogues applies to simulators 'abus' and 'agenda-requests'")
         if self.abus_schema is not None and self.simulator != "abus":
             raise ValueError("abus_schema applies to simulator 'abus' only")
+        if self.nlg_model is not None and self.simulator in LLM_SIMULATORS:
+            raise ValueError("nlg_model applies to simulators 'rule', 'abus' and 'agenda-requests'")
         return self
 
     @model_validator(mode="after")

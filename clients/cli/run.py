@@ -40,9 +40,11 @@ from taurec.clients.cli.run_options import (
 from taurec.clients.cli.simulator_options import (
     AbusSchemaOpt,
     AgendaDialoguesOpt,
+    NlgModelOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
+    simulator_files_problem,
 )
 from taurec.evaluator.text import plural
 from taurec.server.defaults import AUTH_TOKEN_ENV
@@ -92,6 +94,7 @@ def run(
     simulator_model: SimulatorModelOpt = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
     abus_schema: AbusSchemaOpt = None,
+    nlg_model: NlgModelOpt = None,
     nlu_model: Annotated[
         str | None,
         typer.Option(
@@ -186,9 +189,12 @@ def run(
         fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
     if url and transport is not TransportName.HTTP:
         fail("--url applies to --transport http only")
-    if transport is TransportName.HTTP and (simulator is not SimulatorName.RULE or nlu_model):
+    if transport is TransportName.HTTP and (
+        simulator is not SimulatorName.RULE or nlu_model or nlg_model
+    ):
         fail(
-            "--simulator and --nlu-model apply to a server the run starts; an http server "
+            "--simulator, --nlu-model and --nlg-model apply to a server the run starts; an "
+            "http server "
             "has its own"
         )
     if seed is not None and transport is not TransportName.HTTP:
@@ -225,26 +231,13 @@ def run(
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
             abus_schema=abus_schema,
+            nlg_model=nlg_model,
             nlu_model=nlu_model,
         )
     except ValidationError as exc:
         fail(from_validation_error(exc))
-    if abus_schema is not None:
-        from taurec.server.recommendation.simulator.intent_schema import IntentSchema
-
-        try:
-            IntentSchema.load(abus_schema)
-        except DataError as exc:
-            fail(f"--abus-schema: {exc}")
-    if agenda_dialogues is not None:
-        from taurec.tasks.dialogues.reading import (
-            read_annotated_dialogues,
-        )
-
-        try:
-            read_annotated_dialogues(agenda_dialogues)
-        except (DataError, OSError) as exc:
-            fail(f"--agenda-dialogues: {exc}")
+    if (problem := simulator_files_problem(server)) is not None:
+        fail(problem)
     try:
         loaded = load_suite(suite)
     except DataError as exc:
@@ -267,7 +260,7 @@ def run(
         check_credentials(
             {"--model": model if name == "llm" else None,
              "--simulator-model": simulator_model if simulator.calls_an_llm else None,
-             "--nlu-model": nlu_model}
+             "--nlu-model": nlu_model, "--nlg-model": nlg_model}
         )  # fmt: skip
         try:
             the_agent = (
@@ -320,7 +313,7 @@ def run(
         "--transport": transport.value if transport is not TransportName.INPROC else None,
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
-        "--abus-schema": abus_schema, "--nlu-model": nlu_model,
+        "--abus-schema": abus_schema, "--nlu-model": nlu_model, "--nlg-model": nlg_model,
         "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,

@@ -19,9 +19,11 @@ import typer
 from taurec.clients.cli.simulator_options import (
     AbusSchemaOpt,
     AgendaDialoguesOpt,
+    NlgModelOpt,
     SimulatorModelOpt,
     SimulatorName,
     SimulatorOpt,
+    simulator_files_problem,
 )
 from taurec.clients.cli.startup import missing_key
 from taurec.server import defaults
@@ -72,6 +74,7 @@ def serve(
     ] = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
     abus_schema: AbusSchemaOpt = None,
+    nlg_model: NlgModelOpt = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
     ] = Path("logs"),
@@ -195,6 +198,7 @@ def serve(
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
             abus_schema=abus_schema,
+            nlg_model=nlg_model,
             nlu_model=nlu_model,
             log_dir=log_dir,
             run_label=run_label,
@@ -233,22 +237,8 @@ def serve(
         )
     if simulator.calls_an_llm and (why := missing_key({"--simulator-model": simulator_model})):
         _fail(why)
-    if agenda_dialogues is not None:
-        from taurec.tasks.dialogues.reading import (
-            read_annotated_dialogues,
-        )
-
-        try:
-            read_annotated_dialogues(agenda_dialogues)
-        except (DataError, OSError) as exc:
-            _fail(f"--agenda-dialogues: {exc}")
-    if abus_schema is not None:
-        from taurec.server.recommendation.simulator.intent_schema import IntentSchema
-
-        try:
-            IntentSchema.load(abus_schema)
-        except DataError as exc:
-            _fail(f"--abus-schema: {exc}")
+    if (problem := simulator_files_problem(settings)) is not None:
+        _fail(problem)
     if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
         _fail(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from taurec.server.settings import ServerSettings
 
 
 class SimulatorName(StrEnum):
@@ -54,3 +57,33 @@ AbusSchemaOpt = Annotated[
         help="--simulator abus: its intent schema (YAML; default: the IARD one).",
     ),
 ]
+NlgModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--nlg-model",
+        help="--simulator rule, abus or agenda-requests: word the user's replies with this "
+        "litellm model (what the user decides is unchanged).",
+    ),
+]
+
+
+def simulator_files_problem(settings: ServerSettings) -> str | None:
+    """One line saying what is wrong with the files the simulator options name (the intent
+    schema, the annotated dialogues), checked before anything runs; None when they read."""
+    from taurec.catalog.errors import DataError
+
+    if settings.abus_schema is not None:
+        from taurec.server.recommendation.simulator.intent_schema import IntentSchema
+
+        try:
+            IntentSchema.load(settings.abus_schema)
+        except DataError as exc:
+            return f"--abus-schema: {exc}"
+    if settings.agenda_dialogues is not None:
+        from taurec.tasks.dialogues.reading import read_annotated_dialogues
+
+        try:
+            read_annotated_dialogues(settings.agenda_dialogues)
+        except (DataError, OSError) as exc:
+            return f"--agenda-dialogues: {exc}"
+    return None

@@ -96,6 +96,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--abus-schema", str(settings.abus_schema)]
     if settings.nlu_model is not None:
         args += ["--nlu-model", settings.nlu_model]
+    if settings.nlg_model is not None:
+        args += ["--nlg-model", settings.nlg_model]
     model = getattr(settings, "simulator_model", None)
     if model:
         args += ["--simulator-model", model]

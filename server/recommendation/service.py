@@ -31,7 +31,7 @@ from taurec.server.recommendation.results import (
     UserReplyResult,
 )
 from taurec.server.recommendation.simulator.nlu import MessageReader
-from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu
+from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu, worded
 from taurec.server.recommendation.text_limits import overlong_aside, overlong_text
 from taurec.server.run_facts import (
     SERVER_NAME,
@@ -101,6 +101,8 @@ class Service:
             make_user, simulator_settings = SIMULATORS[settings.simulator](
                 catalog, settings, reader
             )
+            if settings.nlg_model is not None:
+                make_user, simulator_settings = worded(make_user, simulator_settings, settings)
         facts = RunFacts(
             run_id=settings.run_label or default_run_label(),
             suite=SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec)),

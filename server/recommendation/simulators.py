@@ -131,6 +131,18 @@ def _deciding_llm(
     return deciding_llm_users(catalog, llm), llm.record()
 
 
+def worded(
+    make_user: SimulatorFactory, record: dict[str, Any], settings: ServerSettings
+) -> tuple[SimulatorFactory, dict[str, Any]]:
+    """The simulator's users with their words from `settings.nlg_model` (an LLM NLG)."""
+    from taurec.server.recommendation.simulator.llm_client import LLMUserSettings
+    from taurec.server.recommendation.simulator.llm_nlg import llm_worded
+
+    assert settings.nlg_model is not None
+    llm = LLMUserSettings(model=settings.nlg_model, temperature=0.7)
+    return llm_worded(make_user, llm), {**record, "nlg": llm.record()}
+
+
 def agent_nlu(
     catalog: Catalog, settings: ServerSettings, reader: MessageReader | None
 ) -> AgentActReader:

@@ -166,3 +166,10 @@ def test_usersimcrs_llm_users_need_a_model(tmp_path: Path, simulator: str) -> No
     result = _run("--simulator", simulator, "--out", str(tmp_path / "logs"))
     assert result.exit_code == 2
     assert f"simulator '{simulator}' needs simulator_model" in result.stderr
+
+
+def test_an_nlg_model_is_for_the_deciding_users_only(tmp_path: Path) -> None:
+    args = ["--simulator", "llm-sp", "--simulator-model", "openai/x", "--nlg-model", "openai/y"]
+    result = _run(*args, "--out", str(tmp_path / "logs"))
+    assert result.exit_code == 2
+    assert "nlg_model applies to simulators 'rule', 'abus' and 'agenda-requests'" in result.stderr
