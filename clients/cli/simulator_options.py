@@ -16,9 +16,9 @@ class SimulatorName(StrEnum):
     RULE = "rule"
     ABUS = "abus"
     AGENDA_REQUESTS = "agenda-requests"
+    LLM = "llm"
     LLM_SP = "llm-sp"
     LLM_DP = "llm-dp"
-    LLM = "llm"
 
     @property
     def calls_an_llm(self) -> bool:

@@ -58,7 +58,7 @@ def test_a_second_run_into_the_same_folder_is_refused_unless_resumed(tmp_path: P
         (["--agent", "llm"], "needs --model"),
         (["--model", "openai/gpt-4o"], "--agent llm only"),
         (["--simulator", "llm"], "simulator_model"),
-        (["--simulator-model", "openai/gpt-4o"], "simulator 'llm' only"),
+        (["--simulator-model", "openai/gpt-4o"], "simulators 'llm', 'llm-sp' and 'llm-dp' only"),
         (["--suite", "/no/such/suite"], "no such suite"),
         (["--concurrency", "0"], "--concurrency"),
     ],
