@@ -58,6 +58,14 @@ def _transitions(settings: ServerSettings, record: dict[str, Any]) -> Transition
     return transitions
 
 
+def _simulator_nlu(
+    catalog: Catalog, settings: ServerSettings, reader: MessageReader
+) -> AgentActReader | None:
+    """The agenda users' own reading of agent messages: the LLM NLU with --nlu-model
+    (as UserSimCRS's users read with an LLM), else their deterministic one (None)."""
+    return agent_nlu(catalog, settings, reader) if settings.nlu_model is not None else None
+
+
 def _agenda_simulator(
     catalog: Catalog, settings: ServerSettings, reader: MessageReader
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
@@ -66,7 +74,9 @@ def _agenda_simulator(
     patience = settings.patience or AGENDA_PATIENCE
     record: dict[str, Any] = {"patience": patience}
     transitions = _transitions(settings, record)
-    return agenda_users(catalog, patience, reader, transitions), record
+    return agenda_users(
+        catalog, patience, reader, transitions, _simulator_nlu(catalog, settings, reader)
+    ), record
 
 
 def _abus_simulator(
@@ -78,7 +88,8 @@ def _abus_simulator(
     schema = IntentSchema.load(settings.abus_schema)
     record: dict[str, Any] = {"schema": schema.name}
     transitions = _transitions(settings, record)
-    return abus_users(catalog, reader, transitions, schema), record
+    nlu = _simulator_nlu(catalog, settings, reader)
+    return abus_users(catalog, reader, transitions, schema, nlu), record
 
 
 def _llm_simulator(

@@ -43,7 +43,7 @@ from typing import Final
 from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator.acts import Act, ActKind
-from taurec.server.recommendation.simulator.agent_nlu import AgentNLU
+from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
 from taurec.server.recommendation.simulator.base import UserReply
 from taurec.server.recommendation.simulator.iard import disclose
 from taurec.server.recommendation.simulator.information_need import InformationNeed
@@ -80,6 +80,7 @@ class AbusUser:
         reader: MessageReader | None = None,
         transitions: TransitionMatrices | None = None,
         schema: IntentSchema | None = None,
+        nlu: AgentActReader | None = None,
     ) -> None:
         self.task = task
         self.catalog = catalog
@@ -87,7 +88,7 @@ class AbusUser:
         self.need = InformationNeed(task, seed)
         self.stated = [c for c in task.constraints if c.reveal is not Reveal.HIDDEN]
         self.preferences = PreferenceModel(task.user, catalog, seed)
-        self.nlu = AgentNLU(catalog, reader)
+        self.nlu: AgentActReader = nlu or AgentNLU(catalog, reader)
         self.speaker = Speaker(task, random.Random(seed))
         self.rng = random.Random(f"abus:{seed}")
         self.transitions = transitions
@@ -337,13 +338,17 @@ def abus_users(
     reader: MessageReader | None = None,
     transitions: TransitionMatrices | None = None,
     schema: IntentSchema | None = None,
+    nlu: AgentActReader | None = None,
 ) -> Callable[[RecommendationTask, Catalog, int], AbusUser]:
     """A simulator factory for the server: one title index, one set of transition
-    matrices and one intent schema serve every episode."""
+    matrices, one intent schema and one NLU (None: the deterministic one) serve every
+    episode."""
     shared = reader or MessageReader(catalog.items)
     loaded = schema or IntentSchema.load()
 
     def make(task: RecommendationTask, catalog: Catalog, seed: int) -> AbusUser:
-        return AbusUser(task, catalog, seed, reader=shared, transitions=transitions, schema=loaded)
+        return AbusUser(
+            task, catalog, seed, reader=shared, transitions=transitions, schema=loaded, nlu=nlu
+        )
 
     return make

@@ -40,7 +40,7 @@ from taurec.catalog.item import Item
 from taurec.catalog.store import Catalog
 from taurec.server.recommendation.simulator.acts import Act, ActKind
 from taurec.server.recommendation.simulator.agenda import Agenda
-from taurec.server.recommendation.simulator.agent_nlu import AgentNLU
+from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
 from taurec.server.recommendation.simulator.base import UserReply
 from taurec.server.recommendation.simulator.hints import hints_for
 from taurec.server.recommendation.simulator.iard import disclose, iard_acts
@@ -91,6 +91,7 @@ class AgendaUser:
         patience: int = AGENDA_PATIENCE,
         reader: MessageReader | None = None,
         transitions: TransitionMatrices | None = None,
+        nlu: AgentActReader | None = None,
     ) -> None:
         if patience < 1:
             raise ValueError(f"patience must be at least 1, got {patience}")
@@ -101,7 +102,7 @@ class AgendaUser:
         self.preferences = PreferenceModel(task.user, catalog, seed)
         self.facts = Agenda(task)  # what may be said, what has been told
         self.policy = DialoguePolicy(self.facts, catalog)  # commits, "anything else?"
-        self.nlu = AgentNLU(catalog, reader)
+        self.nlu: AgentActReader = nlu or AgentNLU(catalog, reader)
         self.speaker = Speaker(task, random.Random(seed))
         volunteer = self.facts.volunteer
         self.stack: deque[DialogueAct] = deque(
@@ -383,6 +384,7 @@ def agenda_users(
     patience: int,
     reader: MessageReader | None = None,
     transitions: TransitionMatrices | None = None,
+    nlu: AgentActReader | None = None,
 ) -> Callable[[RecommendationTask, Catalog, int], AgendaUser]:
     """A simulator factory for the server: one title index (and one set of transition
     matrices) serves every episode."""
@@ -390,7 +392,13 @@ def agenda_users(
 
     def make(task: RecommendationTask, catalog: Catalog, seed: int) -> AgendaUser:
         return AgendaUser(
-            task, catalog, seed, patience=patience, reader=shared, transitions=transitions
+            task,
+            catalog,
+            seed,
+            patience=patience,
+            reader=shared,
+            transitions=transitions,
+            nlu=nlu,
         )
 
     return make

@@ -15,11 +15,21 @@ from taurec.server.recommendation.simulator.llm_client import LLMClient, LLMUser
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS, DialogueAct
 
+#: Few-shot examples per speaker, in the IARD intents of the log (this project's own).
 _EXAMPLES = {
-    "user": "I have seen Night Train, and I want something from the 90s -> "
-    'seen(title="Night Train")|disclose(year="1990s")',
-    "agent": 'Have you seen "Night Train"? Who is your favourite director? -> '
-    'recommend(title="Night Train")|elicit(director)',
+    "user": (
+        "I have seen Night Train, and I want something from the 90s -> "
+        'seen(title="Night Train")|disclose(release_date="1990s")',
+        'Harbor Lights sounds perfect, thanks! -> accept(title="Harbor Lights")',
+        "Not a horror fan. Who directed it? -> "
+        'reject()|disclose(genres="not horror")|inquire(director)',
+    ),
+    "agent": (
+        'Have you seen "Night Train"? Who is your favourite director? -> '
+        'recommend(title="Night Train")|elicit(director)',
+        'It was directed by Ann Lee. -> answer(director="Ann Lee")',
+        "Shall I look for something else? -> inquire()",
+    ),
 }
 
 
@@ -32,7 +42,7 @@ def classification_messages(text: str, role: str, intents: Sequence[str]) -> lis
         "content_rating, streaming_services, original_language, preference.\n"
         'Answer only with acts in the form intent(slot="value",slot)|intent(), values '
         'copied from the utterance; name a movie with title="...".\n'
-        f"Example: {_EXAMPLES[role]}\n\nUTTERANCE: {text}\nACTS: "
+        "Examples:\n" + "\n".join(_EXAMPLES[role]) + f"\n\nUTTERANCE: {text}\nACTS: "
     )
     return [{"role": "user", "content": prompt}]
 

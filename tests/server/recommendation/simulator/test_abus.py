@@ -208,3 +208,22 @@ def test_a_schema_without_a_required_intent_is_one_clear_error(tmp_path: Path):
 def test_a_missing_schema_file_is_one_clear_error(tmp_path: Path):
     with pytest.raises(DataError, match="no such file"):
         IntentSchema.load(tmp_path / "none.yaml")
+
+
+def test_with_an_llm_nlu_the_user_reads_the_agent_with_it():
+    from types import SimpleNamespace
+
+    from taurec.server.recommendation.simulator.llm_acts import LLMAgentNLU
+    from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
+    from taurec.server.recommendation.simulator.nlu import MessageReader
+
+    def model(**kwargs: object) -> object:
+        message = SimpleNamespace(content='recommend(title="Paper Boats Again")')
+        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=None)
+
+    settings = LLMUserSettings(model="openai/test", cache_dir=None, completion=model)
+    nlu = LLMAgentNLU(CATALOG, settings, MessageReader(CATALOG.items))
+    user = _user(nlu=nlu)
+    user.opening()
+    # the words name no title; the LLM's reading is what the user answers
+    assert [a.intent for a in user.respond("Maybe that boat one?").acts] == ["seen", "accept"]
