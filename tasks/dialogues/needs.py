@@ -7,7 +7,9 @@ no title takes the titles the agent last recommended) that the catalog has
 mapped: taurec.catalog.movielens_mapping). The constraints are the genres the user
 disclosed that the target has (volunteered; none disclosed: the target's first genre,
 stated when asked); the other titles the user named as liked become soft preferences
-("something like X"). The user subscribes to nothing and has watched nothing, and the only
+("something like X"); what the user asked about (who is in it, who directed it, its
+year...) becomes the task's requests (at most two), which the simulated users then ask.
+The user subscribes to nothing and has watched nothing, and the only
 flag is recommend_tool, so a text-only CRS can win the task. A task that does not pass
 strict validation (fewer than two answers, say) is left out and counted.
 """
@@ -23,7 +25,12 @@ from taurec.catalog.movielens_mapping import normalise_title
 from taurec.catalog.store import Catalog
 from taurec.tasks.dialogues.format import AnnotatedDialogue
 from taurec.tasks.recommendation.constraint import Constraint, Op, Reveal
-from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext
+from taurec.tasks.recommendation.task import (
+    PolicyName,
+    RecommendationTask,
+    RequestSlot,
+    UserContext,
+)
 from taurec.tasks.recommendation.validate import Vocabulary, check_task
 
 PERSONA = "You are a movie fan looking for something to watch tonight."
@@ -81,6 +88,32 @@ def _said(dialogue: AnnotatedDialogue, intent: str, slot: str | None = None) -> 
     return out
 
 
+#: The slots a user asks about in dialogue data (IARD's, taurec's) -> a request slot.
+_REQUESTS: dict[str, RequestSlot] = {
+    "actor": "cast",
+    "cast": "cast",
+    "director": "director",
+    "year": "release_date",
+    "release_date": "release_date",
+    "rating": "rating",
+    "runtime": "runtime",
+    "content_rating": "content_rating",
+    "streaming_services": "streaming_services",
+    "original_language": "original_language",
+}
+
+
+def _asked(dialogue: AnnotatedDialogue) -> list[str]:
+    """The slots the user's inquiries named, in order."""
+    return [
+        a.slot
+        for u in dialogue.utterances
+        if u.participant == "user"
+        for a in u.acts
+        if a.intent == "inquire" and a.slot
+    ]
+
+
 def _task(ident: str, dialogue: AnnotatedDialogue, titles: TitleIndex) -> RecommendationTask | None:
     target = next((it for t in _said(dialogue, "accept") if (it := titles.find(t))), None)
     if target is None or not target.genres:
@@ -93,11 +126,13 @@ def _task(ident: str, dialogue: AnnotatedDialogue, titles: TitleIndex) -> Recomm
     liked = [
         t for t in _said(dialogue, "disclose", "title") if titles.find(t) not in (None, target)
     ]
+    asked = [_REQUESTS[slot] for slot in _asked(dialogue) if slot in _REQUESTS]
     return RecommendationTask(
         id=ident,
         persona=PERSONA,
         constraints=constraints,
         soft_preferences=[f"something like {t}" for t in dict.fromkeys(liked)][:3],
+        requests=list(dict.fromkeys(asked))[:2],
         policy_flags=[PolicyName.RECOMMEND_TOOL],
         user=UserContext(),
     )

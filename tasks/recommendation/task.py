@@ -147,6 +147,19 @@ def _strata_problems(task: RecommendationTask) -> list[tuple[str, str]]:
     ]
 
 
+#: What a user may ask about a title before taking it (the information need's requests).
+RequestSlot = Literal[
+    "director",
+    "runtime",
+    "release_date",
+    "cast",
+    "rating",
+    "content_rating",
+    "streaming_services",
+    "original_language",
+]
+
+
 @task_kind(
     "recommendation",
     description="τ-Rec: elicit from a simulated user, search, commit to one item or abstain",
@@ -163,6 +176,11 @@ class RecommendationTask(BaseModel):
     persona: str = Field(min_length=1, description="Who the user is, in their own terms.")
     constraints: list[Constraint] = Field(min_length=1)
     soft_preferences: list[str] = Field(default_factory=list)
+    requests: list[RequestSlot] = Field(
+        default_factory=list,
+        description="What the user wants to learn about a title before taking it (the "
+        "information need's requests); empty: the simulated user draws them per episode.",
+    )
     policy_flags: list[PolicyName] = Field(default_factory=list)
     user: UserContext = Field(default_factory=UserContext)
     no_valid_recommendation: bool = False
@@ -217,7 +235,10 @@ class RecommendationTask(BaseModel):
 
     @cached_property
     def _sha256(self) -> str:
-        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+        doc = self.model_dump(mode="json")
+        if not doc["requests"]:  # a task without requests hashes as before they existed
+            del doc["requests"]
+        blob = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
         return sha256(blob).hexdigest()
 
 

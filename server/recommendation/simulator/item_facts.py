@@ -4,22 +4,14 @@ a message answered one: it names the item's value for that slot."""
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, get_args
 
 from taurec.catalog.item import Item
 from taurec.server.recommendation.simulator.phrasing import language_name
+from taurec.tasks.recommendation.task import RequestSlot
 
 #: Slots a user may request about a recommended item, in a stable order.
-REQUESTABLE: Final = (
-    "director",
-    "runtime",
-    "release_date",
-    "cast",
-    "rating",
-    "content_rating",
-    "streaming_services",
-    "original_language",
-)
+REQUESTABLE: Final = get_args(RequestSlot)
 
 
 def answer_terms(item: Item, slot: str) -> list[str]:

@@ -53,8 +53,9 @@ IARD: list[dict[str, Any]] = [
                 {"intent": "PRO", "slot_values": [["GENRE", "Sci-Fi", None, None]]}]},
             {"participant": "AGENT", "utterance": "Try Moonfall Drift (2001).", "dialogue_acts": [
                 {"intent": "REC-S", "slot_values": [["TITLE", "Moonfall Drift (2001)", None, None]]}]},
-            {"participant": "USER", "utterance": "Sounds good!", "dialogue_acts": [
-                {"intent": "ACC", "slot_values": []}]},
+            {"participant": "USER", "utterance": "Sounds good! Who is in it?", "dialogue_acts": [
+                {"intent": "ACC", "slot_values": []},
+                {"intent": "INQ", "slot_values": [["ACTOR", "", None, None]]}]},
         ],
     }
 ]  # fmt: skip
@@ -133,6 +134,7 @@ def test_each_format_gives_transitions_scores_and_tasks(files, fmt):
     report = tasks_from_dialogues(dialogues, CATALOG)
     (task,) = report.tasks
     assert task.constraints[0].value == "Sci-Fi"
+    assert task.requests == (["cast"] if fmt == "iard" else [])
     assert not check_task(task, CATALOG, strict=True).errors
 
 

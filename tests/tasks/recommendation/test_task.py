@@ -167,3 +167,28 @@ def test_maturity_gate(age: int | None, limit: str | None, rating: str, allowed:
 def test_sha256_changes_with_any_field(make_task: MakeTask) -> None:
     assert make_task().sha256() == make_task().sha256()
     assert make_task().sha256() != make_task(persona="Someone else.").sha256()
+
+
+def test_a_task_without_requests_hashes_as_before_requests_existed():
+    from taurec.tasks.suite import load_suite
+
+    # t001's hash when the schema had no `requests`: logs written then still match it
+    task = load_suite("builtin").get("t001")
+    assert task is not None and task.requests == []
+    assert task.sha256() == "a4a7ada2f202e152dcd14c9d9be0b20211d65aa6067841ac6460aaa342f5f174"
+
+
+def test_a_tasks_own_requests_are_what_its_user_asks(make_task):
+    from taurec.server.recommendation.simulator.information_need import InformationNeed
+
+    task = make_task(requests=["director", "cast"])
+    assert InformationNeed(task, seed=0).requests == ["director", "cast"]
+    assert make_task(requests=[]).sha256() != task.sha256()
+
+
+def test_a_request_the_users_cannot_ask_is_refused(make_task):
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="requests"):
+        make_task(requests=["plot"])
