@@ -178,6 +178,8 @@ class RecommendationTask(BaseModel):
     soft_preferences: list[str] = Field(default_factory=list)
     requests: list[RequestSlot] = Field(
         default_factory=list,
+        # left out when empty: task files and hashes stay as they were before the field
+        exclude_if=lambda v: not v,
         description="What the user wants to learn about a title before taking it (the "
         "information need's requests); empty: the simulated user draws them per episode.",
     )
@@ -235,10 +237,7 @@ class RecommendationTask(BaseModel):
 
     @cached_property
     def _sha256(self) -> str:
-        doc = self.model_dump(mode="json")
-        if not doc["requests"]:  # a task without requests hashes as before they existed
-            del doc["requests"]
-        blob = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
         return sha256(blob).hexdigest()
 
 

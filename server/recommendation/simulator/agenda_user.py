@@ -1,10 +1,6 @@
-"""An agenda user with requests (`--simulator agenda-requests`): UserSimCRS's agenda user
-reworked to ask about a title before taking it. NLU -> agenda update -> NLG.
-
-Not the paper's ABUS (abus.py): it states every volunteered constraint in its opening,
-withholds hidden ones, asks its requests about every fitting title and accepts only
-once they are answered, judges titles by the task (never contradicting it), and leaves
-on patience.
+"""An agenda user with requests (`--simulator agenda-requests`), not the paper's ABUS
+(abus.py): it asks about a title before taking it, judges titles by the task (never
+contradicting it), and leaves on patience. NLU -> agenda update -> NLG.
 
 The agenda is a stack of IARD acts built from the information need: `start`, a
 `disclose` per volunteered constraint, an `inquire` per request, `stop`. The opening
