@@ -2,10 +2,14 @@
 
 `generate_streams` draws, per setting, `n` streams of `episodes` episodes over a pool of
 choice items: one persona (variable_category), one category (variable_persona) or both
-varying (variable_settings). Each episode's choice set is sampled with the stream's
-seed and the category's hash, its utilities computed from the persona's preference
-model; as BIEL does, a (persona, category) pair whose best utility is below 60 is
-skipped and another drawn. Deterministic per seed.
+varying (variable_settings). As BIEL's planner does, what varies is drawn without
+replacement within a stream: no category repeats in a variable_category stream, no
+persona in a variable_persona stream, and neither in a variable_settings stream. Each
+episode's choice set is sampled with the stream's seed and the category's hash (the
+`ChoiceSetSampler`; BIEL's own rule is another sampler), its utilities computed from the
+persona's preference model or given by another `UtilityFn`; as BIEL does, a (persona,
+category) pair whose best utility is below 60 is skipped and another drawn.
+Deterministic per seed.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ class StreamPlan:
 
 #: Utilities of a choice set for a persona, or None to skip the pair (best below 60).
 UtilityFn = Callable[[Persona, Category, list[ChoiceItem]], dict[str, float] | None]
+#: The choice set of a category for a stream seed: item ids, in shown order.
+ChoiceSetSampler = Callable[[Category, int, int], list[str]]
 
 
 def model_utilities(
@@ -90,8 +96,9 @@ def _episode(
     seed: int,
     size: int,
     score: UtilityFn,
+    sampler: ChoiceSetSampler,
 ) -> StreamEpisodeSpec | None:
-    ids = sample_choice_set(category, seed, size)
+    ids = sampler(category, seed, size)
     utilities = score(persona, category, [items[i] for i in ids])
     if utilities is None:
         return None
@@ -113,13 +120,14 @@ def _stream(
     items: dict[str, ChoiceItem],
     feedback: FeedbackKind,
     score: UtilityFn,
+    sampler: ChoiceSetSampler,
 ) -> StreamTask:
     seed = plan.seed * 1_000_003 + k
     rng = random.Random(f"stream:{plan.seed}:{setting.value}:{k}")
     fixed_persona = rng.choice(personas)
     fixed_category = rng.choice(categories)
     episodes: list[StreamEpisodeSpec] = []
-    used: set[str] = set()
+    used: set[str] = set()  # what varies is drawn without replacement (as BIEL's planner)
     for _draw in range(MAX_DRAWS):
         if len(episodes) == plan.episodes:
             break
@@ -129,13 +137,17 @@ def _stream(
         category = (
             fixed_category if setting is StreamSetting.VARIABLE_PERSONA else rng.choice(categories)
         )
-        varying = category.id if setting is StreamSetting.VARIABLE_CATEGORY else persona.id
-        if setting is not StreamSetting.VARIABLE_SETTINGS and varying in used:
+        varying = {
+            StreamSetting.VARIABLE_CATEGORY: {f"c:{category.id}"},
+            StreamSetting.VARIABLE_PERSONA: {f"p:{persona.id}"},
+            StreamSetting.VARIABLE_SETTINGS: {f"c:{category.id}", f"p:{persona.id}"},
+        }[setting]
+        if varying & used:
             continue
-        episode = _episode(persona, category, items, seed, plan.choice_set_size, score)
+        episode = _episode(persona, category, items, seed, plan.choice_set_size, score, sampler)
         if episode is None:
             continue
-        used.add(varying)
+        used |= varying
         episodes.append(episode)
     else:
         raise GenerationError(
@@ -166,9 +178,11 @@ def generate_streams(
     categories: Sequence[Category],
     plan: StreamPlan,
     score: UtilityFn = model_utilities,
+    sampler: ChoiceSetSampler = sample_choice_set,
 ) -> list[StreamTask]:
     """plan.n streams per setting, cycling through plan.feedback. Utilities come from the
-    personas' preference models unless `score` says otherwise (e.g. `llm_utilities`)."""
+    personas' preference models unless `score` says otherwise (e.g. `llm_utilities`);
+    choice sets from `sample_choice_set` unless `sampler` says otherwise."""
     by_id = {i.id: i for i in items}
     if not categories:
         raise GenerationError("no categories; expected at least one with 15 or more items")
@@ -181,7 +195,9 @@ def generate_streams(
     for setting in plan.settings:
         for k in range(plan.n):
             feedback = plan.feedback[k % len(plan.feedback)]
-            out.append(_stream(setting, k, plan, personas, categories, by_id, feedback, score))
+            out.append(
+                _stream(setting, k, plan, personas, categories, by_id, feedback, score, sampler)
+            )
     return out
 
 
