@@ -30,6 +30,7 @@ class AgentName(StrEnum):  # every kind's registered names (a test keeps the two
     CF = "cf"  # ranking tasks
     LLM = "llm"
     LEARNER = "learner"  # stream suites
+    PROBE = "probe"  # stream suites: a check on the customer
     CRS = "crs"  # a text-only CRS over HTTP
     A2A = "a2a"  # an Agent2Agent-protocol agent
 

@@ -85,6 +85,9 @@ class CustomerContext:
     category: str
     items: Sequence[ChoiceItem]
     utilities: dict[str, float]
+    #: This episode's questions so far, with the answers given (BIEL shows them to its
+    #: customer when it answers and when it reacts to the recommendation).
+    dialogue: tuple[tuple[str, str], ...] = ()
 
 
 class Customer(Protocol):

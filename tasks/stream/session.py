@@ -65,6 +65,7 @@ class StreamSession:
     index: int = 0  # 0-based current episode
     questions: int = 0
     chosen: list[str] = field(default_factory=list)  # one per finished episode
+    dialogue: list[tuple[str, str]] = field(default_factory=list)  # this episode's Q/A
 
     @property
     def spec(self) -> StreamEpisodeSpec:
@@ -106,9 +107,11 @@ class StreamSession:
                 f"({self.task.budget} of {self.task.budget}); recommend an item now"
             )
         self.questions += 1
+        answer = self.customer.answer(self._context(), question)
+        self.dialogue.append((question, answer))
         return AnswerResult(
             episode=self.index + 1,
-            answer=self.customer.answer(self._context(), question),
+            answer=answer,
             questions_left=self.task.budget - self.questions,
         )
 
@@ -148,6 +151,7 @@ class StreamSession:
             category=spec.category_name,
             items=[self.task.item_index[i] for i in spec.item_ids],
             utilities=spec.utilities,
+            dialogue=tuple(self.dialogue),
         )
 
     def next_episode(self) -> EpisodeView:
@@ -159,6 +163,7 @@ class StreamSession:
             )
         self.index += 1
         self.questions = 0
+        self.dialogue = []
         return self.view()
 
     def _check_open(self) -> None:

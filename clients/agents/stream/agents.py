@@ -31,6 +31,7 @@ from taurec.clients.agents.stream.play import (
     StreamPolicy,
     play_stream,
 )
+from taurec.clients.agents.stream.probe import ProbingStreamPolicy
 
 PolicyFactory = Callable[[Episode], StreamPolicy]
 
@@ -75,6 +76,11 @@ def _learner(settings: AgentSettings) -> StreamAgent:
     )
 
 
+def _probe(settings: AgentSettings) -> StreamAgent:
+    label = settings.label or "probe"
+    return StreamAgent(label, lambda ep: ProbingStreamPolicy(label))
+
+
 def _llm(settings: AgentSettings) -> StreamAgent:
     if not settings.model:
         raise AgentUnavailable(
@@ -104,6 +110,12 @@ STREAM_AGENTS: Final = {
             "a Bayesian model of utility over item attributes, learned from feedback", 21, 0
         ),
         _learner,
+    ),
+    "probe": AgentEntry(
+        AgentProfile(
+            "asks about items one by one, takes the warmest answer (a leak check)", 120, 0
+        ),
+        _probe,
     ),
     "llm": AgentEntry(
         AgentProfile(
