@@ -4,6 +4,8 @@ Items come from a movie catalog (`--catalog`) or from Amazon Reviews 2023 produc
 metadata (`--products meta_*.jsonl[.gz]`); personas are drawn from the items'
 vocabulary; utilities come from the personas' hidden preference models, or, with
 `--llm-utilities MODEL[,MODEL]`, from language models (cached under `--cache`).
+With the four `--biel-*` files, items, categories, personas and utilities are BIEL's
+released data instead (docs/streams.md, "BIEL's released data").
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import typer
 from taurec.catalog.spec import BUILTIN
 
 if TYPE_CHECKING:
+    from taurec.catalog.builders.biel_data import BielFiles
     from taurec.tasks.stream.task import FeedbackKind, StreamSetting
 
 # `taurec tasks generate-streams --help` loads this module: the generators and the catalog
@@ -34,6 +37,35 @@ def _names(text: str, allowed: type[FeedbackKind] | type[StreamSetting], option:
     return names
 
 
+def _biel_files(
+    needed: list[Path | None],
+    product_ids: Path | None,
+    category_names: Path | None,
+    others: dict[str, bool],
+) -> BielFiles | None:
+    """The BIEL files given, or None when no --biel-* option is; a partial set, or one mixed
+    with another item or utility source, is a usage error."""
+    options = ["--biel-products", "--biel-personas", "--biel-scores", "--biel-categories"]
+    if all(p is None for p in needed) and product_ids is None and category_names is None:
+        return None
+    missing = [o for o, p in zip(options, needed, strict=True) if p is None]
+    if missing:
+        raise typer.BadParameter(
+            f"missing {', '.join(missing)}; BIEL's data needs all of {', '.join(options)}",
+            param_hint=missing[0],
+        )
+    mixed = [o for o, given in others.items() if given]
+    if mixed:
+        raise typer.BadParameter(
+            "BIEL's data brings its own products and utilities; drop it or the --biel-* options",
+            param_hint=mixed[0],
+        )
+    from taurec.catalog.builders.biel_data import BielFiles
+
+    products, personas, scores, links = (p for p in needed if p is not None)
+    return BielFiles(products, personas, scores, links, product_ids, category_names)
+
+
 def generate_streams_cmd(
     out: Annotated[Path, typer.Option("--out", help="Suite folder to write.")],
     catalog: Annotated[
@@ -47,7 +79,9 @@ def generate_streams_cmd(
     episodes: Annotated[
         int, typer.Option("--episodes", min=1, max=100, help="Episodes per stream.")
     ] = 10,
-    personas: Annotated[int, typer.Option("--personas", min=1, help="Persona pool size.")] = 40,
+    personas: Annotated[
+        int, typer.Option("--personas", min=1, help="Persona pool size (not with --biel-*).")
+    ] = 40,
     settings: Annotated[
         str, typer.Option("--settings", help="Comma-separated stream settings.")
     ] = "variable_category,variable_persona,variable_settings",
@@ -65,6 +99,35 @@ def generate_streams_cmd(
         Path | None, typer.Option("--cache", help="--llm-utilities: reply cache folder.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace existing task files.")] = False,
+    biel_products: Annotated[
+        Path | None,
+        typer.Option("--biel-products", help="BIEL's folder of meta_N.json product files."),
+    ] = None,
+    biel_personas: Annotated[
+        Path | None,
+        typer.Option(
+            "--biel-personas",
+            help="Tianyi-Lab/Personas, split train: .parquet, a folder of shards, .jsonl or .json.",
+        ),
+    ] = None,
+    biel_scores: Annotated[
+        Path | None, typer.Option("--biel-scores", help="BIEL's persona_scores.parquet.")
+    ] = None,
+    biel_categories: Annotated[
+        Path | None, typer.Option("--biel-categories", help="BIEL's product_category.parquet.")
+    ] = None,
+    biel_product_ids: Annotated[
+        Path | None,
+        typer.Option(
+            "--biel-product-ids", help="BIEL's products.parquet: its product ids (optional)."
+        ),
+    ] = None,
+    biel_category_names: Annotated[
+        Path | None,
+        typer.Option(
+            "--biel-category-names", help="BIEL's categories.parquet: its names (optional)."
+        ),
+    ] = None,
 ) -> None:
     """Write a stream suite (kind "stream") to OUT; it loads with --suite OUT."""
     from taurec.catalog.builders.amazon_products import load_products
@@ -89,6 +152,12 @@ def generate_streams_cmd(
         raise typer.BadParameter(
             f"{out / TASKS_DIR} already holds task files; pass --force", param_hint="--out"
         )
+    biel = _biel_files(
+        [biel_products, biel_personas, biel_scores, biel_categories],
+        biel_product_ids,
+        biel_category_names,
+        others={"--products": products is not None, "--llm-utilities": bool(llm)},
+    )
     plan = StreamPlan(
         settings=tuple(StreamSetting(s) for s in _names(settings, StreamSetting, "--settings")),
         n=n,
@@ -97,29 +166,37 @@ def generate_streams_cmd(
         feedback=tuple(FeedbackKind(f) for f in _names(feedback, FeedbackKind, "--feedback")),
     )
     try:
-        if products is not None:
-            items = load_products(products).items
-            categories = product_categories(items)
-            source = f"products from {products.name}"
+        if biel is not None:
+            from taurec.catalog.builders.biel_data import load_biel_data
+            from taurec.tasks.stream.biel_streams import biel_streams
+
+            built = biel_streams(load_biel_data(biel), plan)
+            typer.echo(built.summary)
+            tasks, source = built.tasks, f"BIEL's released data ({biel.products.name})"
         else:
-            items = [from_movie(i) for i in Catalog.load(catalog).items]
-            categories = movie_categories(items)
-            source = f"movies of catalog {catalog!r}"
-        pool = persona_pool(items, personas, seed)
-        score: UtilityFn = model_utilities
-        if llm:
-            models = tuple(m.strip() for m in llm.split(",") if m.strip())
-            score = llm_utilities(
-                LLMUtilityScorer(LLMUtilitySettings(models=models, cache_dir=cache))
-            )
-        tasks = generate_streams(items, pool, categories, plan, score)
+            if products is not None:
+                items = load_products(products).items
+                categories = product_categories(items)
+                source = f"products from {products.name}"
+            else:
+                items = [from_movie(i) for i in Catalog.load(catalog).items]
+                categories = movie_categories(items)
+                source = f"movies of catalog {catalog!r}"
+            pool = persona_pool(items, personas, seed)
+            score: UtilityFn = model_utilities
+            if llm:
+                models = tuple(m.strip() for m in llm.split(",") if m.strip())
+                score = llm_utilities(
+                    LLMUtilityScorer(LLMUtilitySettings(models=models, cache_dir=cache))
+                )
+            tasks = generate_streams(items, pool, categories, plan, score)
     except (DataError, GenerationError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     manifest = SuiteManifest(
         format_version=1,
         id=out.resolve().name,
-        catalog=BUILTIN if products is not None else catalog,
+        catalog=BUILTIN if products is not None or biel is not None else catalog,
         kind="stream",
         description=f"{len(tasks)} streams of {episodes} episodes over {source}, seed {seed}.",
     )
