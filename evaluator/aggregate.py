@@ -62,4 +62,8 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
             members = groups[key]
             group = EVALUATOR_KINDS.get(key[4]).aggregate_group(key[0], members, seed)
             out.append({"kind": key[4], **run_fields(members), **group, **dialogue_fields(members)})
+        for kind in sorted({g["kind"] for g in out}):
+            compare = EVALUATOR_KINDS.get(kind).compare
+            if compare is not None:
+                compare([g for g in out if g["kind"] == kind], seed)
         return out

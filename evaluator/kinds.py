@@ -26,6 +26,9 @@ Scorer = Callable[[Any, Trajectory, "SuiteContext", "Resolver", str], EpisodeSco
 GroupAggregate = Callable[[str, list[EpisodeScore], int], dict[str, Any]]
 #: summary_rows(group) -> (metric, value) rows of the terminal table
 SummaryRows = Callable[[dict[str, Any]], list[tuple[str, str]]]
+#: compare(groups, seed): annotate a kind's groups with what needs several of them (the
+#: stream kind pairs a run with its control run)
+GroupCompare = Callable[[list[dict[str, Any]], int], None]
 
 
 #: item id -> its title, or None when unknown
@@ -48,6 +51,7 @@ class EvaluatorKind:
     aggregate_group: GroupAggregate
     summary_rows: SummaryRows
     view: KindView | None = None
+    compare: GroupCompare | None = None
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(

@@ -23,6 +23,7 @@ from taurec.server.defaults import (
     MAX_TOOL_CALLS_PER_EPISODE,
 )
 from taurec.tasks.runs.plan import LABEL_PATTERN
+from taurec.tasks.stream.protocol import StreamProtocol
 
 SimulatorKind = Literal["rule", "abus", "agenda-requests", "llm", "llm-sp", "llm-dp"]
 #: The simulators that call an LLM (they need simulator_model).
@@ -158,6 +159,11 @@ class ServerSettings(BaseModel):
         default=(),
         description="Sealed mode: plan files (taurec plan new), one per contestant. Each "
         "plan's token decides its label, and each planned episode can be played once.",
+    )
+    stream_protocol: StreamProtocol = Field(
+        default_factory=StreamProtocol,
+        description="Stream suites: feedback (task, none, shuffled), rules (biel, taurec) "
+        "and whether episodes are played in a shuffled order; recorded in each log header.",
     )
 
     @model_validator(mode="after")

@@ -183,7 +183,8 @@ def learning_curves(data: ReportData) -> Section | None:
                 *g["improvement_ci"],
                 g["slope"],
                 *g["slope_ci"],
-                "yes" if g.get("learns") else "no",
+                "yes" if g.get("improves") else "no",
+                {True: "yes", False: "no"}.get(g.get("learns_from_feedback"), "no control"),
             ]
         )
     fig.update_layout(
@@ -193,13 +194,16 @@ def learning_curves(data: ReportData) -> Section | None:
     )
     curve_headers = ["series", "episode", "streams", "regret", "SE", "questions", "top-1"]
     summary_headers = ["series", "avg regret", "improvement", "CI low", "CI high", "slope"]
-    summary_headers += ["CI low", "CI high", "learns"]
+    summary_headers += ["CI low", "CI high", "improves", "learns from feedback"]
     return Section(
         "streams",
         "Learning curves (BIEL)",
         "Regret of the item chosen in each episode of a stream, averaged over streams with "
-        "its standard error: a curve that falls shows an agent learning the user. 'learns' "
-        "means the slope's 95% CI lies below 0.",
+        "its standard error. 'improves' means the slope's 95% CI lies below 0: regret falls "
+        "with the episode index, which a fixed schedule can show too. 'learns from "
+        "feedback' compares the run with a control run of the same agent whose feedback "
+        "was withheld or scrambled: yes when the paired slope contrast's 95% CI lies below "
+        "0 (every control there is), 'no control' when the logs hold none.",
         [fig],
         [
             Table("Learning summary", summary_headers, summary),

@@ -8,10 +8,16 @@ out of n.
 
 Per label: the learning curve (mean regret and mean questions by episode index, each
 with SE = sd(ddof=1)/√n, 0 when n < 2), the average regret, regret at episodes 5 and
-10, the improvement (episode 10 − episode 1; negative = learned) and the slope of regret
+10, the improvement (episode 10 − episode 1; negative = better) and the slope of regret
 over episode index, both with percentile bootstrap CIs that resample whole streams (or
-whole tasks, with all their trials), so
-"did it learn?" is answered with its uncertainty: a slope CI wholly below 0.
+whole tasks, with all their trials). A slope CI wholly below 0 is "improves": regret
+falls with the episode index. That alone does not show learning from feedback (a fixed
+schedule of better picks improves too); contrast.py compares a run with its control.
+
+A stream that stopped early counts its unreached episodes as regret = best (taurec's
+convention: a quitter is not rewarded). BIEL's leaderboard instead averages each
+episode over the streams that reached it; `avg_regret_reached` and each curve point's
+`regret_reached` give that convention beside ours.
 """
 
 from __future__ import annotations
@@ -75,6 +81,8 @@ class CurvePoint:
     questions: float
     questions_se: float
     top1: float
+    reached: int  # streams that made a pick in this episode
+    regret_reached: float  # mean regret over those (BIEL's leaderboard convention)
 
 
 def learning_curve(streams: Sequence[Sequence[EpisodeOutcome]]) -> list[CurvePoint]:
@@ -89,11 +97,13 @@ def learning_curve(streams: Sequence[Sequence[EpisodeOutcome]]) -> list[CurvePoi
         r, r_se = mean_se([e.regret for e in eps])
         q, q_se = mean_se([float(e.questions) for e in eps])
         top1 = float(np.mean([e.top(1) for e in eps]))
-        out.append(CurvePoint(index, len(eps), r, r_se, q, q_se, top1))
+        reached = [e.regret for e in eps if e.rank is not None]
+        mean_reached = float(np.mean(reached)) if reached else math.nan
+        out.append(CurvePoint(index, len(eps), r, r_se, q, q_se, top1, len(reached), mean_reached))
     return out
 
 
-def _slopes(curves: np.ndarray) -> np.ndarray:
+def slopes(curves: np.ndarray) -> np.ndarray:
     """OLS slope of regret on episode index (1, 2, ...) of each row of `curves` (B, E)."""
     x = np.arange(1, curves.shape[1] + 1, dtype=float)
     xc = x - x.mean()
@@ -120,11 +130,14 @@ def stream_summary(
     curve = learning_curve(streams)
     flat = [e for s in streams for e in s]
     length = max((e.index for e in flat), default=0)
+    reached = [e.regret for e in flat if e.rank is not None]
     out: dict[str, Any] = {
         "streams": len(streams),
         "episodes": len(flat),
         "curve": [asdict(p) for p in curve],
         "avg_regret": float(np.mean([e.regret for e in flat])) if flat else math.nan,
+        "avg_regret_reached": float(np.mean(reached)) if reached else math.nan,
+        "abandoned": sum(any(e.rank is None for e in s) for s in streams),
         "avg_questions": float(np.mean([e.questions for e in flat])) if flat else math.nan,
         "top1": float(np.mean([e.top(1) for e in flat])) if flat else math.nan,
         "top3": float(np.mean([e.top(3) for e in flat])) if flat else math.nan,
@@ -136,7 +149,7 @@ def stream_summary(
     points = {p.episode: p for p in curve}
     for k in (1, 5, 10):
         out[f"regret_at_{k}"] = points[k].regret if k in points else math.nan
-    out["learns"] = False
+    out["improves"] = False
     out["improvement"], out["improvement_ci"] = math.nan, [math.nan, math.nan]
     out["slope"], out["slope_ci"] = math.nan, [math.nan, math.nan]
     if length < 2 or not streams:
@@ -158,11 +171,10 @@ def stream_summary(
         curve = sums.sum(axis=0) / counts.sum(axis=0)
         boot = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)  # (B, E)
     out["improvement"] = float(curve[last - 1] - curve[0])
-    out["slope"] = float(_slopes(curve[None])[0])
-    out["learns"] = False
+    out["slope"] = float(slopes(curve[None])[0])
     if len(index) < 2:  # one task: nothing to resample, no interval
         return out
     out["improvement_ci"] = _interval(boot[:, last - 1] - boot[:, 0])
-    out["slope_ci"] = _interval(_slopes(boot))
-    out["learns"] = bool(out["slope_ci"][1] < 0)
+    out["slope_ci"] = _interval(slopes(boot))
+    out["improves"] = bool(out["slope_ci"][1] < 0)
     return out

@@ -2,15 +2,21 @@
 and report learning curves per label (overall and per setting).
 
 Scoring replays the log: every accepted call (a tool result without an error) is run
-again, in order, on a fresh `StreamSession` of the task with the log's seed, and its
-result must equal the logged one (but for an LLM customer's words, which are not
-replayable; with the rule-based customer they are) (else a replay mismatch: the log was not produced by
-these rules, or was edited). The replayed session then says what was recommended in
+again, in order, on a fresh `StreamSession` of the task with the log's seed and the
+protocol its header records (feedback as the task's, withheld or scrambled; BIEL's or
+taurec's rules; the episode order), and its result must equal the logged one (else a
+replay mismatch: the log was not produced by these rules, or was edited). An LLM
+customer's words are not replayable and are not compared; nor are the customer's words
+in a log whose header records no protocol (written before the customer and the
+feedback took their current words). The replayed session then says what was picked in
 each episode and how many questions were asked; utilities come from the task (hashed
 into the log header), so no LLM and no trust in the logged feedback is needed.
 
-Per-episode numbers travel in `EpisodeScore.metrics` as `regret@k`, `questions@k`,
-`rank@k` (0: nothing chosen), and the setting as `setting:<name>` = 1.
+Per-episode numbers travel in `EpisodeScore.metrics` (see `episode_metrics`): the
+regret, questions and rank of each played position k, the setting, the feedback mode,
+the interim picks of planning runs and any stated confidence. A control run (feedback
+withheld or scrambled) is reported under its label plus " (feedback none)" or
+" (feedback shuffled)", so it is never mixed with the real run.
 """
 
 from __future__ import annotations
@@ -19,11 +25,17 @@ from collections import defaultdict
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView
-from taurec.evaluator.render import run_rows
+from taurec.evaluator.stream.calibration import calibration_summary, planning_summary
+from taurec.evaluator.stream.contrast import base_label, compare_stream_groups
+from taurec.evaluator.stream.episode_metrics import SETTING_PREFIX, episode_metrics
 from taurec.evaluator.stream.metrics import EpisodeOutcome, score_choice, stream_summary
+from taurec.evaluator.stream.rows import stream_rows
+from taurec.tasks.stream.protocol import LEGACY, protocol_of
 from taurec.tasks.stream.session import ACTIONS, StreamRuleError, StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
@@ -32,7 +44,6 @@ from taurec.tasks.trajectory.format import Trajectory
 if TYPE_CHECKING:
     from taurec.evaluator.resolver import Resolver, SuiteContext
 
-SETTING_PREFIX = "setting:"
 READ_ONLY = {"current_episode": lambda s, a: s.view()}
 #: Result fields holding the customer's words (not replayable when an LLM wrote them).
 _WORDS = {"ask_question": ("answer",), "recommend_item": ("feedback",)}
@@ -42,12 +53,13 @@ def replay_stream(
     task: StreamTask, trajectory: Trajectory
 ) -> tuple[StreamSession, list[str], list[int]]:
     """The session as the log's accepted calls leave it, the mismatches, and the questions
-    asked in each episode."""
-    session = StreamSession(task, trajectory.header.seed)
-    rule_words = trajectory.header.simulator.kind == "rule"
+    asked in each played episode."""
+    simulator = trajectory.header.simulator
+    recorded = protocol_of(simulator.settings)
+    session = StreamSession(task, trajectory.header.seed, protocol=recorded or LEGACY)
+    rule_words = simulator.kind == "rule" and recorded is not None
     calls: dict[str, dict[str, Any]] = {}
     mismatches: list[str] = []
-    questions = [0] * len(task.episodes)
     for event in trajectory.events:
         if event["type"] == "tool_call":
             calls[event["call_id"]] = event
@@ -61,10 +73,9 @@ def replay_stream(
         action = ACTIONS.get(name) or READ_ONLY.get(name)
         if action is None:
             continue
-        index = session.index
         try:
             result = action(session, arguments)
-        except (StreamRuleError, KeyError) as exc:
+        except (StreamRuleError, KeyError, ValueError) as exc:
             mismatches.append(
                 f"seq {event['seq']}: {name} was accepted but the rules refuse it: {exc}"
             )
@@ -76,9 +87,8 @@ def replay_stream(
                 logged = {k: v for k, v in logged.items() if k != key}
         if replayed != logged:
             mismatches.append(f"seq {event['seq']}: {name} result differs from the replayed one")
-        if name == "ask_question":
-            questions[index] += 1
-    return session, mismatches, questions
+    questions = [*session.asked, session.questions][: len(task.episodes)]
+    return session, mismatches, questions + [0] * (len(task.episodes) - len(questions))
 
 
 def score_stream(
@@ -91,22 +101,19 @@ def score_stream(
     outcomes = [
         score_choice(
             n + 1,
-            ep.utilities,
+            session.played(n).utilities,
             session.chosen[n] if n < len(session.chosen) else None,
             questions[n],
         )
-        for n, ep in enumerate(task.episodes)
+        for n in range(len(task.episodes))
     ]
-    metrics: dict[str, float] = {f"{SETTING_PREFIX}{task.setting.value}": 1.0}
-    for o in outcomes:
-        metrics[f"regret@{o.index}"] = o.regret
-        metrics[f"questions@{o.index}"] = float(o.questions)
-        metrics[f"rank@{o.index}"] = float(o.rank or 0)
+    metrics = episode_metrics(session, outcomes)
     mean_regret = sum(o.regret for o in outcomes) / len(outcomes)
     reason = str(end.get("reason", "none"))
+    mode = session.protocol.feedback.value
     score = EpisodeScore(
         path=path,
-        label=header.agent.label,
+        label=header.agent.label + ("" if mode == "task" else f" (feedback {mode})"),
         task_id=task.id,
         trial=header.trial,
         end_reason=reason,
@@ -163,8 +170,24 @@ def setting_of(score: EpisodeScore) -> str:
     )
 
 
+def by_task(scores: list[EpisodeScore]) -> dict[str, dict[str, Any]]:
+    """Per task: its setting and its regret curve, averaged over the task's trials (what
+    contrast.py pairs a run's streams with its control's by)."""
+    curves: dict[str, list[list[float]]] = defaultdict(list)
+    setting: dict[str, str] = {}
+    for s in scores:
+        curves[s.task_id].append([o.regret for o in outcomes_of(s)])
+        setting[s.task_id] = setting_of(s)
+    return {
+        t: {"setting": setting[t], "regret": [float(x) for x in np.mean(c, axis=0)]}
+        for t, c in sorted(curves.items())
+        if c and all(len(x) == len(c[0]) for x in c) and c[0]
+    }
+
+
 def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict[str, Any]:
-    """The label's learning curve and summary, overall and per setting."""
+    """The label's learning curve and summary, overall and per setting; planning and
+    calibration figures when the run made interim picks or stated confidences."""
     by_setting: dict[str, list[list[EpisodeOutcome]]] = defaultdict(list)
     tasks: dict[str, list[str]] = defaultdict(list)
     for s in sorted(scores, key=lambda s: (s.task_id, s.trial)):
@@ -174,6 +197,7 @@ def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict
     every_task = [t for ids in tasks.values() for t in ids]
     return {
         "label": label,
+        "feedback": base_label(label)[1],
         "n_episodes": len(scores),
         "n_tasks": len({s.task_id for s in scores}),
         "passed": sum(s.passed for s in scores),
@@ -184,45 +208,10 @@ def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict
             k: stream_summary(v, clusters=tasks[k], seed=seed)
             for k, v in sorted(by_setting.items())
         },
+        "planning": planning_summary(scores),
+        "calibration": calibration_summary(scores),
+        "by_task": by_task(scores),
     }
-
-
-def _n(v: Any, digits: int = 1) -> str:
-    return "-" if v is None or v != v else f"{v:.{digits}f}"
-
-
-def _slope(g: dict[str, Any]) -> str:
-    lo, hi = g["slope_ci"]
-    verdict = "learns" if g.get("learns") else "no learning shown"
-    return f"{_n(g['slope'], 2)}  [{_n(lo, 2)}, {_n(hi, 2)}]  {verdict}"
-
-
-def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
-    g = group
-    ilo, ihi = g["improvement_ci"]
-    rows = [
-        *run_rows(g),
-        ("streams / tasks", f"{g['n_episodes']} / {g['n_tasks']}"),
-        ("incomplete streams", f"{g['incomplete']} (missing episodes: regret = best)"),
-        ("infrastructure errors", str(g["infra_errors"])),
-        (
-            "average regret",
-            f"{_n(g['avg_regret'])}  (ep1 {_n(g['regret_at_1'])}, "
-            f"ep5 {_n(g['regret_at_5'])}, ep10 {_n(g['regret_at_10'])})",
-        ),
-        ("improvement ep10 − ep1", f"{_n(g['improvement'])}  [{_n(ilo)}, {_n(ihi)}]"),
-        ("slope per episode", _slope(g)),
-        ("questions per episode", _n(g["avg_questions"], 2)),
-        (
-            "top-1 / top-3 / top-5",
-            " / ".join(f"{_n(100 * g[k])}%" for k in ("top1", "top3", "top5")),
-        ),
-    ]
-    for setting, sg in g["by_setting"].items():
-        rows.append((setting, f"regret {_n(sg['avg_regret'])}, slope {_slope(sg)}"))
-    curve = " ".join(f"{p['regret']:.0f}±{p['regret_se']:.0f}" for p in g["curve"])
-    rows.append(("regret by episode (±SE)", curve))
-    return rows
 
 
 def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -233,7 +222,12 @@ def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[
     heard: dict[int, dict[str, Any]] = {}
     for ev in events:
         content = ev.get("content")
-        if ev.get("type") == "tool_result" and isinstance(content, dict) and "feedback" in content:
+        if (
+            ev.get("type") == "tool_result"
+            and isinstance(content, dict)
+            and "feedback" in content
+            and not content.get("counted_as_question")
+        ):
             episode = content.get("episode")
             if isinstance(episode, int) and episode not in heard:
                 heard[episode] = {
@@ -259,5 +253,6 @@ EVALUATOR_KINDS.register("stream")(
         aggregate_group=aggregate_streams,
         summary_rows=stream_rows,
         view=KindView("stream", lambda score, task, events, title_of: stream_view(score, events)),
+        compare=compare_stream_groups,
     )
 )

@@ -1,8 +1,10 @@
 """The MCP surface of stream suites (BIEL): start a stream, ask, recommend, move on.
 
 Tools: list_tasks, server_info, start_stream (also as start_episode, which harnesses
-call), current_episode, ask_question, recommend_item (answers with the feedback),
-next_episode, abort_episode. Thin: parse, call the stream service, shape the result.
+call), current_episode, ask_question, recommend_item (answers with the feedback; may
+carry the agent's confidence), interim_recommendation (planning runs: a hidden pick,
+scored, never answered), next_episode, abort_episode. Thin: parse, call the stream
+service, shape the result.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from taurec.catalog.errors import DataError
 from taurec.server.annotations import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.run_facts import SERVER_NAME
@@ -20,11 +23,22 @@ from taurec.server.settings import ServerSettings
 from taurec.server.stream.llm_customer import LLMCustomerSettings
 from taurec.server.stream.service import StreamAborted, StreamService, StreamStarted
 from taurec.tasks.errors import AgentFacingError
-from taurec.tasks.stream.session import AnswerResult, EpisodeView, RecommendationResult
+from taurec.tasks.stream.results import (
+    AnswerResult,
+    Confidence,
+    EpisodeView,
+    InterimResult,
+    RecommendationResult,
+)
 from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory.format import EndReason
 
 StreamId = Annotated[str, Field(min_length=1, description="The episode_id start_stream returned.")]
+ItemId = Annotated[str, Field(min_length=1, description="An id from this episode's items.")]
+StatedConfidence = Annotated[
+    Confidence | None,
+    Field(description="Optional: how sure you are (probabilities 0-1, predicted regret 0-100)."),
+]
 
 
 class StreamSummary(BaseModel):
@@ -129,17 +143,37 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         return result
 
     async def recommend_item(
-        *,
-        episode_id: StreamId,
-        item_id: Annotated[
-            str, Field(min_length=1, description="An id from this episode's items.")
-        ],
+        *, episode_id: StreamId, item_id: ItemId, confidence: StatedConfidence = None
     ) -> RecommendationResult:
         """Recommend one item of this episode's choice set; the answer carries the
         customer's feedback. Exactly one recommendation per episode."""
+        arguments: dict[str, Any] = {"item_id": item_id}
+        if confidence is not None:
+            arguments["confidence"] = confidence.model_dump(mode="json", exclude_none=True)
         result: RecommendationResult = await _guarded(
             service.run(
-                episode_id, "recommend_item", {"item_id": item_id}, lambda s: s.recommend(item_id)
+                episode_id,
+                "recommend_item",
+                arguments,
+                lambda s: s.recommend(item_id, confidence),
+            )
+        )
+        return result
+
+    async def interim_recommendation(
+        *, episode_id: StreamId, item_id: ItemId, confidence: StatedConfidence = None
+    ) -> InterimResult:
+        """Planning runs: the item you would recommend now, with no feedback and without
+        ending the episode. It is scored (regret by questions asked), never answered."""
+        arguments: dict[str, Any] = {"item_id": item_id}
+        if confidence is not None:
+            arguments["confidence"] = confidence.model_dump(mode="json", exclude_none=True)
+        result: InterimResult = await _guarded(
+            service.run(
+                episode_id,
+                "interim_recommendation",
+                arguments,
+                lambda s: s.interim(item_id, confidence),
             )
         )
         return result
@@ -172,6 +206,7 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         (current_episode, READ_ONLY, "The current episode"),
         (ask_question, CONVERSATION, "Ask the customer"),
         (recommend_item, COMMITTING, "Recommend an item"),
+        (interim_recommendation, CONVERSATION, "Interim pick (planning runs)"),
         (next_episode, CONVERSATION, "Next episode"),
         (abort_episode, COMMITTING, "Abort a stream (harnesses)"),
     ):
@@ -191,11 +226,17 @@ def stream_server(
     settings: ServerSettings, suite: Suite, make_user: object | None
 ) -> tuple[MCPServer, KindService]:
     """The BIEL surface: the rule-based customer, or with `simulator: llm` the LLM
-    customer (`make_user` does not apply)."""
+    customer (`make_user` does not apply), under the settings' stream protocol."""
+    if settings.simulator not in ("rule", "llm"):
+        raise DataError(
+            f"simulator {settings.simulator!r} does not apply to stream suites; expected "
+            "'rule' (the rule-based customer) or 'llm' (an LLM customer)",
+            field="simulator",
+        )
     customer = None
     if settings.simulator == "llm" and settings.simulator_model:
         customer = LLMCustomerSettings(model=settings.simulator_model)
-    service = StreamService.create(settings, suite, customer)
+    service = StreamService.create(settings, suite, customer, settings.stream_protocol)
     mcp: MCPServer = MCPServer(
         SERVER_NAME,
         title="taurec: stream (in-context learning) benchmark",

@@ -7,44 +7,40 @@ like any episode. Each call (question, recommendation, next episode, current epi
 is logged as a tool call with its result, under the stream's lock and shielded from
 cancellation. The stream ends `recommended` with its last episode's recommendation
 (the end record names that item), or as the harness aborts it, or `infra_error` when
-the server stops first.
+the server stops first. The run's `StreamProtocol` (feedback as the task's, withheld or
+scrambled; BIEL's or taurec's rules; episode order) applies to every stream and is
+recorded in each header under `simulator.settings["protocol"]`.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.episode_end import (
-    ABORT_REASONS,
-    ABORTED,
-    SHUTDOWN_DETAIL,
-    EpisodeEnd,
-    ended_message,
-)
+from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message
 from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
+from taurec.server.stream.episode import StreamEpisode
 from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
 from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
 from taurec.tasks.errors import (
     AgentFacingError,
     ArgumentError,
     EpisodeError,
-    agent_error_text,
     short_repr,
 )
 from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.stream.customer import Customer, RuleCustomer
-from taurec.tasks.stream.session import EpisodeView, StreamRuleError, StreamSession
+from taurec.tasks.stream.protocol import PROTOCOL_KEY, StreamProtocol
+from taurec.tasks.stream.session import EpisodeView, StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
@@ -72,132 +68,20 @@ class StreamAborted(BaseModel):
     end_reason: EndReason
 
 
-def opening_text(task: StreamTask) -> str:
+def opening_text(session: StreamSession) -> str:
+    task = session.task
+    heard = (
+        "(no feedback in this run)"
+        if session.feedback_kind == "none"
+        else f"and hear their feedback ({session.feedback_kind})"
+    )
     return (
         f"A stream of {len(task.episodes)} shopping episodes ({task.setting.value}). In each, "
         f"a customer shops among the items shown; ask them up to {task.budget} questions "
-        "(ask_question), then recommend exactly one item (recommend_item) and hear their "
-        f"feedback ({task.feedback.value}); then call next_episode. Do better as you go: what "
-        "you learn in one episode is yours to use in the next."
+        f"(ask_question), then recommend exactly one item (recommend_item) {heard}; then "
+        "call next_episode. Do better as you go: what you learn in one episode is yours to "
+        "use in the next."
     )
-
-
-class StreamEpisode:
-    """One stream in progress: its rules (a StreamSession) and its log."""
-
-    def __init__(
-        self,
-        episode_id: str,
-        session: StreamSession,
-        writer: TrajectoryWriter,
-        trial: int,
-        on_end: Callable[[StreamEpisode], None],
-    ) -> None:
-        self.id = episode_id
-        self.session = session
-        self.task = session.task
-        self.trial = trial
-        self.lock = anyio.Lock()
-        self.end: EpisodeEnd | None = None
-        self._log = writer
-        self._calls = 0
-        self._on_end = on_end
-
-    @property
-    def log_path(self) -> Any:
-        return self._log.path
-
-    @property
-    def log_chain(self) -> str:
-        """The chain hash of the log's last line on disk (the run register records it)."""
-        return self._log.chain
-
-    def check_open(self) -> None:
-        if self.end is not None:
-            raise EpisodeError(ended_message(self.id, self.end))
-
-    async def call(
-        self, name: str, arguments: dict[str, Any], compute: Callable[[], BaseModel]
-    ) -> BaseModel:
-        """Log the call, run it under the stream's rules, log exactly what the agent gets;
-        the stream's last recommendation ends it."""
-        self.check_open()
-        with anyio.CancelScope(shield=True):
-            self._calls += 1
-            call_id = f"call_{self._calls}"
-            self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
-            t0 = time.perf_counter()
-            try:  # in a worker thread: an LLM customer blocks on its provider
-                result = await anyio.to_thread.run_sync(compute)
-            except StreamRuleError as exc:
-                text = agent_error_text(name, str(exc))
-                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
-                raise EpisodeError(str(exc)) from None
-            except Exception as exc:
-                log.error("stream %s: %s failed", self.id[:8], name, exc_info=exc)
-                self._log.tool_result(
-                    call_id,
-                    agent_error_text(name, "internal server error"),
-                    is_error=True,
-                    latency_ms=_ms(t0),
-                )
-                await self.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {exc}"))
-                raise EpisodeError(
-                    f"internal server error in {name}; the stream has ended (infra_error), "
-                    "an infrastructure failure, not yours"
-                ) from exc
-            self._log.tool_result(
-                call_id, result.model_dump(mode="json"), is_error=False, latency_ms=_ms(t0)
-            )
-            if self.session.complete:
-                n = len(self.task.episodes)
-                await self.close(
-                    EpisodeEnd(
-                        EndReason.RECOMMENDED,
-                        item_id=self.session.chosen[-1],
-                        detail=f"stream complete: {n} of {n} episodes",
-                    )
-                )
-        return result
-
-    async def abort(self, reason: EndReason, detail: str | None) -> None:
-        self.check_open()
-        if reason not in ABORT_REASONS:
-            raise ArgumentError(
-                "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
-            )
-        with anyio.CancelScope(shield=True):
-            self._calls += 1
-            call_id = f"call_{self._calls}"
-            arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
-            self._log.tool_call(call_id, "abort_episode", arguments)
-            self._log.tool_result(
-                call_id, {"ended": True, "end_reason": reason.value}, is_error=False, latency_ms=0.0
-            )
-            played = len(self.session.chosen)
-            note = f" (after {played} of {len(self.task.episodes)} episodes)"
-            await self.close(
-                EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given") + note)
-            )
-
-    async def close(self, end: EpisodeEnd) -> None:
-        if self.end is not None:
-            return
-        self.end = end
-        stats = getattr(self.session.customer, "stats", None)  # an LLM customer's counters
-        try:
-            await self._log.end(
-                end.reason,
-                item_id=end.item_id,
-                detail=end.detail,
-                simulator=stats() if callable(stats) else None,
-            )
-        finally:
-            self._on_end(self)
-
-
-def _ms(since: float) -> float:
-    return (time.perf_counter() - since) * 1000
 
 
 @dataclass
@@ -209,6 +93,7 @@ class StreamService:
     facts: RunFacts
     seals: Seals | None = None  # sealed mode: the plans served (see seal.py)
     make_customer: Callable[[], Customer] = RuleCustomer
+    protocol: StreamProtocol = field(default_factory=StreamProtocol)
 
     def __post_init__(self) -> None:
         self.version = self.facts.server_version
@@ -221,9 +106,15 @@ class StreamService:
 
     @classmethod
     def create(
-        cls, settings: ServerSettings, suite: Suite, customer: LLMCustomerSettings | None = None
+        cls,
+        settings: ServerSettings,
+        suite: Suite,
+        customer: LLMCustomerSettings | None = None,
+        protocol: StreamProtocol | None = None,
     ) -> StreamService:
-        """`customer`: an LLM customer's settings (None: the rule-based customer)."""
+        """`customer`: an LLM customer's settings (None: the rule-based customer);
+        `protocol`: the run's stream protocol (None: the defaults)."""
+        protocol = protocol or StreamProtocol()
         if settings.task is not None and suite.get(settings.task) is None:
             raise DataError(f"task {settings.task!r} is not in suite {suite.id!r}", field="task")
         facts = RunFacts(
@@ -232,7 +123,10 @@ class StreamService:
             catalog_sha256=suite.catalog.sha256(),
             server_version=server_version(),
             log_dir=settings.log_dir,
-            simulator_settings=customer.record() if customer else {"customer": "rule"},
+            simulator_settings={
+                **(customer.record() if customer else {"customer": "rule"}),
+                PROTOCOL_KEY: protocol.record(),
+            },
             log_key=load_log_key(create=True),
         )
         seals = None
@@ -247,9 +141,9 @@ class StreamService:
                 server_version=facts.server_version,
             )
         if customer is None:
-            return cls(settings, suite, facts, seals)
+            return cls(settings, suite, facts, seals, protocol=protocol)
         llm = customer
-        return cls(settings, suite, facts, seals, lambda: LLMCustomer(llm))
+        return cls(settings, suite, facts, seals, lambda: LLMCustomer(llm), protocol)
 
     def _task(self, task_id: str | None) -> StreamTask:
         task_id = task_id or self.settings.task
@@ -284,14 +178,15 @@ class StreamService:
             raise
         if admission is not None and self.seals is not None:
             self.seals.started(admission, stream.id, stream.log_path)
+        opening = opening_text(stream.session)
         async with stream.lock:
             with anyio.CancelScope(shield=True):
-                stream._log.user_message(opening_text(task))
+                stream._log.user_message(opening)
         return StreamStarted(
             episode_id=stream.id,
             task_id=task.id,
             trial=trial,
-            opening=opening_text(task),
+            opening=opening,
             max_turns=task.budget,
             current=stream.session.view(),
         )
@@ -335,7 +230,7 @@ class StreamService:
         path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         stream = StreamEpisode(
             episode_id,
-            StreamSession(task, seed, customer),
+            StreamSession(task, seed, customer, self.protocol),
             TrajectoryWriter(path, header, facts.log_key),
             trial,
             retire,

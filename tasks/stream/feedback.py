@@ -1,10 +1,12 @@
 """What the customer tells the agent after each recommendation of a stream.
 
-Four kinds, as BIEL defines them: `regret` ("Chosen score: x, Best possible: y,
-Regret: r"), `stars` (max(1, min(5, round(5·chosen/best))) with Python's round, which
-rounds halves to even), `persona` (the customer's own words, whose tone follows the
-regret band and which never holds a digit), and `none`. Pure functions of the episode
-and the choice; the persona's words are deterministic per seed.
+Four kinds, as BIEL defines and words them: `regret` ("Recommendation feedback: Chosen
+score: 62.5, Best possible: 80.0, Regret: 17.5", each number with one decimal as BIEL
+formats it), `stars` ("Recommendation rating: 4 out of 5 stars (best possible: 5
+stars)", max(1, min(5, round(5·chosen/best))) with Python's round, which rounds halves
+to even), `persona` (the customer's own words, whose tone follows the regret band and
+which never holds a digit), and `none`. Pure functions of the episode and the choice;
+the persona's words are deterministic per seed.
 """
 
 from __future__ import annotations
@@ -48,14 +50,11 @@ def regret_of(chosen: float, best: float) -> float:
     return max(0.0, best - chosen)
 
 
-def _number(x: float) -> str:
-    return f"{x:g}"
-
-
 def regret_feedback(chosen: float, best: float) -> str:
+    """BIEL's regret feedback, its numbers with one decimal."""
     return (
-        f"Chosen score: {_number(chosen)}, Best possible: {_number(best)}, "
-        f"Regret: {_number(regret_of(chosen, best))}"
+        f"Recommendation feedback: Chosen score: {chosen:.1f}, Best possible: {best:.1f}, "
+        f"Regret: {regret_of(chosen, best):.1f}"
     )
 
 
@@ -67,8 +66,8 @@ def stars(chosen: float, best: float) -> int:
 
 
 def stars_feedback(chosen: float, best: float) -> str:
-    n = stars(chosen, best)
-    return f"{n} star{'s' if n != 1 else ''} out of 5"
+    """BIEL's star feedback."""
+    return f"Recommendation rating: {stars(chosen, best)} out of 5 stars (best possible: 5 stars)"
 
 
 def tone(regret: float) -> str:

@@ -4,9 +4,15 @@ A stream starts in episode 1. In each episode the agent may ask questions (each 
 one of the task's question budget; at the budget only a recommendation is accepted)
 and must recommend exactly one item of that episode's choice set; the answer carries
 the feedback. `next_episode` then opens the next one; after the last recommendation the
-stream is complete. Every refusal is a `StreamRuleError` whose message says what was
-wrong and what to do instead. The server wraps this in its episode log; the evaluator
-replays the same rules from that log.
+stream is complete. The run's `StreamProtocol` (protocol.py) sets the rest: whether the
+feedback is the task's, withheld or scrambled, what an id outside the choice set does
+(BIEL's rules: it counts as a question) and the order the episodes are played in.
+Planning runs add hidden interim picks (`interim`), scored but never answered; any pick
+may carry the agent's stated `Confidence`.
+
+Every refusal is a `StreamRuleError` whose message says what was wrong and what to do
+instead. The server wraps this in its episode log; the evaluator replays the same rules
+from that log.
 """
 
 from __future__ import annotations
@@ -14,11 +20,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
-from taurec.catalog.choice_items import ChoiceItem
 from taurec.tasks.stream.customer import Customer, CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import feedback_text
+from taurec.tasks.stream.protocol import (
+    FeedbackMode,
+    StreamProtocol,
+    StreamRules,
+    episode_order,
+    scrambled,
+)
+from taurec.tasks.stream.results import (
+    AnswerResult,
+    Confidence,
+    EpisodeView,
+    InterimResult,
+    RecommendationResult,
+)
 from taurec.tasks.stream.task import FeedbackKind, StreamEpisodeSpec, StreamTask
 
 
@@ -26,50 +43,44 @@ class StreamRuleError(ValueError):
     """A call the stream's rules do not allow now (the message says what to do)."""
 
 
-class EpisodeView(BaseModel):
-    """What the agent sees of one episode of a stream."""
+@dataclass(frozen=True)
+class Pick:
+    """A pick the log records: interim (planning) or the episode's recommendation."""
 
-    episode: int = Field(description="1-based index of this episode in the stream.")
-    episodes: int = Field(description="Episodes in the stream.")
-    setting: str = Field(description="variable_category, variable_persona or variable_settings.")
-    customer: str = Field(description="Which customer this is (the same label = the same one).")
-    category: str = Field(description="What the customer is shopping for.")
-    question_budget: int
-    questions_left: int
-    feedback_kind: str = Field(description="What you hear after recommending.")
-    items: list[ChoiceItem] = Field(description="The choice set: recommend one of these ids.")
-
-
-class AnswerResult(BaseModel):
-    episode: int
-    answer: str = Field(description="The customer's reply.")
-    questions_left: int
-
-
-class RecommendationResult(BaseModel):
-    episode: int
     item_id: str
-    feedback: str | None = Field(description="The customer's feedback (None: none given).")
-    stream_complete: bool = Field(description="True after the last episode's recommendation.")
-    episode_ended: bool = Field(description="The stream (the MCP episode) has ended.")
-    end_reason: str | None = Field(description="'recommended' once the stream has ended.")
+    questions: int  # questions asked in the episode before it
+    confidence: Confidence | None
+    final: bool
 
 
 @dataclass
 class StreamSession:
-    """One stream in progress. `seed` makes the customer's words deterministic."""
+    """One stream in progress. `seed` makes the customer's words, the episode order
+    and scrambled feedback deterministic."""
 
     task: StreamTask
     seed: int
     customer: Customer = field(default_factory=RuleCustomer)
-    index: int = 0  # 0-based current episode
+    protocol: StreamProtocol = field(default_factory=StreamProtocol)
+    index: int = 0  # 0-based current position in the played order
     questions: int = 0
     chosen: list[str] = field(default_factory=list)  # one per finished episode
     dialogue: list[tuple[str, str]] = field(default_factory=list)  # this episode's Q/A
+    asked: list[int] = field(default_factory=list)  # questions of each finished episode
+    picks: list[list[Pick]] = field(default_factory=list)  # per played episode
+
+    def __post_init__(self) -> None:
+        n = len(self.task.episodes)
+        self.order = episode_order(n, self.seed, self.protocol.shuffle_order)
+        self.picks = [[] for _ in range(n)]
 
     @property
     def spec(self) -> StreamEpisodeSpec:
-        return self.task.episodes[self.index]
+        return self.played(self.index)
+
+    def played(self, position: int) -> StreamEpisodeSpec:
+        """The task's episode played at `position` (0-based) of this stream."""
+        return self.task.episodes[self.order[position]]
 
     @property
     def recommended(self) -> bool:
@@ -80,8 +91,17 @@ class StreamSession:
         return len(self.chosen) == len(self.task.episodes)
 
     def _customer_label(self) -> str:
-        order = list(dict.fromkeys(e.persona_id for e in self.task.episodes))
+        played = (self.played(k).persona_id for k in range(len(self.order)))
+        order = list(dict.fromkeys(played))
         return f"customer {order.index(self.spec.persona_id) + 1}"
+
+    @property
+    def feedback_kind(self) -> str:
+        """What the agent is told it will hear: withheld feedback is `none`; scrambled
+        feedback keeps the task's kind (it is a placebo)."""
+        if self.protocol.feedback is FeedbackMode.NONE:
+            return FeedbackKind.NONE.value
+        return self.task.feedback.value
 
     def view(self) -> EpisodeView:
         spec, items = self.spec, self.task.item_index
@@ -93,7 +113,7 @@ class StreamSession:
             category=spec.category_name,
             question_budget=self.task.budget,
             questions_left=self.task.budget - self.questions,
-            feedback_kind=self.task.feedback.value,
+            feedback_kind=self.feedback_kind,
             items=[items[i] for i in spec.item_ids],
         )
 
@@ -115,33 +135,90 @@ class StreamSession:
             questions_left=self.task.budget - self.questions,
         )
 
-    def recommend(self, item_id: str) -> RecommendationResult:
+    def recommend(
+        self, item_id: str, confidence: Confidence | dict[str, Any] | None = None
+    ) -> RecommendationResult:
         self._check_open()
         spec = self.spec
         if item_id not in spec.utilities:
-            raise StreamRuleError(
-                f"item {item_id!r} is not in episode {self.index + 1}'s choice set; expected "
-                f"one of its {len(spec.item_ids)} item ids (e.g. {spec.item_ids[0]!r})"
+            if self.protocol.rules is StreamRules.TAUREC:
+                raise StreamRuleError(self._outsider(item_id))
+            if self.questions < self.task.budget:  # BIEL: it counts as a question
+                self.questions += 1
+                left = self.task.budget - self.questions
+                return RecommendationResult(
+                    episode=self.index + 1,
+                    item_id=item_id,
+                    feedback=None,
+                    stream_complete=False,
+                    episode_ended=False,
+                    end_reason=None,
+                    counted_as_question=True,
+                    questions_left=left,
+                    note=f"{self._outsider(item_id)}; under BIEL's rules it counts as a "
+                    f"question ({left} left)",
+                )
+            forced = spec.item_ids[0]  # BIEL's forced recommendation falls back to the first
+            note = (
+                f"{self._outsider(item_id)}; with no question left, the set's first item "
+                f"{forced!r} is recommended (BIEL's rules)"
             )
+            return self._recommended(forced, _confidence(confidence), note)
+        return self._recommended(item_id, _confidence(confidence), None)
+
+    def _outsider(self, item_id: str) -> str:
+        spec = self.spec
+        return (
+            f"item {item_id!r} is not in episode {self.index + 1}'s choice set; expected "
+            f"one of its {len(spec.item_ids)} item ids (e.g. {spec.item_ids[0]!r})"
+        )
+
+    def _recommended(
+        self, item_id: str, confidence: Confidence | None, note: str | None
+    ) -> RecommendationResult:
+        spec = self.spec
+        self.picks[self.index].append(Pick(item_id, self.questions, confidence, final=True))
         self.chosen.append(item_id)
-        persona = self.task.persona_index[spec.persona_id]
-        chosen, item = spec.utilities[item_id], self.task.item_index[item_id]
+        self.asked.append(self.questions)
         seed = hash_seed(self.seed, self.index)
-        if self.task.feedback is FeedbackKind.PERSONA:  # the customer's own words
-            text: str | None = self.customer.react(
-                self._context(), chosen, spec.best, item, persona.preferences, seed
-            )
-        else:
-            text = feedback_text(
-                self.task.feedback, chosen, spec.best, item, persona.preferences, seed
-            )
         return RecommendationResult(
             episode=self.index + 1,
             item_id=item_id,
-            feedback=text,
+            feedback=self._feedback(spec, item_id, seed),
             stream_complete=self.complete,
             episode_ended=self.complete,
             end_reason="recommended" if self.complete else None,
+            note=note,
+        )
+
+    def _feedback(self, spec: StreamEpisodeSpec, item_id: str, seed: int) -> str | None:
+        """The feedback on `item_id`: the task's kind, withheld, or about the item a seeded
+        permutation of the set maps it to (scrambled)."""
+        mode = self.protocol.feedback
+        if mode is FeedbackMode.NONE:
+            return None
+        if mode is FeedbackMode.SHUFFLED:
+            item_id = scrambled(spec.item_ids, seed)[item_id]
+        persona = self.task.persona_index[spec.persona_id]
+        chosen, item = spec.utilities[item_id], self.task.item_index[item_id]
+        if self.task.feedback is FeedbackKind.PERSONA:  # the customer's own words
+            return self.customer.react(
+                self._context(), chosen, spec.best, item, persona.preferences, seed
+            )
+        return feedback_text(self.task.feedback, chosen, spec.best, item, persona.preferences, seed)
+
+    def interim(
+        self, item_id: str, confidence: Confidence | dict[str, Any] | None = None
+    ) -> InterimResult:
+        """A hidden pick for planning runs: recorded (and scored), never answered."""
+        self._check_open()
+        if item_id not in self.spec.utilities:
+            raise StreamRuleError(self._outsider(item_id))
+        self.picks[self.index].append(
+            Pick(item_id, self.questions, _confidence(confidence), final=False)
+        )
+        return InterimResult(
+            episode=self.index + 1, item_id=item_id, questions_asked=self.questions
         )
 
     def _context(self) -> CustomerContext:
@@ -186,9 +263,27 @@ def hash_seed(seed: int, index: int) -> int:
     return seed * 1009 + index
 
 
-Action = Literal["ask_question", "recommend_item", "next_episode"]
+def _confidence(value: Confidence | dict[str, Any] | None) -> Confidence | None:
+    if value is None or isinstance(value, Confidence):
+        return value
+    return Confidence.model_validate(value)
+
+
+Action = Literal["ask_question", "recommend_item", "interim_recommendation", "next_episode"]
 ACTIONS: dict[str, Any] = {
     "ask_question": lambda s, a: s.ask(a["question"]),
-    "recommend_item": lambda s, a: s.recommend(a["item_id"]),
+    "recommend_item": lambda s, a: s.recommend(a["item_id"], a.get("confidence")),
+    "interim_recommendation": lambda s, a: s.interim(a["item_id"], a.get("confidence")),
     "next_episode": lambda s, a: s.next_episode(),
 }
+__all__ = [
+    "ACTIONS",
+    "AnswerResult",
+    "Confidence",
+    "EpisodeView",
+    "InterimResult",
+    "Pick",
+    "RecommendationResult",
+    "StreamRuleError",
+    "StreamSession",
+]

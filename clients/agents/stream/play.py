@@ -4,16 +4,29 @@ A `StreamPolicy` decides (which questions to ask, which item to pick, what to le
 from the feedback); `play_stream` runs it through a `StreamPort`: the MCP tools
 (`McpStreamPort`, what `taurec run` uses) or, for tests and benches, a `StreamSession`
 in process (`LocalStreamPort`). The policy sees exactly what the tools return.
+
+A policy's action is a tuple: `("ask", question)`, `("recommend", item_id)` or
+`("interim", item_id)` (planning runs: a hidden pick, scored, never answered); a
+recommendation or an interim pick may add a third element, the stated confidence (a
+dict of `Confidence`'s fields). Under BIEL's rules a recommended id outside the choice
+set counts as a question: the loop adds the rules' note to the episode's dialogue and
+asks the policy again.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from taurec.clients.agents.base import Episode
 
-#: What a policy does next: ("ask", question) or ("recommend", item id).
-Action = tuple[Literal["ask", "recommend"], str]
+#: What a policy does next: ("ask", question), ("recommend", item id[, confidence]) or
+#: ("interim", item id[, confidence]).
+Action = (
+    tuple[Literal["ask", "recommend", "interim"], str]
+    | tuple[Literal["recommend", "interim"], str, dict[str, float] | None]
+)
+#: Interim picks one episode may make without asking or recommending in between.
+MAX_INTERIMS_IN_A_ROW: Final = 3
 #: The questions asked in this episode so far, with the customer's answers.
 Dialogue = list[tuple[str, str]]
 
@@ -33,7 +46,12 @@ class StreamPolicy(Protocol):
 
 class StreamPort(Protocol):
     async def ask(self, question: str) -> dict[str, Any]: ...
-    async def recommend(self, item_id: str) -> dict[str, Any]: ...
+    async def recommend(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]: ...
+    async def interim(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]: ...
     async def next_episode(self) -> dict[str, Any]: ...
 
 
@@ -56,8 +74,17 @@ class McpStreamPort:
     async def ask(self, question: str) -> dict[str, Any]:
         return await self._call("ask_question", question=question)
 
-    async def recommend(self, item_id: str) -> dict[str, Any]:
-        return await self._call("recommend_item", item_id=item_id)
+    async def recommend(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]:
+        extra = {} if confidence is None else {"confidence": confidence}
+        return await self._call("recommend_item", item_id=item_id, **extra)
+
+    async def interim(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]:
+        extra = {} if confidence is None else {"confidence": confidence}
+        return await self._call("interim_recommendation", item_id=item_id, **extra)
 
     async def next_episode(self) -> dict[str, Any]:
         return await self._call("next_episode")
@@ -69,25 +96,53 @@ async def play_stream(port: StreamPort, view: dict[str, Any], policy: StreamPoli
     recommended instead (as BIEL does when a forced recommendation fails)."""
     played = 0
     while True:
-        dialogue: Dialogue = []
-        left = int(view.get("questions_left", 0))
-        while True:
-            kind, value = await policy.act({**view, "questions_left": left}, dialogue)
-            if kind == "recommend":
-                item_id = value
-                break
-            if left <= 0:
-                item_id = str(view["items"][0]["id"])
-                break
-            answer = await port.ask(value)
-            dialogue.append((value, str(answer.get("answer", ""))))
-            left = int(answer.get("questions_left", left - 1))
-        result = await port.recommend(item_id)
-        policy.observe(view, item_id, result.get("feedback"))
+        item_id, confidence = await _play_episode(port, view, policy)
+        result = await port.recommend(item_id, confidence)
+        policy.observe(view, str(result.get("item_id", item_id)), result.get("feedback"))
         played += 1
         if result.get("stream_complete"):
             return played
         view = await port.next_episode()
+
+
+async def _play_episode(
+    port: StreamPort, view: dict[str, Any], policy: StreamPolicy
+) -> tuple[str, dict[str, float] | None]:
+    """Ask and pick until the policy recommends an item the rules take; returns it (the
+    recommendation itself is sent by the caller)."""
+    dialogue: Dialogue = []
+    left = int(view.get("questions_left", 0))
+    interims = 0
+    while True:
+        action = await policy.act({**view, "questions_left": left}, dialogue)
+        kind, value = action[0], action[1]
+        confidence = action[2] if len(action) > 2 else None
+        if kind == "interim":
+            interims += 1
+            if interims > MAX_INTERIMS_IN_A_ROW:
+                raise StreamCallError(
+                    f"{policy.label}: {interims} interim picks in a row; expected a question "
+                    "or a recommendation between them"
+                )
+            await port.interim(value, confidence)
+            continue
+        interims = 0
+        if kind == "recommend":
+            if value in {str(i["id"]) for i in view["items"]}:
+                return value, confidence
+            if left <= 0:  # as the server does under BIEL's rules
+                return str(view["items"][0]["id"]), confidence
+            probe = await port.recommend(value, confidence)  # BIEL: counts as a question
+            if not probe.get("counted_as_question"):
+                raise StreamCallError(f"recommend_item: {value!r} was taken as a recommendation")
+            dialogue.append((f"RECOMMEND: {value}", str(probe.get("note", ""))))
+            left = int(probe.get("questions_left", left - 1))
+            continue
+        if left <= 0:
+            return str(view["items"][0]["id"]), None
+        answer = await port.ask(value)
+        dialogue.append((value, str(answer.get("answer", ""))))
+        left = int(answer.get("questions_left", left - 1))
 
 
 class LocalStreamPort:
@@ -99,8 +154,15 @@ class LocalStreamPort:
     async def ask(self, question: str) -> dict[str, Any]:
         return dict(self.session.ask(question).model_dump(mode="json"))
 
-    async def recommend(self, item_id: str) -> dict[str, Any]:
-        return dict(self.session.recommend(item_id).model_dump(mode="json"))
+    async def recommend(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]:
+        return dict(self.session.recommend(item_id, confidence).model_dump(mode="json"))
+
+    async def interim(
+        self, item_id: str, confidence: dict[str, float] | None = None
+    ) -> dict[str, Any]:
+        return dict(self.session.interim(item_id, confidence).model_dump(mode="json"))
 
     async def next_episode(self) -> dict[str, Any]:
         return dict(self.session.next_episode().model_dump(mode="json"))

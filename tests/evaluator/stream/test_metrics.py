@@ -83,14 +83,14 @@ def test_a_falling_curve_has_a_slope_ci_below_0_and_a_negative_improvement() -> 
     assert report["slope"] == pytest.approx(-3, abs=0.5)
     assert report["slope_ci"][1] < 0
     assert report["improvement_ci"][1] < 0
-    assert report["learns"]
+    assert report["improves"]
 
 
 def test_a_flat_curve_has_a_slope_ci_containing_0() -> None:
     report = stream_summary(flat(30))
     low, high = report["slope_ci"]
     assert low < 0 < high
-    assert not report["learns"]
+    assert not report["improves"]
 
 
 def test_the_summary_reports_regret_at_episodes_5_and_10_and_the_averages() -> None:
@@ -120,4 +120,4 @@ def test_repeated_trials_of_a_task_do_not_narrow_the_cis() -> None:
 def test_one_task_gives_no_interval_and_no_verdict() -> None:
     report = stream_summary(falling(3), clusters=["t1"] * 3)
     assert all(math.isnan(v) for v in report["slope_ci"])
-    assert report["learns"] is False
+    assert report["improves"] is False

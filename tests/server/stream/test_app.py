@@ -13,14 +13,22 @@ from support.results import error_text, ok
 from taurec.evaluator.logs import Resolver, score_file, score_log
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
+from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.reader import read_log
 
 SUITE = "stream:builtin"
 
 
-def server(tmp_path: Path) -> MCPServer:
-    return build_server(ServerSettings(suite=SUITE, log_dir=tmp_path, run_label="test"))
+def server(tmp_path: Path, protocol: StreamProtocol | None = None) -> MCPServer:
+    return build_server(
+        ServerSettings(
+            suite=SUITE,
+            log_dir=tmp_path,
+            run_label="test",
+            stream_protocol=protocol or StreamProtocol(),
+        )
+    )
 
 
 def first_task() -> Any:
@@ -62,19 +70,83 @@ async def test_a_recommendation_returns_the_regret_feedback(tmp_path: Path) -> N
         )
     regret = spec.best - spec.utilities[worst]
     assert result["feedback"] == (
-        f"Chosen score: {spec.utilities[worst]:g}, Best possible: {spec.best:g}, Regret: {regret:g}"
+        f"Recommendation feedback: Chosen score: {spec.utilities[worst]:.1f}, "
+        f"Best possible: {spec.best:.1f}, Regret: {regret:.1f}"
     )
 
 
-async def test_an_item_outside_the_choice_set_is_a_clear_error(tmp_path: Path) -> None:
+async def test_under_taurecs_rules_an_item_outside_the_set_is_a_clear_error(
+    tmp_path: Path,
+) -> None:
     task = first_task()
     outsider = next(i.id for i in task.items if i.id not in task.episodes[0].utilities)
-    async with Client(server(tmp_path)) as client:
+    async with Client(server(tmp_path, StreamProtocol(rules=StreamRules.TAUREC))) as client:
         stream = (await start(client, task.id))["episode_id"]
         result = await client.call_tool(
             "recommend_item", {"episode_id": stream, "item_id": outsider}
         )
     assert f"item '{outsider}' is not in episode 1's choice set" in error_text(result)
+
+
+async def test_under_biels_rules_an_item_outside_the_set_costs_a_question_and_replays(
+    tmp_path: Path,
+) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        result = ok(
+            await client.call_tool("recommend_item", {"episode_id": stream, "item_id": "nope"})
+        )
+        await play_best(client, stream, task)
+    assert result["counted_as_question"] and result["questions_left"] == task.budget - 1
+    (path,) = tmp_path.rglob("*.jsonl")
+    log = read_log(path)
+    assert log.header is not None
+    assert log.header.simulator.settings["protocol"] == {
+        "feedback": "task",
+        "rules": "biel",
+        "shuffle_order": False,
+    }
+    score = score_log(log, Resolver(suite=SUITE))
+    assert score.replay_mismatches == 0 and score.problems == []
+    assert score.metrics["questions@1"] == 1.0 and score.metrics["regret@1"] == 0.0
+
+
+async def test_a_control_run_logs_its_protocol_and_scores_under_its_own_label(
+    tmp_path: Path,
+) -> None:
+    task = first_task()
+    protocol = StreamProtocol(feedback=FeedbackMode.SHUFFLED, shuffle_order=True)
+    async with Client(server(tmp_path, protocol)) as client:
+        started = await start(client, task.id)
+        stream = started["episode_id"]
+        heard = []
+        for n in range(len(task.episodes)):
+            view = ok(await client.call_tool("current_episode", {"episode_id": stream}))
+            item = view["items"][0]["id"]
+            ok(
+                await client.call_tool(
+                    "interim_recommendation",
+                    {"episode_id": stream, "item_id": item, "confidence": {"favorite": 0.2}},
+                )
+            )
+            result = ok(
+                await client.call_tool(
+                    "recommend_item",
+                    {"episode_id": stream, "item_id": item, "confidence": {"top5": 0.5}},
+                )
+            )
+            heard.append(result["feedback"])
+            if n < len(task.episodes) - 1:
+                ok(await client.call_tool("next_episode", {"episode_id": stream}))
+    (path,) = tmp_path.rglob("*.jsonl")
+    score = score_log(read_log(path), Resolver(suite=SUITE))
+    assert score.replay_mismatches == 0 and score.problems == []
+    assert score.label.endswith(" (feedback shuffled)")
+    assert score.metrics["feedback:shuffled"] == 1.0
+    assert all(f"interim@{k}@0" in score.metrics for k in range(1, 11))
+    assert score.metrics["conf@1.1:favorite"] == 0.2 and score.metrics["conf@1.2:top5"] == 0.5
+    assert all(text and text.startswith("Recommendation feedback:") for text in heard)
 
 
 async def test_questions_are_answered_within_the_budget(tmp_path: Path) -> None:
@@ -127,7 +199,7 @@ async def test_an_edited_feedback_fails_the_replay_and_the_verification(tmp_path
         await play_best(client, stream, task)
     (path,) = tmp_path.rglob("*.jsonl")
     text = path.read_text()
-    edited = text.replace('"Chosen score: ', '"Chosen score: 1', 1)
+    edited = text.replace("Chosen score: ", "Chosen score: 1", 1)
     path.write_text(edited)
     score = score_log(read_log(path), Resolver(suite=SUITE))
     assert score.replay_mismatches == 1

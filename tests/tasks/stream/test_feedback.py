@@ -36,8 +36,14 @@ def test_stars_round_halves_to_even_as_python_does() -> None:
     assert stars(70, 100) == 4  # 3.5 -> 4
 
 
-def test_the_regret_text_has_biels_wording() -> None:
-    assert regret_feedback(62.5, 80) == "Chosen score: 62.5, Best possible: 80, Regret: 17.5"
+def test_the_regret_text_has_biels_wording_and_number_format() -> None:
+    assert regret_feedback(62.5, 80) == (
+        "Recommendation feedback: Chosen score: 62.5, Best possible: 80.0, Regret: 17.5"
+    )
+    # one decimal, as BIEL's f"{x:.1f}" (so 72.25 shows as 72.2: binary rounding)
+    assert regret_feedback(72.25, 100) == (
+        "Recommendation feedback: Chosen score: 72.2, Best possible: 100.0, Regret: 27.8"
+    )
 
 
 def test_regret_0_gives_the_fixed_perfect_reply() -> None:
@@ -78,6 +84,10 @@ def test_no_feedback_is_none() -> None:
     assert feedback_text(FeedbackKind.NONE, 50, 80, ITEM, PREFS, 0) is None
 
 
-def test_stars_text_names_the_count() -> None:
-    assert feedback_text(FeedbackKind.STARS, 20, 80, ITEM, PREFS, 0) == "1 star out of 5"
-    assert feedback_text(FeedbackKind.STARS, 80, 80, ITEM, PREFS, 0) == "5 stars out of 5"
+def test_stars_text_has_biels_wording() -> None:
+    assert feedback_text(FeedbackKind.STARS, 20, 80, ITEM, PREFS, 0) == (
+        "Recommendation rating: 1 out of 5 stars (best possible: 5 stars)"
+    )
+    assert feedback_text(FeedbackKind.STARS, 80, 80, ITEM, PREFS, 0) == (
+        "Recommendation rating: 5 out of 5 stars (best possible: 5 stars)"
+    )

@@ -5,12 +5,21 @@ from __future__ import annotations
 import pytest
 from support.streams import make_stream
 
-from taurec.tasks.stream.session import StreamRuleError, StreamSession
+from taurec.tasks.stream.protocol import (
+    FeedbackMode,
+    StreamProtocol,
+    StreamRules,
+    episode_order,
+    scrambled,
+)
+from taurec.tasks.stream.session import StreamRuleError, StreamSession, hash_seed
 from taurec.tasks.stream.task import FeedbackKind
 
+TAUREC_RULES = StreamProtocol(rules=StreamRules.TAUREC)
 
-def session(**kw: object) -> StreamSession:
-    return StreamSession(make_stream(**kw), seed=1)  # type: ignore[arg-type]
+
+def session(protocol: StreamProtocol | None = None, **kw: object) -> StreamSession:
+    return StreamSession(make_stream(**kw), seed=1, protocol=protocol or StreamProtocol())  # type: ignore[arg-type]
 
 
 def test_the_first_view_is_episode_one_with_its_choice_set() -> None:
@@ -42,23 +51,101 @@ def test_at_the_budget_a_recommendation_is_forced() -> None:
         s.ask("Anything else?")
 
 
-def test_a_recommendation_outside_the_choice_set_is_a_clear_error() -> None:
+def test_under_taurecs_rules_an_id_outside_the_choice_set_is_a_clear_error() -> None:
+    s = session(TAUREC_RULES)
+    with pytest.raises(StreamRuleError, match="item 'syn_999999' is not in episode 1's choice set"):
+        s.recommend("syn_999999")
+    assert s.questions == 0 and not s.chosen
+
+
+def test_under_biels_rules_an_id_outside_the_choice_set_counts_as_a_question() -> None:
     s = session()
-    outsider = s.task.episodes[1].item_ids[0]
-    if outsider in s.task.episodes[0].utilities:
-        outsider = "syn_999999"
-    with pytest.raises(
-        StreamRuleError, match=f"item '{outsider}' is not in episode 1's choice set"
-    ):
-        s.recommend(outsider)
+    result = s.recommend("syn_999999")
+    assert result.counted_as_question and result.questions_left == 9
+    assert result.feedback is None and not s.chosen and s.questions == 1
+    assert "counts as a question (9 left)" in (result.note or "")
+    dumped = result.model_dump(mode="json")
+    assert dumped["counted_as_question"] is True
+    # a recommendation that is taken leaves these fields out of the result
+    taken = s.recommend(s.task.episodes[0].item_ids[3]).model_dump(mode="json")
+    assert {"counted_as_question", "questions_left", "note"}.isdisjoint(taken)
+    assert s.asked == [1]
 
 
-def test_a_recommendation_returns_the_feedback() -> None:
+def test_under_biels_rules_with_no_question_left_an_unknown_id_gives_the_first_item() -> None:
+    s = StreamSession(make_stream().model_copy(update={"question_budget": 0}), seed=1)
+    result = s.recommend("nope")
+    first = s.task.episodes[0].item_ids[0]
+    assert result.item_id == first and s.chosen == [first]
+    assert "first item" in (result.note or "") and result.feedback is not None
+
+
+def test_a_recommendation_returns_biels_feedback() -> None:
     s = session()
     spec = s.task.episodes[0]
     result = s.recommend(spec.ranked()[-1])
-    assert result.feedback is not None and result.feedback.startswith("Chosen score: ")
+    assert result.feedback is not None
+    assert result.feedback.startswith("Recommendation feedback: Chosen score: ")
     assert not result.stream_complete
+
+
+def test_withheld_feedback_is_none_and_the_view_says_so() -> None:
+    s = session(StreamProtocol(feedback=FeedbackMode.NONE), feedback=FeedbackKind.STARS)
+    assert s.view().feedback_kind == "none"
+    assert s.recommend(s.task.episodes[0].item_ids[0]).feedback is None
+
+
+def test_shuffled_feedback_describes_the_item_the_sets_permutation_maps_to() -> None:
+    s = session(StreamProtocol(feedback=FeedbackMode.SHUFFLED))
+    spec = s.task.episodes[0]
+    assert s.view().feedback_kind == "regret"  # a placebo: it looks like the real thing
+    chosen = spec.ranked()[0]
+    described = scrambled(spec.item_ids, hash_seed(1, 0))[chosen]
+    text = s.recommend(chosen).feedback or ""
+    assert f"Chosen score: {spec.utilities[described]:.1f}," in text
+
+
+def test_the_scrambling_permutes_the_set() -> None:
+    ids = [f"i{n}" for n in range(30)]
+    mapping = scrambled(ids, 5)
+    assert sorted(mapping.values()) == sorted(ids)
+    assert mapping != dict(zip(ids, ids, strict=True))
+    assert mapping == scrambled(ids, 5)
+
+
+def test_shuffled_order_plays_every_episode_once_in_an_order_set_by_the_seed() -> None:
+    task = make_stream(episodes=6)
+    s = StreamSession(task, seed=3, protocol=StreamProtocol(shuffle_order=True))
+    order = episode_order(6, 3, True)
+    assert sorted(order) == list(range(6)) and order != list(range(6))
+    assert [i.id for i in s.view().items] == task.episodes[order[0]].item_ids
+    assert episode_order(6, 3, False) == list(range(6))
+
+
+def test_an_interim_pick_is_recorded_and_answers_nothing() -> None:
+    s = session()
+    s.ask("Hi?")
+    item = s.task.episodes[0].item_ids[2]
+    result = s.interim(item, {"favorite": 0.4, "predicted_regret": 12})
+    assert (result.episode, result.item_id, result.questions_asked) == (1, item, 1)
+    assert "feedback" not in result.model_dump()
+    s.recommend(item, {"favorite": 0.5})
+    first = s.picks[0]
+    assert [(p.final, p.questions) for p in first] == [(False, 1), (True, 1)]
+    assert first[0].confidence is not None and first[0].confidence.predicted_regret == 12
+    with pytest.raises(StreamRuleError, match="already has its recommendation"):
+        s.interim(item)
+
+
+def test_an_interim_pick_outside_the_set_is_refused_under_either_rules() -> None:
+    with pytest.raises(StreamRuleError, match="not in episode 1's choice set"):
+        session().interim("nope")
+
+
+def test_a_confidence_out_of_range_is_refused() -> None:
+    s = session()
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        s.recommend(s.task.episodes[0].item_ids[0], {"favorite": 1.5})
 
 
 def test_each_episode_takes_exactly_one_recommendation() -> None:

@@ -1,0 +1,116 @@
+"""Did the agent learn from feedback? The paired contrast of a run with its control.
+
+A falling regret curve (a negative slope) shows improvement over episodes, and an agent
+can show one without reading any feedback: a fixed schedule of better-ranked picks is
+enough. Learning from feedback is measured against a control run: the same agent on
+the same suite with the feedback withheld (`--feedback none`) or scrambled
+(`--feedback shuffled`). Per stream (task), the contrast is the run's slope of regret
+over episodes minus the control's, and likewise the mean regret; their means over the
+streams both runs played come with percentile bootstrap intervals that resample
+streams (each stream's run and control together, so the pairing is kept). The verdict
+"learns from feedback" holds only when the slope contrast's interval lies wholly below
+0: the agent improves more with feedback than without it. Overall and per setting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Final
+
+import numpy as np
+
+from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes
+
+#: A control group's label ends with this, then its mode: "learner (feedback none)".
+CONTROL_SUFFIX: Final = " (feedback "
+CONTROL_MODES: Final = ("none", "shuffled")
+
+
+def base_label(label: str) -> tuple[str, str]:
+    """(the agent's label, the feedback mode) of a group label."""
+    for mode in CONTROL_MODES:
+        suffix = f"{CONTROL_SUFFIX}{mode})"
+        if label.endswith(suffix):
+            return label.removesuffix(suffix), mode
+    return label, "task"
+
+
+def _interval(values: np.ndarray) -> list[float]:
+    lo, hi = np.nanpercentile(values, [2.5, 97.5])
+    return [float(lo), float(hi)]
+
+
+def paired_contrast(
+    run: dict[str, list[float]],
+    control: dict[str, list[float]],
+    *,
+    seed: int = 0,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+) -> dict[str, Any]:
+    """The contrast of two runs' per-stream regret curves (task id -> mean regret by
+    episode), over the streams both played with the same number of episodes."""
+    common = sorted(t for t in run if t in control and len(run[t]) == len(control[t]))
+    out: dict[str, Any] = {
+        "streams": len(common),
+        "slope_contrast": math.nan,
+        "slope_contrast_ci": [math.nan, math.nan],
+        "regret_contrast": math.nan,
+        "regret_contrast_ci": [math.nan, math.nan],
+        "learns_from_feedback": False,
+    }
+    if not common or len(run[common[0]]) < 2:
+        return out
+    a = np.array([run[t] for t in common], dtype=float)
+    b = np.array([control[t] for t in common], dtype=float)
+    slope_diff = slopes(a) - slopes(b)
+    regret_diff = a.mean(axis=1) - b.mean(axis=1)
+    out["slope_contrast"] = float(slope_diff.mean())
+    out["regret_contrast"] = float(regret_diff.mean())
+    if len(common) < 2:
+        return out
+    picks = np.random.default_rng(seed).integers(0, len(common), size=(n_boot, len(common)))
+    out["slope_contrast_ci"] = _interval(slope_diff[picks].mean(axis=1))
+    out["regret_contrast_ci"] = _interval(regret_diff[picks].mean(axis=1))
+    out["learns_from_feedback"] = bool(out["slope_contrast_ci"][1] < 0)
+    return out
+
+
+def contrast_report(
+    run: dict[str, dict[str, Any]], control: dict[str, dict[str, Any]], seed: int
+) -> dict[str, Any]:
+    """Overall and per setting, from two groups' `by_task` (task -> setting, regret)."""
+
+    def curves(by_task: dict[str, dict[str, Any]], setting: str | None) -> dict[str, list[float]]:
+        return {
+            t: v["regret"] for t, v in by_task.items() if setting is None or v["setting"] == setting
+        }
+
+    settings = sorted({v["setting"] for v in run.values()})
+    return {
+        **paired_contrast(curves(run, None), curves(control, None), seed=seed),
+        "by_setting": {
+            s: paired_contrast(curves(run, s), curves(control, s), seed=seed) for s in settings
+        },
+    }
+
+
+def compare_stream_groups(groups: list[dict[str, Any]], seed: int = 0) -> None:
+    """Give each run's group (feedback as the task's) the contrast with every control
+    group of the same agent label and suite: `feedback_contrast[mode]`, and the verdict
+    `learns_from_feedback` (None when there is no control to compare with)."""
+    controls: dict[tuple[str, Any], dict[str, dict[str, Any]]] = defaultdict(dict)
+    for g in groups:
+        label, mode = base_label(g["label"])
+        if mode != "task":
+            controls[(label, g["suite"]["sha256"])][mode] = g
+    for g in groups:
+        label, mode = base_label(g["label"])
+        if mode != "task":
+            continue
+        found = controls.get((label, g["suite"]["sha256"]), {})
+        g["feedback_contrast"] = {
+            m: contrast_report(g["by_task"], c["by_task"], seed) for m, c in sorted(found.items())
+        }
+        verdicts = [c["learns_from_feedback"] for c in g["feedback_contrast"].values()]
+        g["learns_from_feedback"] = all(verdicts) if verdicts else None

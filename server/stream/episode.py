@@ -1,0 +1,143 @@
+"""One stream in progress on the server: its rules (a StreamSession) and its log.
+
+Each call is logged as a tool call with exactly the result the agent gets, under the
+stream's lock and shielded from cancellation; the stream's last recommendation ends it
+(`recommended`, the end record naming that item), an abort ends it as the harness says,
+and a failure inside the rules ends it as `infra_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from pydantic import BaseModel
+
+from taurec.server.episode_end import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
+from taurec.server.trajectory_writer import TrajectoryWriter
+from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.tasks.stream.session import StreamRuleError, StreamSession
+from taurec.tasks.trajectory.format import EndReason
+
+log = logging.getLogger(__name__)
+
+
+class StreamEpisode:
+    """One stream in progress: its rules (a StreamSession) and its log."""
+
+    def __init__(
+        self,
+        episode_id: str,
+        session: StreamSession,
+        writer: TrajectoryWriter,
+        trial: int,
+        on_end: Callable[[StreamEpisode], None],
+    ) -> None:
+        self.id = episode_id
+        self.session = session
+        self.task = session.task
+        self.trial = trial
+        self.lock = anyio.Lock()
+        self.end: EpisodeEnd | None = None
+        self._log = writer
+        self._calls = 0
+        self._on_end = on_end
+
+    @property
+    def log_path(self) -> Any:
+        return self._log.path
+
+    @property
+    def log_chain(self) -> str:
+        """The chain hash of the log's last line on disk (the run register records it)."""
+        return self._log.chain
+
+    def check_open(self) -> None:
+        if self.end is not None:
+            raise EpisodeError(ended_message(self.id, self.end))
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], compute: Callable[[], BaseModel]
+    ) -> BaseModel:
+        """Log the call, run it under the stream's rules, log exactly what the agent gets;
+        the stream's last recommendation ends it."""
+        self.check_open()
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
+            t0 = time.perf_counter()
+            try:  # in a worker thread: an LLM customer blocks on its provider
+                result = await anyio.to_thread.run_sync(compute)
+            except StreamRuleError as exc:
+                text = agent_error_text(name, str(exc))
+                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+                raise EpisodeError(str(exc)) from None
+            except Exception as exc:
+                log.error("stream %s: %s failed", self.id[:8], name, exc_info=exc)
+                self._log.tool_result(
+                    call_id,
+                    agent_error_text(name, "internal server error"),
+                    is_error=True,
+                    latency_ms=_ms(t0),
+                )
+                await self.close(EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {exc}"))
+                raise EpisodeError(
+                    f"internal server error in {name}; the stream has ended (infra_error), "
+                    "an infrastructure failure, not yours"
+                ) from exc
+            self._log.tool_result(
+                call_id, result.model_dump(mode="json"), is_error=False, latency_ms=_ms(t0)
+            )
+            if self.session.complete:
+                n = len(self.task.episodes)
+                await self.close(
+                    EpisodeEnd(
+                        EndReason.RECOMMENDED,
+                        item_id=self.session.chosen[-1],
+                        detail=f"stream complete: {n} of {n} episodes",
+                    )
+                )
+        return result
+
+    async def abort(self, reason: EndReason, detail: str | None) -> None:
+        self.check_open()
+        if reason not in ABORT_REASONS:
+            raise ArgumentError(
+                "reason", f"expected agent_error or infra_error, got {short_repr(reason)}"
+            )
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
+            self._log.tool_call(call_id, "abort_episode", arguments)
+            self._log.tool_result(
+                call_id, {"ended": True, "end_reason": reason.value}, is_error=False, latency_ms=0.0
+            )
+            played = len(self.session.chosen)
+            note = f" (after {played} of {len(self.task.episodes)} episodes)"
+            await self.close(
+                EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given") + note)
+            )
+
+    async def close(self, end: EpisodeEnd) -> None:
+        if self.end is not None:
+            return
+        self.end = end
+        stats = getattr(self.session.customer, "stats", None)  # an LLM customer's counters
+        try:
+            await self._log.end(
+                end.reason,
+                item_id=end.item_id,
+                detail=end.detail,
+                simulator=stats() if callable(stats) else None,
+            )
+        finally:
+            self._on_end(self)
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000

@@ -1,0 +1,94 @@
+"""How a stream is played: the run-level choices a stream's rules depend on.
+
+A stream task fixes its episodes, utilities, feedback kind and question budget. A run
+adds three choices, recorded in every log header (`simulator.settings["protocol"]`) so
+the evaluator replays the stream under the same rules:
+
+- `feedback`: `task` (the task's own feedback, the default), `none` (withheld: the
+  agent hears nothing after recommending) or `shuffled` (scrambled: the feedback is
+  what the customer would have said of another item of the same choice set, the one a
+  seeded permutation of the set maps the chosen item to, so the feedback keeps its form
+  and its distribution but says nothing about the choice). The two are controls: an
+  agent that improves as much without feedback as with it has not learned from it.
+- `rules`: `biel` (the default, BIEL's rules: recommending an id outside the choice set
+  counts as a question while questions are left; with none left it recommends the
+  set's first item, as BIEL's forced recommendation does when it cannot parse one) or
+  `taurec` (such a recommendation is refused with an error result that says what to do).
+- `shuffle_order`: play the task's episodes in an order drawn per trial from the
+  stream's seed (`episode_order`), so improvement by position cannot come from the
+  suite's order.
+"""
+
+from __future__ import annotations
+
+import random
+from enum import StrEnum
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The header key the protocol is recorded under (in `simulator.settings`).
+PROTOCOL_KEY: Final = "protocol"
+
+
+class FeedbackMode(StrEnum):
+    TASK = "task"  # the task's own feedback kind
+    NONE = "none"  # withheld
+    SHUFFLED = "shuffled"  # about another item of the set (a seeded permutation)
+
+
+class StreamRules(StrEnum):
+    BIEL = "biel"  # an unknown id counts as a question
+    TAUREC = "taurec"  # an unknown id is an error result
+
+
+class StreamProtocol(BaseModel):
+    """The run's choices for every stream it plays (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    feedback: FeedbackMode = Field(
+        default=FeedbackMode.TASK,
+        description="task (the task's feedback), none (withheld) or shuffled (scrambled).",
+    )
+    rules: StreamRules = Field(
+        default=StreamRules.BIEL,
+        description="biel (an unknown id counts as a question) or taurec (an error result).",
+    )
+    shuffle_order: bool = Field(
+        default=False, description="Play the episodes in an order drawn from each trial's seed."
+    )
+
+    @property
+    def is_control(self) -> bool:
+        """Feedback withheld or scrambled: a control run for 'learns from feedback'."""
+        return self.feedback is not FeedbackMode.TASK
+
+    def record(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def protocol_of(settings: dict[str, Any] | None) -> StreamProtocol | None:
+    """The protocol a log header records, or None for a log written before headers
+    recorded it (such logs were played with the task's feedback and taurec's rules)."""
+    doc = (settings or {}).get(PROTOCOL_KEY)
+    return StreamProtocol.model_validate(doc) if isinstance(doc, dict) else None
+
+
+#: The protocol of logs that do not record one.
+LEGACY: Final = StreamProtocol(rules=StreamRules.TAUREC)
+
+
+def episode_order(n: int, seed: int, shuffled: bool) -> list[int]:
+    """The order the task's n episodes are played in (0-based task indices)."""
+    order = list(range(n))
+    if shuffled:
+        random.Random(f"episode-order:{seed}").shuffle(order)
+    return order
+
+
+def scrambled(item_ids: list[str], seed: int) -> dict[str, str]:
+    """The seeded permutation of a choice set that `shuffled` feedback describes."""
+    targets = list(item_ids)
+    random.Random(f"shuffled-feedback:{seed}").shuffle(targets)
+    return dict(zip(item_ids, targets, strict=True))
