@@ -35,6 +35,8 @@ class AgentProfile:
     #: AgentSettings.options keys the agent requires (each a `taurec run` option, e.g.
     #: "crs_url" for --crs-url); the run refuses them for any other agent.
     requires: tuple[str, ...] = ()
+    #: AgentSettings.options keys the agent may take (e.g. "context" for --context).
+    accepts: tuple[str, ...] = ()
 
 
 PROFILES: Final[dict[str, AgentProfile]] = {

@@ -23,11 +23,16 @@ from rich.markup import escape
 
 from taurec.clients.cli.run_options import (
     AGENT_HELP,
+    A2aUrlOpt,
     AgentName,
     BackendName,
+    BackendOpt,
+    CrsUrlOpt,
+    RayAddressOpt,
     TransportName,
     check_agent_options,
     check_credentials,
+    check_transport,
     err,
     fail,
     known_agent,
@@ -45,6 +50,21 @@ from taurec.clients.cli.simulator_options import (
     SimulatorName,
     SimulatorOpt,
     simulator_files_problem,
+)
+from taurec.clients.cli.stream_options import (
+    ConfidenceOpt,
+    ContextOpt,
+    FeedbackName,
+    FeedbackOpt,
+    PlanningIntervalOpt,
+    PlanningOpt,
+    RulesName,
+    RulesOpt,
+    ShuffleOrderOpt,
+    agent_stream_options,
+    protocol_flags,
+    stream_options_problem,
+    stream_protocol,
 )
 from taurec.evaluator.text import plural
 from taurec.server.defaults import AUTH_TOKEN_ENV
@@ -127,33 +147,20 @@ def run(
             "--episode-timeout", min=1, help="Seconds before an episode is an agent_error."
         ),
     ] = 900.0,
-    crs_url: Annotated[
-        str | None,
-        typer.Option(
-            "--crs-url",
-            help="--agent crs: the CRS's URL, called as given (iEvaLM / CRS Arena protocol; "
-            "a CRS Arena server: http://HOST:PORT/).",
-        ),
-    ] = None,
-    a2a_url: Annotated[
-        str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")
-    ] = None,
+    crs_url: CrsUrlOpt = None,
+    a2a_url: A2aUrlOpt = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
-    backend: Annotated[
-        BackendName,
-        typer.Option(
-            "--backend", help="local (this process) or ray (a Ray cluster; taurec\\[ray])."
-        ),
-    ] = BackendName.LOCAL,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="--backend ray: the cluster's address (default: $RAY_ADDRESS, else a local Ray).",
-        ),
-    ] = None,
+    backend: BackendOpt = BackendName.LOCAL,
+    ray_address: RayAddressOpt = None,
+    feedback: FeedbackOpt = FeedbackName.TASK,
+    rules: RulesOpt = RulesName.BIEL,
+    shuffle_order: ShuffleOrderOpt = False,
+    context: ContextOpt = None,
+    planning: PlanningOpt = None,
+    planning_interval: PlanningIntervalOpt = None,
+    confidence: ConfidenceOpt = False,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
     from pydantic import ValidationError
@@ -185,29 +192,22 @@ def run(
 
     name = agent
     custom = is_custom(name)
-    if transport is TransportName.HTTP and not url:
-        fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
-    if url and transport is not TransportName.HTTP:
-        fail("--url applies to --transport http only")
-    if transport is TransportName.HTTP and (
-        simulator is not SimulatorName.RULE or nlu_model or nlg_model
-    ):
-        fail(
-            "--simulator, --nlu-model and --nlg-model apply to a server the run starts; an "
-            "http server "
-            "has its own"
-        )
-    if seed is not None and transport is not TransportName.HTTP:
-        fail(
-            "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
-            "its task and trial; omit --seed (it applies only to --transport http, against a "
-            "server without run plans)"
-        )
+    protocol = stream_protocol(feedback, rules, shuffle_order)
+    check_transport(
+        transport,
+        url,
+        seed,
+        server_options=simulator is not SimulatorName.RULE or bool(nlu_model or nlg_model),
+        stream_options=protocol != type(protocol)(),
+    )
     try:
         check_out(out)
     except RunRefused as exc:
         fail(exc)
-    given = {k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v}
+    given: dict[str, object] = {
+        k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v
+    }
+    given |= agent_stream_options(context, planning, planning_interval, confidence)
     settings = AgentSettings(
         label=label,
         seed=seed or 0,
@@ -233,6 +233,7 @@ def run(
             abus_schema=abus_schema,
             nlg_model=nlg_model,
             nlu_model=nlu_model,
+            stream_protocol=protocol,
         )
     except ValidationError as exc:
         fail(from_validation_error(exc))
@@ -243,6 +244,8 @@ def run(
     except DataError as exc:
         fail(exc)
     task_ids = select_tasks(loaded, tasks)
+    if (problem := stream_options_problem(loaded.kind, protocol)) is not None:
+        fail(problem)
     if not custom:
         known_agent(name, loaded.kind)
     check_agent_options(name, given, loaded.kind)
@@ -319,6 +322,8 @@ def run(
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,
         "--ray-address": ray_address, "--episode-timeout": episode_timeout,
+        **protocol_flags(feedback, rules, shuffle_order),
+        **{f"--{k.replace('_', '-')}": v for k, v in given.items() if k not in ("crs_url", "a2a_url")},
     }  # fmt: skip
     if todo:
         where = (

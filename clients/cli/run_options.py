@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -41,6 +41,19 @@ AGENT_HELP = (
 )
 
 
+CrsUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--crs-url",
+        help="--agent crs: the CRS's URL, called as given (iEvaLM / CRS Arena protocol; "
+        "a CRS Arena server: http://HOST:PORT/).",
+    ),
+]
+A2aUrlOpt = Annotated[
+    str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")
+]
+
+
 class TransportName(StrEnum):
     INPROC = "inproc"
     STDIO = "stdio"
@@ -50,6 +63,19 @@ class TransportName(StrEnum):
 class BackendName(StrEnum):  # the names in runner.backends.BACKENDS (a test keeps them in step)
     LOCAL = "local"
     RAY = "ray"
+
+
+BackendOpt = Annotated[
+    BackendName,
+    typer.Option("--backend", help="local (this process) or ray (a Ray cluster; taurec\\[ray])."),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="--backend ray: the cluster's address (default: $RAY_ADDRESS, else a local Ray).",
+    ),
+]
 
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -108,8 +134,41 @@ def saved(n: int) -> str:
     return f"{plural(n, 'finished episode')} {'is' if n == 1 else 'are'} saved"
 
 
-def check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
-    """Each agent option (--crs-url, ...) only for an agent whose profile requires it."""
+def check_transport(
+    transport: TransportName,
+    url: str | None,
+    seed: int | None,
+    *,
+    server_options: bool,
+    stream_options: bool,
+) -> None:
+    """The options that depend on who serves: this run (inproc, stdio) or an http server."""
+    http = transport is TransportName.HTTP
+    if http and not url:
+        fail("--transport http needs --url (e.g. http://127.0.0.1:8000/mcp)")
+    if url and not http:
+        fail("--url applies to --transport http only")
+    if http and server_options:
+        fail(
+            "--simulator, --nlu-model and --nlg-model apply to a server the run starts; an "
+            "http server has its own"
+        )
+    if http and stream_options:
+        fail(
+            "--feedback, --rules and --shuffle-order apply to a server the run starts; an "
+            "http server has its own (taurec serve takes them)"
+        )
+    if seed is not None and not http:
+        fail(
+            "--seed: a run this command serves is sealed, so each episode's seed is fixed by "
+            "its task and trial; omit --seed (it applies only to --transport http, against a "
+            "server without run plans)"
+        )
+
+
+def check_agent_options(name: str, given: dict[str, object], kind: str) -> None:
+    """Each agent option (--crs-url, --context, ...) only for an agent whose profile
+    requires or accepts it on this kind of suite."""
     from taurec.clients.agents.registry import AgentUnavailable
     from taurec.clients.agents.registry import agents_of as agents_of_kind
 
@@ -117,10 +176,10 @@ def check_agent_options(name: str, given: dict[str, str], kind: str) -> None:
         entry = agents_of_kind(kind).get(name)
     except AgentUnavailable:
         entry = None
-    requires = entry.profile.requires if entry is not None else ()
+    known = (*entry.profile.requires, *entry.profile.accepts) if entry is not None else ()
     for option in given:
-        if option not in requires:
-            fail(f"--{option.replace('_', '-')} does not apply to --agent {name}")
+        if option not in known:
+            fail(f"--{option.replace('_', '-')} does not apply to --agent {name} on a {kind} suite")
 
 
 def named_cause(failures: list[LogFailure]) -> str:

@@ -26,6 +26,14 @@ from taurec.clients.cli.simulator_options import (
     simulator_files_problem,
 )
 from taurec.clients.cli.startup import missing_key
+from taurec.clients.cli.stream_options import (
+    FeedbackName,
+    FeedbackOpt,
+    RulesName,
+    RulesOpt,
+    ShuffleOrderOpt,
+    stream_protocol,
+)
 from taurec.server import defaults
 
 # `taurec serve --help` loads this module: the server (the MCP SDK, the catalog, pydantic)
@@ -173,6 +181,9 @@ def serve(
             "Its token decides the label; each planned episode can be played once.",
         ),
     ] = None,
+    feedback: FeedbackOpt = FeedbackName.TASK,
+    rules: RulesOpt = RulesName.BIEL,
+    shuffle_order: ShuffleOrderOpt = False,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
     from pydantic import ValidationError
@@ -212,6 +223,7 @@ def serve(
             max_tool_calls_per_episode=max_tool_calls_per_episode,
             max_open_per_client=max_open_per_client,
             idle_timeout_seconds=idle_timeout,
+            stream_protocol=stream_protocol(feedback, rules, shuffle_order),
         )
         http = None
         if transport is TransportName.HTTP:

@@ -119,7 +119,12 @@ STREAM_AGENTS: Final = {
     ),
     "llm": AgentEntry(
         AgentProfile(
-            "a litellm model asking and recommending, BIEL's prompt", 40, 0, 40, needs_model=True
+            "a litellm model asking and recommending, BIEL's prompt",
+            40,
+            0,
+            40,
+            needs_model=True,
+            accepts=("context", "planning", "planning_interval", "confidence"),
         ),
         _llm,
     ),
