@@ -1,14 +1,18 @@
-"""The LLM-simulated customer of a stream (optional): BIEL's answering prompt over litellm,
-with a leak guard.
+"""The LLM-simulated customer of a stream (optional): BIEL's answering and feedback
+prompts over litellm, with a leak guard.
 
-It is told who it is (the persona), that it is shopping for the episode's category for
-itself, its tastes in words (from the preference model, or from its utilities as
-bands: love / like / fine / dislike per item) and BIEL's rules: be consistent, helpful
-and honest, concise (one or two sentences). Its persona feedback (when the stream's
-feedback is `persona`) takes the tone of the regret band. The leak guard: no reply may
-hold a digit (so no utility, score or rank is ever stated); a leaking reply is
-regenerated once, then the rule-based customer's words are used instead. Replies are
-deterministic where the provider allows it (temperature 0 by default).
+Its prompt to answer a question holds who it is (the persona), that it is shopping for
+the episode's category for itself, its tastes in words (from the preference model, when
+the persona has one), the listing of any item of the choice set the question names, this
+episode's conversation so far, and BIEL's rules: be consistent, helpful and honest,
+concise (one or two sentences). It never holds a utility or anything derived from one (no
+band, no rank): the customer answers from its tastes, as BIEL's does. Its persona
+feedback (when the stream's feedback is `persona`) follows BIEL's feedback prompt: the
+fixed "Perfect! ..." at regret 0, otherwise a tone set by the regret band, the
+recommended item's title and price, and the conversation. The leak guard: no reply may
+hold a digit (so no score or rank is ever stated); a leaking reply is regenerated once,
+then the rule-based customer's words are used instead. Replies are deterministic where
+the provider allows it (temperature 0 by default).
 """
 
 from __future__ import annotations
@@ -22,15 +26,33 @@ from pydantic import BaseModel, ConfigDict, Field
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.catalog.preferences import PreferenceModel
-from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
+from taurec.tasks.stream.customer import (
+    CustomerContext,
+    RuleCustomer,
+    named_items,
+    normalised,
+)
+from taurec.tasks.stream.customer_words import tastes_in_words
 from taurec.tasks.stream.feedback import PERFECT, persona_feedback, regret_of, tone
 
 _DIGIT = re.compile(r"\d")
 RULES: Final = (
-    "Rules: BE CONSISTENT with your tastes and earlier answers. HELPFUL & HONEST: answer "
-    "what you are asked truthfully. CONCISE: one or two sentences. Never use numbers or "
-    "digits, never give scores or ratings."
+    "Rules:\n"
+    "1. BE CONSISTENT: stay true to who you are, your tastes and what you said before.\n"
+    "2. BE HELPFUL & HONEST: answer truthfully as this person would; if you have no strong "
+    "preference, say so.\n"
+    "3. BE CONCISE: one or two sentences; do not volunteer more than you are asked.\n"
+    "Never use numbers or digits, and never give scores, ratings or rankings."
 )
+#: BIEL's tone instruction for each regret band of persona feedback.
+TONES: Final = {
+    "positive": "Sound pleased: it is close to what you wanted. Mention one small thing "
+    "that could be better, from your tastes.",
+    "moderate": "Sound moderately satisfied: it is okay but not quite right. Mention what "
+    "you were actually looking for, from your tastes.",
+    "dissatisfied": "Sound disappointed: it is far from what you wanted. Explain what you "
+    "were actually looking for, from your tastes.",
+}
 Completion = Callable[..., Any]
 
 
@@ -45,29 +67,72 @@ class LLMCustomerSettings(BaseModel):
         return {"customer": "llm", **self.model_dump()}
 
 
-def _band(gap: float) -> str:
-    return "love" if gap <= 5 else "like" if gap <= 15 else "fine" if gap <= 30 else "dislike"
-
-
 def tastes(ctx: CustomerContext) -> str:
-    """The customer's tastes in words, for its prompt (no numbers)."""
+    """The customer's tastes in its own words, from its preference model ("" without one:
+    then its description is all it has)."""
     prefs = ctx.persona.preferences
-    lines = []
-    if prefs is not None:
-        likes = [c for c, w in prefs.categories.items() if w > 0]
-        dislikes = [c for c, w in prefs.categories.items() if w < 0]
-        themes = [k for k, w in prefs.keywords.items() if w > 0]
-        lines.append(
-            f"You like {', '.join(likes) or 'many things'}; you dislike {', '.join(dislikes) or 'little'}."
-        )
-        if themes:
-            lines.append(f"Themes you enjoy: {', '.join(themes)}.")
-    best = max(ctx.utilities.values(), default=0.0)
-    for item in ctx.items:
-        lines.append(
-            f"- {item.title}: you would {_band(best - ctx.utilities.get(item.id, 0.0))} it"
-        )
-    return "\n".join(lines)
+    if prefs is None:
+        return ""
+    return "Your tastes, in your own words:\n" + "\n".join(
+        f"- {line}" for line in tastes_in_words(prefs)
+    )
+
+
+def listing(item: ChoiceItem) -> str:
+    """An item as the shop lists it: title and attributes (no utility)."""
+    facts = [", ".join(item.categories)] if item.categories else []
+    facts += [str(item.year)] if item.year is not None else []
+    facts += [f"{item.runtime} minutes"] if item.runtime is not None else []
+    facts += [f"by {item.maker}"] if item.maker else []
+    facts += [f"${item.price:.2f}"] if item.price is not None else []
+    facts += [f"about {', '.join(item.keywords)}"] if item.keywords else []
+    return f"{item.title} ({'; '.join(facts)})" if facts else item.title
+
+
+def conversation(ctx: CustomerContext) -> str:
+    """This episode's questions and answers so far, as BIEL shows them."""
+    if not ctx.dialogue:
+        return "No previous conversation."
+    return "\n".join(f"Q: {q}\nA: {a}" for q, a in ctx.dialogue)
+
+
+def answer_prompt(ctx: CustomerContext, question: str) -> list[dict[str, str]]:
+    """The messages that ask the customer to answer `question`."""
+    named = named_items(ctx.items, normalised(question))
+    parts = [
+        f"You are role-playing a customer shopping for {ctx.category} for yourself.",
+        f"Who you are:\n{ctx.persona.description}",
+        tastes(ctx),
+        "Items the question names, as the shop lists them:\n"
+        + "\n".join(f"- {listing(i)}" for i in named)
+        if named
+        else "",
+        f"The conversation so far:\n{conversation(ctx)}",
+        RULES,
+    ]
+    return [
+        {"role": "system", "content": "\n\n".join(p for p in parts if p)},
+        {"role": "user", "content": question},
+    ]
+
+
+def feedback_prompt(ctx: CustomerContext, item: ChoiceItem, mood: str) -> list[dict[str, str]]:
+    """The messages that ask the customer to react to `item` in the tone `mood`."""
+    price = f"${item.price:.2f}" if item.price is not None else "not listed"
+    parts = [
+        f"You are role-playing a customer shopping for {ctx.category} for yourself, who "
+        "has just been recommended an item.",
+        f"Who you are:\n{ctx.persona.description}",
+        tastes(ctx),
+        f'The assistant recommended: "{item.title}" (price: {price}).\n'
+        f"As the shop lists it: {listing(item)}",
+        f"The whole conversation:\n{conversation(ctx)}",
+        f"Give your feedback on this recommendation. {TONES[mood]} Base it on who you are, "
+        "what you said in the conversation and whether the item seems to match. One or two "
+        "sentences, natural, as to a salesperson. Never use numbers or digits, and never "
+        "mention scores.",
+    ]
+    return [{"role": "user", "content": "\n\n".join(p for p in parts if p)}]
 
 
 class LLMCustomer:
@@ -101,24 +166,17 @@ class LLMCustomer:
                 return text
             self.leaks += 1
             if attempt == 0:
+                again = "Say that again without any numbers or digits."
                 messages = [
                     *messages,
-                    {"role": "user", "content": "Say that again without any numbers or digits."},
+                    {"role": "assistant", "content": text},
+                    {"role": "user", "content": again},
                 ]
         self.fallbacks += 1
         return fallback()
 
-    def _system(self, ctx: CustomerContext) -> str:
-        return (
-            f"You are this person: {ctx.persona.description}\nYou are shopping for "
-            f"{ctx.category} for yourself.\n{tastes(ctx)}\n{RULES}"
-        )
-
     def answer(self, ctx: CustomerContext, question: str) -> str:
-        messages = [
-            {"role": "system", "content": self._system(ctx)},
-            {"role": "user", "content": question},
-        ]
+        messages = answer_prompt(ctx, question)
         return self._guarded(messages, lambda: self._fallback.answer(ctx, question))
 
     def react(
@@ -134,15 +192,7 @@ class LLMCustomer:
         regret = regret_of(chosen, best)
         if regret == 0:
             return PERFECT
-        mood = tone(regret)
-        messages = [
-            {"role": "system", "content": self._system(ctx)},
-            {
-                "role": "user",
-                "content": f"The assistant recommended {item.title}. React in a "
-                f"{mood} tone, in one or two sentences, saying why, without revealing any score.",
-            },
-        ]
+        messages = feedback_prompt(ctx, item, tone(regret))
         return self._guarded(messages, lambda: persona_feedback(chosen, best, item, prefs, seed))
 
     def stats(self) -> dict[str, int]:

@@ -1,12 +1,15 @@
 """The simulated customer of a stream episode: answers the agent's questions in words.
 
-Rule-based (the default): it reads which topics a question touches (an item of the
-choice set, a category or theme, length, era, acclaim, language, maker, price, or
-"what are you after?") and answers each from its hidden preference model, in one or two
-short sentences, the same way every time. It never states a number: no utility, no
-score, not even a year or a runtime in digits. A persona without a preference model
-(LLM-scored utilities) answers about items from their utilities, in words, and about
-everything else from the items it likes best.
+Rule-based (the default): it reads which items of the choice set a question names and
+which topics it touches (a category or theme, length, era, acclaim, language, maker,
+price, or "what are you after?"), and answers like a person, from its stated tastes and
+the items' listed attributes: asked about an item, it says how one or two of that item's
+attributes meet its tastes ("It's a western, which I like, though it sounds long for
+me."). It never reads the utilities: no answer is a verdict on an item, and an agent that
+wants the best item has to reason about tastes. A persona without a preference model
+(LLM-scored utilities) answers from its description. The same question in the same
+context gets the same words; a repeated answer is marked as one ("As I said, ..."). No
+answer holds a digit.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from typing import Final, Protocol
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import PreferenceModel
+from taurec.tasks.stream import customer_words as words
 from taurec.tasks.stream.feedback import persona_feedback
 
-_DIGIT = re.compile(r"\d")
 TOPIC_WORDS: Final = {
     "runtime": ("long", "short", "length", "runtime", "minutes", "hours", "duration"),
     "era": ("old", "new", "recent", "classic", "era", "decade", "year", "released", "modern"),
@@ -29,52 +32,25 @@ TOPIC_WORDS: Final = {
     "language": ("language", "subtitle", "foreign", "english", "dubbed"),
     "maker": ("director", "brand", "who made", "filmmaker", "studio", "maker", "store"),
     "price": ("price", "budget", "cheap", "expensive", "cost", "afford", "spend"),
-    "general": (
-        "looking for",
-        "what do you",
-        "prefer",
-        "like",
-        "enjoy",
-        "mood",
-        "want",
-        "tell me",
-        "favorite",
-        "favourite",
-        "taste",
-    ),
+}
+#: Words of a question that ask what the customer wants in general.
+GENERAL_WORDS: Final = (
+    "looking for", "what do you", "prefer", "like", "enjoy", "mood", "want", "tell me",
+    "favorite", "favourite", "taste", "after",
+)  # fmt: skip
+#: Words a description may use for a topic's taste ("frugal" for price), to find the
+#: sentences that answer a question on it.
+TOPIC_HINTS: Final = {
+    "runtime": ("patience", "quick", "lengthy"),
+    "era": ("nostalgic", "nostalgia", "vintage", "latest", "trendy"),
+    "rating": ("acclaimed", "reputation", "trusted", "recommendations"),
+    "language": ("languages", "bilingual", "reading"),
+    "maker": ("brands", "loyal", "designer"),
+    "price": ("money", "frugal", "thrifty", "affordable", "value", "bargain", "luxury"),
 }
 MAX_SENTENCES: Final = 3
-
-
-def _words_for_decade(year: int) -> str:
-    decade = year // 10 * 10
-    names = {
-        1970: "the seventies",
-        1980: "the eighties",
-        1990: "the nineties",
-        2000: "the two-thousands",
-        2010: "the twenty-tens",
-        2020: "the last few years",
-    }
-    return names.get(decade, "older times" if decade < 1970 else "the last few years")
-
-
-def _words_for_runtime(minutes: int) -> str:
-    if minutes < 95:
-        return "something short, well under two hours"
-    if minutes < 125:
-        return "a normal length, around two hours or a little less"
-    return "something long; I don't mind well over two hours"
-
-
-def _liking(weight: float) -> str:
-    if weight >= 0.6:
-        return "I love"
-    if weight > 0.2:
-        return "I like"
-    if weight > -0.2:
-        return "I don't mind"
-    return "I'd rather avoid"
+#: How an answer already given in this episode starts when it is given again.
+AGAIN: Final = "As I said, "
 
 
 @dataclass(frozen=True)
@@ -84,6 +60,8 @@ class CustomerContext:
     persona: Persona
     category: str
     items: Sequence[ChoiceItem]
+    #: The episode's utilities, for the stream's rules; no customer's words are drawn
+    #: from them (tests check that answers stay the same when they are permuted).
     utilities: dict[str, float]
     #: This episode's questions so far, with the answers given (BIEL shows them to its
     #: customer when it answers and when it reacts to the recommendation).
@@ -109,7 +87,8 @@ class Customer(Protocol):
 
 
 class RuleCustomer:
-    """Deterministic answers from the persona's preference model (or its utilities)."""
+    """Deterministic answers from the persona's tastes (its preference model, or its
+    description) and the items' attributes; never from utilities."""
 
     kind = "rule"
 
@@ -122,96 +101,67 @@ class RuleCustomer:
         prefs: PreferenceModel | None,
         seed: int,
     ) -> str:
-        """Persona feedback in words (see stream_feedback.persona_feedback)."""
+        """Persona feedback in words (see feedback.persona_feedback)."""
         return persona_feedback(chosen, best, item, prefs, seed)
 
     def answer(self, ctx: CustomerContext, question: str) -> str:
-        q = " " + question.lower() + " "
-        sentences: list[str] = []
-        sentences += self._about_items(ctx, q)
+        q = normalised(question)
+        named = named_items(ctx.items, q)
+        rest = q
+        for item in named:  # a title's words are not a topic ("The Long Goodbye")
+            rest = rest.replace(item.title.lower(), " ").replace(item.id.lower(), " ")
+        topics = [t for t, phrases in TOPIC_WORDS.items() if _mentions(rest, phrases)]
         prefs = ctx.persona.preferences
-        if prefs is not None:
-            sentences += self._about_names(prefs, ctx, q)
-            for topic, words in TOPIC_WORDS.items():
-                if topic != "general" and any(w in q for w in words):
-                    sentences.append(self._topic(topic, prefs))
-        if not sentences:
-            sentences.append(self._general(ctx))
-        text = " ".join(list(dict.fromkeys(s for s in sentences if s))[:MAX_SENTENCES])
-        return _DIGIT.sub("", text).strip() or "I'm not sure, honestly."
+        if prefs is None:
+            said = self._from_description(ctx, named, rest, topics)
+        else:
+            said = self._from_preferences(ctx, prefs, named, rest, topics)
+        text = " ".join(list(dict.fromkeys(s for s in said if s))[:MAX_SENTENCES])
+        text = words.DIGIT.sub("", text).strip() or "I'm not sure, honestly."
+        earlier = [a for q_, a in ctx.dialogue if _same_subject(ctx.items, q_, named)]
+        return again(text, earlier)
 
-    # --- what a question can be about -------------------------------------------------
-
-    def _about_items(self, ctx: CustomerContext, q: str) -> list[str]:
-        best = max(ctx.utilities.values()) if ctx.utilities else 0.0
-        out = []
-        for item in ctx.items:
-            by_id = re.search(rf"(?<!\w){re.escape(item.id.lower())}(?!\w)", q)
-            if by_id or (len(item.title) > 3 and item.title.lower() in q):
-                gap = best - ctx.utilities.get(item.id, 0.0)
-                if gap <= 5:
-                    out.append("That one sounds just right for me.")
-                elif gap <= 15:
-                    out.append("That one sounds good to me.")
-                elif gap <= 30:
-                    out.append("That one is okay, but not really exciting for me.")
-                else:
-                    out.append("That one isn't for me.")
-        return out[:MAX_SENTENCES]
+    def _from_preferences(
+        self,
+        ctx: CustomerContext,
+        prefs: PreferenceModel,
+        named: Sequence[ChoiceItem],
+        rest: str,
+        topics: Sequence[str],
+    ) -> list[str]:
+        said = [
+            words.item_line(prefs, item, topics, _ordinal(n, named))
+            for n, item in enumerate(named[:MAX_SENTENCES])
+        ]
+        covered = {r.topic for item in named for r in words.remarks(prefs, item, topics)}
+        said += [words.topic_line(t, prefs) for t in topics if t not in covered]
+        said += self._about_names(prefs, ctx, rest)
+        return said or [self._general(ctx, prefs)]
 
     def _about_names(self, prefs: PreferenceModel, ctx: CustomerContext, q: str) -> list[str]:
         out = []
         named = {c for i in ctx.items for c in i.categories} | set(prefs.categories)
         for cat in sorted(named):
-            if cat.lower() in q:
-                out.append(f"{_liking(prefs.categories.get(cat, 0.0))} {cat.lower()}.")
+            if spoken := _mention(q, cat.lower()):
+                out.append(words.name_line("category", spoken, prefs.categories.get(cat, 0.0)))
         themes = {k for i in ctx.items for k in i.keywords} | set(prefs.keywords)
         for kw in sorted(themes):
-            if kw.lower() in q:
-                out.append(f"{_liking(prefs.keywords.get(kw, 0.0))} stories with {kw.lower()}.")
+            if spoken := _mention(q, kw.lower()):
+                out.append(words.name_line("keyword", spoken, prefs.keywords.get(kw, 0.0)))
+        makers = {i.maker for i in ctx.items if i.maker} | set(prefs.makers)
+        for maker in sorted(makers):
+            if _mention(q, maker.lower()):
+                out.append(words.name_line("maker", maker, prefs.makers.get(maker, 0.0)))
         return out
 
-    def _topic(self, topic: str, prefs: PreferenceModel) -> str:
-        if topic == "runtime":
-            if prefs.runtime is None or prefs.runtime_weight < 0.15:
-                return "Length doesn't matter much to me."
-            return f"I'd like {_words_for_runtime(prefs.runtime)}."
-        if topic == "era":
-            if prefs.year is None or prefs.year_weight < 0.15:
-                return "I don't mind how old it is."
-            return f"I'm happiest with something from {_words_for_decade(prefs.year)}."
-        if topic == "rating":
-            if prefs.rating_weight >= 0.7:
-                return "Good reviews matter a lot to me."
-            if prefs.rating_weight >= 0.4:
-                return "Good reviews help, but they aren't everything."
-            return "I don't care much what critics think."
-        if topic == "language":
-            if prefs.languages and prefs.language_weight > 0:
-                return "I'd much rather have it in English."
-            return "Any language is fine; subtitles don't bother me."
-        if topic == "maker":
-            fans = [m for m, w in prefs.makers.items() if w > 0]
-            return f"I'm a fan of {fans[0]}." if fans else "I don't follow who made what."
-        if topic == "price":
-            if prefs.price_ceiling is None or prefs.price_weight < 0.15:
-                return "Price isn't a big concern for me."
-            return "I'd like to keep the cost down."
-        return ""
-
-    def _general(self, ctx: CustomerContext) -> str:
-        prefs = ctx.persona.preferences
-        if prefs is None:
-            top = max(ctx.items, key=lambda i: ctx.utilities.get(i.id, 0.0))
-            liked = ", ".join(c.lower() for c in top.categories[:2]) or ctx.category.lower()
-            return f"I'm after something in {ctx.category.lower()}; I tend to like {liked}."
+    def _general(self, ctx: CustomerContext, prefs: PreferenceModel) -> str:
         shown = {c for i in ctx.items for c in i.categories}
         likes = sorted(
             (c for c, w in prefs.categories.items() if w > 0 and c in shown),
             key=lambda c: -prefs.categories[c],
         )
         dislikes = [c for c, w in prefs.categories.items() if w < 0 and c in shown]
-        parts = [f"I'm shopping for {ctx.category.lower()} for myself."]
+        parts = [f"I'm shopping for {words.category_words(ctx.category)} for myself."]
         if likes:
             parts.append(f"I especially enjoy {likes[0].lower()}.")
         if dislikes:
@@ -221,3 +171,80 @@ class RuleCustomer:
             if fav and fav[1] > 0:
                 parts.append(f"I like stories with {fav[0].lower()}.")
         return " ".join(parts)
+
+    def _from_description(
+        self,
+        ctx: CustomerContext,
+        named: Sequence[ChoiceItem],
+        rest: str,
+        topics: Sequence[str],
+    ) -> list[str]:
+        description = ctx.persona.description
+        if named:
+            return [
+                words.described_item_line(description, item, _ordinal(n, named))
+                for n, item in enumerate(named[:MAX_SENTENCES])
+            ]
+        hints = [w for t in topics for w in (*TOPIC_WORDS[t], *TOPIC_HINTS[t])]
+        found = words.shared(description, " ".join([rest, *hints]))
+        if found:
+            return [f"About me: {' '.join(found)}"]
+        if topics or words.content_words(rest) - words.content_words(" ".join(GENERAL_WORDS)):
+            return ["I don't have a strong preference about that."]
+        who = words.sentences(description)[:1]
+        return [f"I'm shopping for {words.category_words(ctx.category)} for myself.", *who]
+
+
+def _mention(q: str, phrase: str) -> str:
+    """`phrase` as `q` says it, as whole words or their plural ("thrillers"); "" if not."""
+    found = phrase in q and re.search(rf"(?<!\w){re.escape(phrase)}s?(?!\w)", q)
+    return found.group(0) if found else ""
+
+
+def _mentions(q: str, phrases: Sequence[str]) -> bool:
+    """Whether `q` holds any of `phrases` as whole words (or their plurals)."""
+    return any(_mention(q, p) for p in phrases)
+
+
+def normalised(question: str) -> str:
+    """`question` in lower case, its spaces collapsed, one space at each end."""
+    return " " + " ".join(question.lower().split()) + " "
+
+
+def named_items(items: Sequence[ChoiceItem], q: str) -> list[ChoiceItem]:
+    """The items of the choice set that question `q` (`normalised`) names by id or title,
+    in the order the question names them."""
+    found = []
+    for item in items:
+        key = item.id.lower()
+        at = (
+            [m.start() for m in re.finditer(rf"(?<!\w){re.escape(key)}(?!\w)", q)]
+            if key in q
+            else []
+        )
+        if len(item.title) > 3 and item.title.lower() in q:
+            at.append(q.index(item.title.lower()))
+        if at:
+            found.append((min(at), item))
+    return [item for _, item in sorted(found, key=lambda f: f[0])]
+
+
+def _ordinal(n: int, named: Sequence[ChoiceItem]) -> str | None:
+    return words.ORDINALS[n] if len(named) > 1 else None
+
+
+def _same_subject(items: Sequence[ChoiceItem], question: str, named: list[ChoiceItem]) -> bool:
+    """Whether an earlier `question` named the same items (none counts as the same)."""
+    return named_items(items, normalised(question)) == named
+
+
+def again(text: str, earlier: Sequence[str]) -> str:
+    """`text`, marked as said before when it is among the `earlier` answers on the same
+    subject in this episode."""
+    if not any(a in (text, AGAIN + _lower_first(text)) for a in earlier):
+        return text
+    return AGAIN + _lower_first(text)
+
+
+def _lower_first(text: str) -> str:
+    return text if re.match(r"I\b", text) else text[:1].lower() + text[1:]

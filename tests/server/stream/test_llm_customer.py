@@ -1,5 +1,7 @@
-"""The LLM customer (litellm mocked): BIEL's prompt, the leak guard, the fallback, and a
-stream log with LLM words that still replays."""
+"""The LLM customer (litellm mocked): BIEL's prompts (persona, category, tastes in words,
+the conversation, the rules; feedback in the tone of the regret band), never a utility or
+anything drawn from one, the leak guard, the fallback, and a stream log with LLM words
+that still replays."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from support.streams import make_stream
 
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.server.settings import ServerSettings
-from taurec.server.stream.llm_customer import LLMCustomer, LLMCustomerSettings
+from taurec.server.stream.llm_customer import TONES, LLMCustomer, LLMCustomerSettings
 from taurec.server.stream.service import StreamService
 from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import PERFECT
@@ -35,15 +37,39 @@ def mocked(replies: list[str], seen: list[list[dict[str, str]]]) -> Any:
     return complete
 
 
-def context() -> CustomerContext:
+def context(
+    utilities: dict[str, float] | None = None, dialogue: tuple[tuple[str, str], ...] = ()
+) -> CustomerContext:
     task = make_stream()
     ep = task.episodes[0]
     return CustomerContext(
         persona=task.persona_index[ep.persona_id],
         category=ep.category_name,
         items=[task.item_index[i] for i in ep.item_ids],
-        utilities=ep.utilities,
+        utilities=ep.utilities if utilities is None else utilities,
+        dialogue=dialogue,
     )
+
+
+def odd_utilities() -> dict[str, float]:
+    """Utilities no listing could hold by chance (no year, runtime or price is 61.37...)."""
+    return {i: 61.37 + 0.11 * n for n, i in enumerate(context().utilities)}
+
+
+def prompt_text(messages: list[dict[str, str]]) -> str:
+    return "\n".join(m["content"] for m in messages)
+
+
+def answer_prompt(ctx: CustomerContext, question: str) -> str:
+    seen: list[list[dict[str, str]]] = []
+    LLMCustomer(SETTINGS, mocked(["Fine."], seen)).answer(ctx, question)
+    return prompt_text(seen[0])
+
+
+def feedback_prompt(ctx: CustomerContext, chosen: float, best: float) -> str:
+    seen: list[list[dict[str, str]]] = []
+    LLMCustomer(SETTINGS, mocked(["Fine."], seen)).react(ctx, chosen, best, ctx.items[0], None, 0)
+    return prompt_text(seen[0])
 
 
 def test_the_prompt_has_the_persona_the_category_and_biels_rules() -> None:
@@ -55,8 +81,47 @@ def test_the_prompt_has_the_persona_the_category_and_biels_rules() -> None:
     assert reply == "Something funny, please."
     system = seen[0][0]["content"]
     assert ctx.persona.description in system and f"shopping for {ctx.category}" in system
-    assert "BE CONSISTENT" in system and "CONCISE" in system
-    assert not any(ch.isdigit() for ch in system.split("You are shopping")[1])
+    assert "BE CONSISTENT" in system and "HELPFUL & HONEST" in system and "CONCISE" in system
+    assert "Your tastes, in your own words:" in system and "I love" in system
+
+
+def test_the_prompt_holds_no_utility_and_nothing_drawn_from_one() -> None:
+    ctx = context(odd_utilities())
+    first = ctx.items[0]
+    for question in ("What do you want?", f"What about {first.id}?"):
+        text = answer_prompt(ctx, question)
+        assert not any(f"{u:g}" in text for u in ctx.utilities.values())
+        assert "you would" not in text  # the old per-item bands: "- TITLE: you would love it"
+        permuted = dict(zip(ctx.utilities, reversed(ctx.utilities.values()), strict=True))
+        assert answer_prompt(context(permuted), question) == text
+        assert answer_prompt(context(dict.fromkeys(ctx.utilities, 50.0)), question) == text
+
+
+def test_the_prompt_lists_only_the_items_the_question_names() -> None:
+    ctx = context()
+    first, others = ctx.items[0], ctx.items[1:]
+    assert not any(i.title in answer_prompt(ctx, "What do you want?") for i in ctx.items)
+    named = answer_prompt(ctx, f"What about {first.id}?")
+    assert first.title in named and not any(i.title in named for i in others)
+
+
+def test_the_prompt_holds_the_conversation_so_far() -> None:
+    asked = (("Do you like comedy?", "I love comedy."), ("Long films?", "Not too long."))
+    text = answer_prompt(context(dialogue=asked), "Anything else?")
+    assert "Q: Do you like comedy?\nA: I love comedy.\nQ: Long films?\nA: Not too long." in text
+    assert "No previous conversation." in answer_prompt(context(), "Anything else?")
+
+
+def test_a_persona_without_a_model_is_prompted_with_its_description_only() -> None:
+    ctx = context()
+    bare = CustomerContext(
+        persona=ctx.persona.model_copy(update={"preferences": None}),
+        category=ctx.category,
+        items=ctx.items,
+        utilities=ctx.utilities,
+    )
+    text = answer_prompt(bare, "What do you want?")
+    assert ctx.persona.description in text and "Your tastes" not in text
 
 
 def test_a_reply_with_a_number_is_regenerated_once() -> None:
@@ -90,7 +155,25 @@ def test_the_reaction_asks_for_the_tone_of_the_regret_band() -> None:
     text = LLMCustomer(SETTINGS, mocked(["Not for me at all."], seen)).react(
         ctx, 20, 80, ctx.items[0], None, 0
     )
-    assert text == "Not for me at all." and "dissatisfied tone" in seen[0][-1]["content"]
+    assert text == "Not for me at all." and TONES["dissatisfied"] in seen[0][-1]["content"]
+
+
+def test_the_feedback_prompt_follows_biel_by_band_and_holds_no_score() -> None:
+    asked = (("Do you like comedy?", "I love comedy."),)
+    ctx = context(odd_utilities(), asked)
+    item = ctx.items[0]
+    for (chosen, best), mood in (
+        ((77.3, 83.9), "positive"),
+        ((57.3, 83.9), "moderate"),
+        ((17.3, 83.9), "dissatisfied"),
+    ):
+        text = feedback_prompt(ctx, chosen, best)
+        assert TONES[mood] in text and all(TONES[m] not in text for m in TONES if m != mood)
+        assert f'"{item.title}" (price: not listed)' in text
+        assert "Q: Do you like comedy?\nA: I love comedy." in text
+        assert ctx.persona.description in text and ctx.category in text
+        numbers = (chosen, best, round(best - chosen, 1), *ctx.utilities.values())
+        assert not any(f"{x:g}" in text for x in numbers)
 
 
 async def test_a_stream_with_llm_words_replays_without_mismatches(tmp_path: Path) -> None:
