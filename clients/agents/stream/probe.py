@@ -5,8 +5,10 @@ shown order, scores each answer's warmth with a small word list, recommends the 
 item whose answer is as warm as an answer gets, and otherwise, when its questions run
 out, the warmest one heard. If a customer's answers about named items give away how
 good each item is (a band of its utility, say), this agent reaches a low regret with few
-questions; against a customer that answers from its tastes, it should do little better
-than random. `taurec tasks info` prints its regret beside the other baselines'.
+questions. Against a customer that answers from its tastes it still does better than
+random, since a truthful "I love westerns" about a western says something real, but it
+finds the best item far less often. `taurec tasks info` prints its regret beside the
+other baselines'.
 """
 
 from __future__ import annotations
