@@ -9,10 +9,10 @@ over episodes minus the control's, and likewise the mean regret; their means ove
 streams both runs played come with studentized (bootstrap-t) intervals that resample
 streams (each stream's run and control together, so the pairing is kept). Percentile
 intervals are too narrow with the 40 streams of a setting (false positives up to 4.2%
-per setting where 2.5% is nominal; bench/stream_feedback_verdict.py measures both). The
-verdict
-"learns from feedback" holds only when the slope contrast's interval lies wholly below
-0: the agent improves more with feedback than without it. Overall and per setting.
+per setting where 2.5% is nominal; bench/stream_feedback_verdict.py measures both).
+The verdict "learns from feedback" holds only when the slope contrast's interval lies
+wholly below 0: the agent improves more with feedback than without it. Overall and per
+setting.
 """
 
 from __future__ import annotations
