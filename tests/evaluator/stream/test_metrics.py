@@ -121,3 +121,18 @@ def test_one_task_gives_no_interval_and_no_verdict() -> None:
     report = stream_summary(falling(3), clusters=["t1"] * 3)
     assert all(math.isnan(v) for v in report["slope_ci"])
     assert report["improves"] is False
+
+
+def test_abandoned_streams_are_reported_both_ways() -> None:
+    full = [score_choice(k, UTILS, "b", 0) for k in (1, 2, 3)]  # regret 8 each
+    quit_after_one = [score_choice(1, UTILS, "a", 0)] + [
+        score_choice(k, UTILS, None, 0) for k in (2, 3)
+    ]  # regret 0, then 80 and 80 (taurec's regret = best)
+    report = stream_summary([full, quit_after_one])
+    assert report["abandoned"] == 1
+    assert report["avg_regret"] == pytest.approx((24 + 160) / 6)
+    assert report["avg_regret_reached"] == pytest.approx(24 / 4)  # BIEL: reached only
+    points = report["curve"]
+    assert [p["reached"] for p in points] == [2, 1, 1]
+    assert [p["regret_reached"] for p in points] == [4.0, 8.0, 8.0]
+    assert [p["regret"] for p in points] == [4.0, 44.0, 44.0]
