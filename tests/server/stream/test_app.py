@@ -219,3 +219,21 @@ async def test_a_stream_stopped_mid_way_scores_the_missing_episodes_as_regret_be
     assert score.end_reason == "agent_error"
     assert score.metrics["regret@3"] == 0.0
     assert score.metrics["regret@4"] == task.episodes[3].best
+
+
+async def test_a_log_without_a_recorded_protocol_replays_its_choices_not_its_words(
+    tmp_path: Path,
+) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        await play_best(client, stream, task)
+    (path,) = tmp_path.rglob("*.jsonl")
+    lines = path.read_text().splitlines()
+    header = orjson.loads(lines[0])
+    del header["simulator"]["settings"]["protocol"]  # as logs written before it was recorded
+    edited = [orjson.dumps(header).decode(), *lines[1:]]
+    path.write_text("\n".join(edited).replace("Chosen score: ", "Chosen score: 1", 1) + "\n")
+    score = score_log(read_log(path), Resolver(suite=SUITE))
+    assert score.replay_mismatches == 0
+    assert [score.metrics[f"regret@{k}"] for k in range(1, 11)] == [0.0] * 10
