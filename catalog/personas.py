@@ -5,6 +5,14 @@
 (name, age, occupation, a habit), a `PreferenceModel`, and a description that names some
 of those tastes and keeps the rest for the conversation to discover. Deterministic per
 seed.
+
+Two kinds of tastes, by the utility curve they are drawn for:
+
+- `linear` (the default): a few genres and themes, acclaim weighing 0.4-1;
+- `logistic`: strong tastes over many genres and themes, era and length, a small weight
+  on acclaim (0.1-0.4) and a per-title idiosyncrasy, so that utilities within a choice
+  set spread as BIEL's LLM scores do (a within-set SD near 25) and the best-rated item
+  is no stand-in for the best one.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from taurec.catalog.choice_items import ChoiceItem
-from taurec.catalog.preferences import PreferenceModel
+from taurec.catalog.preferences import Curve, PreferenceModel
 
 FIRST_NAMES: Final = (
     "Amara", "Bruno", "Chloe", "Dev", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonah",
@@ -102,6 +110,50 @@ def _preferences(rng: random.Random, items: Sequence[ChoiceItem]) -> PreferenceM
     )
 
 
+def _rounded(rng: random.Random, low: float, high: float) -> float:
+    return round(rng.uniform(low, high), 2)
+
+
+def _strong_preferences(rng: random.Random, items: Sequence[ChoiceItem]) -> PreferenceModel:
+    """Tastes for the logistic curve (see the module docstring)."""
+    categories = _vocabulary(items, "categories", 5)
+    picked = rng.sample(categories, min(len(categories), 8))
+    liked = sorted(((c, _rounded(rng, 0.3, 1.0)) for c in picked[:4]), key=lambda cw: -cw[1])
+    disliked = sorted(((c, -_rounded(rng, 0.3, 1.0)) for c in picked[4:]), key=lambda cw: -cw[1])
+    keywords = _vocabulary(items, "keywords", 2)
+    kw_weights = {
+        k: rng.choice((1, -1)) * _rounded(rng, 0.3, 0.9)
+        for k in rng.sample(keywords, min(len(keywords), 30))
+    }
+    makers = _vocabulary(items, "maker", 2)
+    maker_weights = {
+        m: rng.choice((1, -1)) * _rounded(rng, 0.5, 1.0)
+        for m in rng.sample(makers, min(len(makers), 2))
+    }
+    years = sorted(i.year for i in items if i.year is not None)
+    runtimes = sorted(i.runtime for i in items if i.runtime is not None)
+    english_only = any(i.language for i in items) and rng.random() < 0.3
+    prices = sorted(i.price for i in items if i.price is not None)
+    return PreferenceModel(
+        categories=dict(liked + disliked),  # the strongest like first, the strongest dislike last
+        keywords=kw_weights,
+        year=rng.choice(years) if years else None,
+        year_weight=_rounded(rng, 0.4, 1.0) if years else 0.0,
+        runtime=rng.choice(runtimes) if runtimes else None,
+        runtime_weight=_rounded(rng, 0.3, 0.9) if runtimes else 0.0,
+        rating_weight=_rounded(rng, 0.1, 0.4),
+        languages=["en"] if english_only else [],
+        language_weight=_rounded(rng, 0.3, 0.7) if english_only else 0.0,
+        makers=maker_weights,
+        price_ceiling=prices[len(prices) // 2] * 1.5 if prices else None,
+        price_weight=_rounded(rng, 0.2, 0.6) if prices else 0.0,
+        base=_rounded(rng, -0.5, 0.3),
+        curve="logistic",
+        idiosyncrasy=_rounded(rng, 0.3, 0.7),
+        seed=rng.randrange(1, 2**31),
+    )
+
+
 def describe(rng: random.Random, name: str, prefs: PreferenceModel) -> str:
     """The persona in words: a life, and one like and one dislike (the rest stays hidden)."""
     likes = [c for c, w in prefs.categories.items() if w > 0]
@@ -113,11 +165,17 @@ def describe(rng: random.Random, name: str, prefs: PreferenceModel) -> str:
         parts.append(f"{name} has little patience for {dislikes[-1].lower()}.")
     if prefs.languages:
         parts.append("Subtitles are a chore for them.")
+    themes = [k for k, w in prefs.keywords.items() if w > 0]
+    if prefs.curve == "logistic" and themes:
+        parts.append(f"A story with {themes[0].lower()} in it tends to win {name} over.")
     return " ".join(parts)
 
 
-def persona_pool(items: Sequence[ChoiceItem], n: int, seed: int) -> list[Persona]:
-    """n distinct personas with preference models over the vocabulary of `items`."""
+def persona_pool(
+    items: Sequence[ChoiceItem], n: int, seed: int, *, curve: Curve = "linear"
+) -> list[Persona]:
+    """n distinct personas with preference models over the vocabulary of `items`, with the
+    tastes drawn for `curve` (see the module docstring)."""
     if n < 1:
         raise ValueError(f"a persona pool of {n}; expected at least 1")
     rng = random.Random(f"personas:{seed}")
@@ -125,7 +183,7 @@ def persona_pool(items: Sequence[ChoiceItem], n: int, seed: int) -> list[Persona
     out = []
     for k in range(n):
         name = names[k % len(names)] + ("" if k < len(names) else f" {chr(65 + k // len(names))}.")
-        prefs = _preferences(rng, items)
+        prefs = _preferences(rng, items) if curve == "linear" else _strong_preferences(rng, items)
         out.append(
             Persona(id=f"p{k:03d}", description=describe(rng, name, prefs), preferences=prefs)
         )
