@@ -13,8 +13,9 @@ See docs/task-kinds.md.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -70,15 +71,33 @@ class KindRegistry(Generic[T]):
         return tuple(sorted(self._entries))
 
 
+#: Completes one task document with what its suite folder holds once for every task.
+CompleteDoc = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SuiteData:
+    """What a kind keeps once per suite folder rather than in every task file (a stream
+    suite's pool.json). `reader(folder)` gives the function that completes each task
+    document before validation (the identity when the folder holds none); `write(folder,
+    tasks)` writes that data and gives, per task, the fields the reader rebuilds exactly:
+    only those are left out of the task's file, so it loads with the same sha256."""
+
+    reader: Callable[[Path], CompleteDoc]
+    write: Callable[[Path, Sequence[Any]], list[set[str]]]
+
+
 @dataclass(frozen=True)
 class TaskKind:
-    """A task kind's schema: the pydantic model of its task files, and the checks past the
-    schema (each returns (field, problem) pairs; an empty list means the task is sound)."""
+    """A task kind's schema: the pydantic model of its task files, the checks past the
+    schema (each returns (field, problem) pairs; an empty list means the task is sound),
+    and what its suite folders hold beside the task files (None: nothing)."""
 
     name: str
     model: type[BaseModel]
     description: str
     checks: Callable[[Any], list[tuple[str, str]]] = lambda task: []
+    suite_data: SuiteData | None = None
 
 
 TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
@@ -88,12 +107,17 @@ TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
 
 
 def task_kind(
-    name: str, *, description: str, checks: Callable[[Any], list[tuple[str, str]]] | None = None
+    name: str,
+    *,
+    description: str,
+    checks: Callable[[Any], list[tuple[str, str]]] | None = None,
+    suite_data: SuiteData | None = None,
 ) -> Callable[[M], M]:
     """Class decorator: register a pydantic task model as the schema of kind `name`."""
 
     def add(model: M) -> M:
-        TASK_KINDS.register(name)(TaskKind(name, model, description, checks or (lambda task: [])))
+        entry = TaskKind(name, model, description, checks or (lambda task: []), suite_data)
+        TASK_KINDS.register(name)(entry)
         return model
 
     return add

@@ -9,8 +9,10 @@ A suite is a folder:
 
 `catalog` is "builtin" (the shipped snapshot) or a catalog file path relative to the
 folder; `kind` (default "recommendation") names the task kind of every task, and `data`
-the kind's other data sources. `KIND:builtin` (e.g. `ranking:builtin`) is the suite of
-that kind shipped in this package. `load_suite` also reads the suites shipped in this package ("builtin") and, as
+the kind's other data sources. A kind may keep data once per folder beside the task
+files (a stream suite's pool.json); its `SuiteData` completes each task document on
+load and decides what is left out on write. `KIND:builtin` (e.g. `ranking:builtin`) is
+the suite of that kind shipped in this package. `load_suite` also reads the suites shipped in this package ("builtin") and, as
 `tau-rec:PATH`, the τ-Rec public release (see `taurec.tasks.recommendation.taurec_release`).
 """
 
@@ -32,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.folder import is_catalog_folder
 from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.kinds import DEFAULT_KIND, TASK_KINDS, UnknownKind
+from taurec.tasks.kinds import DEFAULT_KIND, TASK_KINDS, SuiteData, UnknownKind
 from taurec.tasks.task_files import TASKS_DIR, check_unique_ids, read_json
 
 SUITE_FORMAT_VERSION = 1
@@ -234,6 +236,8 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
     tasks_dir = folder / TASKS_DIR
     if not tasks_dir.is_dir():
         raise DataError("no tasks/ folder; expected tasks/<task id>.json files", source=tasks_dir)
+    data = _suite_data(manifest.kind)
+    complete = data.reader(folder) if data is not None else None
     warnings: list[str] = []
     tasks: list[Any] = []
     problems: list[DataError] = []
@@ -245,8 +249,10 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
             continue
         try:
             doc = read_json(path)
+            doc = complete(doc) if complete is not None else doc
         except DataError as exc:
-            problems.append(DataError(exc.detail, source=path, record=f"task {path.stem!r}"))
+            record = f"task {path.stem!r}"
+            problems.append(DataError(exc.detail, source=path, record=record, field=exc.field))
             continue
         try:
             tasks.append(parse_task(doc, source=path, expected_id=path.stem, kind=manifest.kind))
@@ -270,6 +276,14 @@ def read_suite_dir(folder: Path, *, spec: str) -> Suite:
         kind=manifest.kind,
         data=dict(manifest.data),
     )
+
+
+def _suite_data(kind: str) -> SuiteData | None:
+    """What suite folders of `kind` hold beside the task files, if anything."""
+    try:
+        return TASK_KINDS.get(kind).suite_data
+    except UnknownKind:  # each task file's kind is checked, and reported, on its own
+        return None
 
 
 def _first_of(problems: list[DataError]) -> DataError:
@@ -307,7 +321,8 @@ def task_record(task: BaseModel) -> dict[str, Any]:
 
 
 def write_suite_dir(folder: Path, manifest: SuiteManifest, tasks: Sequence[Any]) -> Path:
-    """Write suite.json and tasks/<id>.json under `folder`; existing task files are replaced."""
+    """Write suite.json, the kind's shared data (if any) and tasks/<id>.json under
+    `folder`; existing task files are replaced."""
     check_unique_ids(tasks, source=folder / TASKS_DIR)
     tasks_dir = folder / TASKS_DIR
     tasks_dir.mkdir(parents=True, exist_ok=True)
@@ -315,6 +330,9 @@ def write_suite_dir(folder: Path, manifest: SuiteManifest, tasks: Sequence[Any])
         old.unlink()
     option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
     (folder / SUITE_FILE).write_bytes(orjson.dumps(manifest.model_dump(mode="json"), option=option))
-    for task in tasks:
-        (tasks_dir / f"{task.id}.json").write_bytes(orjson.dumps(task_record(task), option=option))
+    data = _suite_data(manifest.kind)
+    shared = data.write(folder, tasks) if data is not None else [set[str]() for _ in tasks]
+    for task, left_out in zip(tasks, shared, strict=True):
+        record = {k: v for k, v in task_record(task).items() if k not in left_out}
+        (tasks_dir / f"{task.id}.json").write_bytes(orjson.dumps(record, option=option))
     return folder

@@ -12,6 +12,8 @@ The task holds everything scoring needs: the personas, the items shown, each epi
 choice set and its customer's utility (0-100) for every item in it. Utilities come
 from the personas' hidden preference models (recomputable, checked on load) or from an
 LLM scorer (`utility_source: "llm"`, cached data). The task's sha256 covers them all.
+In a suite folder, the items and personas may sit once in a shared pool.json
+(see pool.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from taurec.catalog.choice_sets import CHOICE_SET_SIZE, MIN_CATEGORY_ITEMS
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import utility
 from taurec.tasks.kinds import task_kind
+from taurec.tasks.stream.pool import STREAM_POOL
 
 STREAM_FORMAT_VERSION: Final = 1
 DEFAULT_EPISODES: Final = 10
@@ -132,6 +135,7 @@ def stream_checks(task: StreamTask) -> list[tuple[str, str]]:
     "stream",
     description="BIEL: a stream of episodes with feedback; does the agent learn in context?",
     checks=lambda task: stream_checks(task),
+    suite_data=STREAM_POOL,
 )
 class StreamTask(BaseModel):
     """One BIEL stream: E episodes in one setting, one feedback kind, one question budget."""
