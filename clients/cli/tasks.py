@@ -1,4 +1,4 @@
-"""`taurec tasks`: validate suites, print answer keys, generate tasks.
+"""`taurec tasks`: validate suites, print answer keys, generate tasks, describe stream suites.
 
 Exit codes: 0 = fine (warnings allowed), 1 = the suite has validation errors,
 2 = the input could not be loaded (one line on stderr, no traceback).
@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from taurec.catalog.spec import BUILTIN
+from taurec.clients.cli.stream_info import info_cmd
 from taurec.clients.cli.stream_tasks import generate_streams_cmd
 from taurec.evaluator.cli.command_line import CommandGroup
 
@@ -209,6 +210,7 @@ def generate(
 
 
 app.command("generate-streams")(generate_streams_cmd)
+app.command("info")(info_cmd)
 
 
 def _validate_loaded(loaded: Suite, json_out: bool) -> None:
