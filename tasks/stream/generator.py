@@ -28,7 +28,7 @@ from taurec.catalog.choice_sets import (
 )
 from taurec.catalog.llm_utilities import LLMUtilityScorer
 from taurec.catalog.personas import Persona, persona_pool
-from taurec.catalog.preferences import utility
+from taurec.catalog.preferences import Curve, utility
 from taurec.catalog.store import Catalog
 from taurec.tasks.stream.task import (
     DEFAULT_EPISODES,
@@ -201,19 +201,23 @@ def generate_streams(
     return out
 
 
-#: The shipped suite `stream:builtin`: 12 streams of 10 episodes per setting over the
-#: built-in catalog, feedback cycling regret, stars, persona.
+#: The shipped suite `stream:builtin`: 40 streams (BIEL's 40 seeds) of 10 episodes per
+#: setting over the built-in catalog, feedback cycling regret, stars, persona, and 120
+#: personas whose utilities follow the logistic curve (a within-set spread like BIEL's).
 BUILTIN_PLAN: Final = StreamPlan(
-    n=12,
+    n=40,
     feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
     seed=0,
 )
-BUILTIN_PERSONAS: Final = 40
+BUILTIN_PERSONAS: Final = 120
+BUILTIN_CURVE: Final[Curve] = "logistic"
 
 
-def movie_streams(catalog: Catalog, plan: StreamPlan, n_personas: int) -> list[StreamTask]:
+def movie_streams(
+    catalog: Catalog, plan: StreamPlan, n_personas: int, curve: Curve = BUILTIN_CURVE
+) -> list[StreamTask]:
     """Streams over a movie catalog: its genre, genre-era and theme categories and a pool
-    of `n_personas` personas drawn with the plan's seed."""
+    of `n_personas` personas drawn with the plan's seed, with tastes for `curve`."""
     items = [from_movie(i) for i in catalog.items]
-    personas = persona_pool(items, n_personas, plan.seed)
+    personas = persona_pool(items, n_personas, plan.seed, curve=curve)
     return generate_streams(items, personas, movie_categories(items), plan)

@@ -11,10 +11,11 @@ keywords, era, length, rating, language, maker, price):
 - the customer's words give a coarser one, by their tone;
 - no feedback gives nothing (it then cannot learn, as it should not).
 
-It recommends the item with the highest posterior mean plus a small exploration bonus
-(a multiple of the posterior sd), ties broken by a seeded jitter. Before any feedback
-every item has the same mean, so its first pick is the item it knows least about (no
-better than random on the built-in suite), and any later gain is learning.
+It recommends the item with the highest posterior mean plus an exploration bonus (a
+multiple of the posterior sd, 0 by default), ties broken by a seeded jitter. Before any
+feedback every item has the same mean, so its first pick is a seeded random one (a bonus
+would pick the item it knows least about: the oldest, longest, most-themed, worse than
+random on the built-in suite), and any later gain is learning.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ import numpy as np
 from taurec.clients.agents.stream.play import Action, Dialogue
 
 #: A typical best utility in a choice set (stars and tones are read relative to it).
-TYPICAL_BEST: Final = 85.0
+TYPICAL_BEST: Final = 90.0
 PRIOR_MEAN_BIAS: Final = 50.0
 #: Prior sd of a weight, by feature family (utility points per unit of the feature).
-PRIOR_SD: Final = {"bias": 15.0, "cat": 12.0, "kw": 8.0, "num": 8.0, "lang": 6.0, "maker": 8.0}
+PRIOR_SD: Final = {"bias": 15.0, "cat": 15.0, "kw": 10.0, "num": 12.0, "lang": 8.0, "maker": 8.0}
 #: Noise sd of one observation, by feedback kind (coarser feedback, wider noise).
 NOISE_SD: Final = {"regret": 6.0, "stars": 10.0, "persona": 14.0}
-EXPLORATION: Final = 0.3
+#: Posterior sds added to the mean when choosing (see the module docstring).
+EXPLORATION: Final = 0.0
 _CHOSEN = re.compile(r"Chosen score:\s*([0-9.]+)")
 _STARS = re.compile(r"([1-5]) stars? out of 5")
 TONE_WORDS: Final = (
