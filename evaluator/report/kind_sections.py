@@ -140,6 +140,11 @@ def ranking_metrics(data: ReportData) -> Section | None:
     )
 
 
+def _verdict(learns: bool | None) -> str:
+    """'learns from feedback': yes, no, or no control run to compare with."""
+    return "no control" if learns is None else "yes" if learns else "no"
+
+
 def learning_curves(data: ReportData) -> Section | None:
     shown = [s for s in data.of_kind("stream") if s.group.get("curve")]
     if not shown:
@@ -184,7 +189,7 @@ def learning_curves(data: ReportData) -> Section | None:
                 g["slope"],
                 *g["slope_ci"],
                 "yes" if g.get("improves") else "no",
-                {True: "yes", False: "no"}.get(g.get("learns_from_feedback"), "no control"),
+                _verdict(g.get("learns_from_feedback")),
             ]
         )
     fig.update_layout(

@@ -46,8 +46,8 @@ class StreamSetting(StrEnum):
 
 
 class FeedbackKind(StrEnum):
-    REGRET = "regret"  # "Chosen score: x, Best possible: y, Regret: r"
-    STARS = "stars"  # 1-5 stars
+    REGRET = "regret"  # "Recommendation feedback: Chosen score: x, Best possible: y, Regret: r"
+    STARS = "stars"  # "Recommendation rating: n out of 5 stars (best possible: 5 stars)"
     PERSONA = "persona"  # the customer's words; never a number
     NONE = "none"
 

@@ -39,7 +39,7 @@ NOISE_SD: Final = {"regret": 6.0, "stars": 10.0, "persona": 14.0}
 #: Posterior sds added to the mean when choosing (see the module docstring).
 EXPLORATION: Final = 0.0
 _CHOSEN = re.compile(r"Chosen score:\s*([0-9.]+)")
-_STARS = re.compile(r"([1-5]) stars? out of 5")
+_STARS = re.compile(r"([1-5])(?: out of 5 stars| stars? out of 5)")
 TONE_WORDS: Final = (
     ("perfect", 1.0),
     ("really like", 0.92),

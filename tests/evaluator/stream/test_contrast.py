@@ -86,7 +86,11 @@ def test_groups_are_paired_by_label_and_suite() -> None:
 
 def test_with_two_controls_it_must_beat_both() -> None:
     run = group("learner", FALLING)
-    groups = [run, group("learner (feedback none)", FLAT), group("learner (feedback shuffled)", FALLING)]
+    groups = [
+        run,
+        group("learner (feedback none)", FLAT),
+        group("learner (feedback shuffled)", FALLING),
+    ]
     compare_stream_groups(groups)  # type: ignore[arg-type]
     assert run["learns_from_feedback"] is False
     assert run["feedback_contrast"]["none"]["learns_from_feedback"]  # type: ignore[index]
