@@ -11,8 +11,10 @@ with BIEL's two rules in place of ours:
   its best score in the choice set is below 60 (as BIEL skips it) or when a product of
   the set has no score (BIEL would score it with a model; a suite only holds fixed data).
 
-Only personas and categories with a score are drawn. The tasks say
-`utility_source: llm`: the utilities are data, not a preference model's.
+Only (persona, category) pairs the cache covers are drawn: those with a score for every
+product of the category, so any choice set of it is scored (BIEL's cache is sparse: it
+holds the pairs its own runs scored). The tasks say `utility_source: llm`: the
+utilities are data, not a preference model's.
 """
 
 from __future__ import annotations
@@ -86,16 +88,41 @@ class BielStreams:
     summary: str  # one line: what was read, kept, pruned and skipped
 
 
+def covered_pairs(data: BielData) -> dict[str, set[str]]:
+    """Persona id -> the ids of the categories whose every product it has a score for."""
+    scored: dict[tuple[int, int], set[int]] = {}
+    for p, c, product in data.scores:
+        scored.setdefault((p, c), set()).add(product)
+    persona_ids = {n: pid for pid, n in data.persona_numbers.items()}
+    out: dict[str, set[str]] = {}
+    for category in data.categories:
+        c = data.category_numbers[category.id]
+        products = {int(i) for i in category.item_ids}
+        for (p, c2), have in scored.items():
+            if c2 == c and products <= have and p in persona_ids:
+                out.setdefault(persona_ids[p], set()).add(category.id)
+    return out
+
+
 def biel_streams(data: BielData, plan: StreamPlan) -> BielStreams:
     """The plan's streams over BIEL's data; a `GenerationError` also says what was skipped."""
-    scored_categories = {c for _, c, _ in data.scores}
-    categories = [c for c in data.categories if data.category_numbers[c.id] in scored_categories]
+    pairs = covered_pairs(data)
+    categories = [c for c in data.categories if any(c.id in v for v in pairs.values())]
+    personas = [p for p in data.personas if p.id in pairs]
     table = ScoreTable(data.scores, data.persona_numbers, data.category_numbers)
+    covered = (
+        f"{sum(len(v) for v in pairs.values())} (persona, category) pairs scored for every "
+        f"product, over {len(personas)} personas and {len(categories)} categories"
+    )
+    if not pairs:
+        raise GenerationError(
+            f"no (persona, category) pair has a score for every product of the category; "
+            f"expected persona_scores to cover whole categories ({data.summary()})"
+        )
     try:
         tasks = generate_streams(
-            data.items, data.personas, categories, plan, table, sampler=biel_choice_set
+            data.items, personas, categories, plan, table, sampler=biel_choice_set, pairs=pairs
         )
     except GenerationError as exc:
-        raise GenerationError(f"{exc} ({data.summary()}; {table.summary()})") from None
-    drawn = f"{len(categories)} kept categories with scores"
-    return BielStreams(tasks=tasks, summary=f"{data.summary()}; {drawn}; {table.summary()}")
+        raise GenerationError(f"{exc} ({data.summary()}; {covered}; {table.summary()})") from None
+    return BielStreams(tasks=tasks, summary=f"{data.summary()}; {covered}; {table.summary()}")

@@ -15,7 +15,7 @@ Deterministic per seed.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -111,12 +111,70 @@ def _episode(
     )
 
 
+@dataclass(frozen=True)
+class _Pairing:
+    """Which personas and categories may meet in an episode (all of them by default; with
+    `pairs`, only the ones given: e.g. the pairs a score cache covers)."""
+
+    personas: Sequence[Persona]
+    categories: Sequence[Category]
+    pairs: Mapping[str, Collection[str]] | None
+
+    def categories_of(self, persona: Persona) -> Sequence[Category]:
+        if self.pairs is None:
+            return self.categories
+        allowed = self.pairs.get(persona.id, ())
+        return [c for c in self.categories if c.id in allowed]
+
+    def personas_of(self, category: Category) -> Sequence[Persona]:
+        if self.pairs is None:
+            return self.personas
+        return [p for p in self.personas if category.id in self.pairs.get(p.id, ())]
+
+    def fixed(
+        self, setting: StreamSetting, rng: random.Random, episodes: int
+    ) -> tuple[Persona, Category]:
+        """The stream's fixed persona and category (one of them is used, by setting); with
+        pairs, one that meets enough of the other to fill the stream."""
+        persona, category = rng.choice(self.personas), rng.choice(self.categories)
+        if self.pairs is None:
+            return persona, category
+        if setting is StreamSetting.VARIABLE_CATEGORY:
+            able = [p for p in self.personas if len(self.categories_of(p)) >= episodes]
+            if not able:
+                raise GenerationError(
+                    f"no persona is paired with {episodes} categories; expected one for a "
+                    f"variable_category stream of {episodes} episodes"
+                )
+            persona = rng.choice(able)
+        if setting is StreamSetting.VARIABLE_PERSONA:
+            able_c = [c for c in self.categories if len(self.personas_of(c)) >= episodes]
+            if not able_c:
+                raise GenerationError(
+                    f"no category is paired with {episodes} personas; expected one for a "
+                    f"variable_persona stream of {episodes} episodes"
+                )
+            category = rng.choice(able_c)
+        return persona, category
+
+    def draw(
+        self, setting: StreamSetting, rng: random.Random, persona: Persona, category: Category
+    ) -> tuple[Persona, Category] | None:
+        """One episode's (persona, category) given the stream's fixed ones."""
+        if setting is StreamSetting.VARIABLE_PERSONA:
+            options = self.personas_of(category)
+            return (rng.choice(options), category) if options else None
+        if setting is StreamSetting.VARIABLE_SETTINGS:
+            persona = rng.choice(self.personas)
+        cats = self.categories_of(persona)
+        return (persona, rng.choice(cats)) if cats else None
+
+
 def _stream(
     setting: StreamSetting,
     k: int,
     plan: StreamPlan,
-    personas: Sequence[Persona],
-    categories: Sequence[Category],
+    pairing: _Pairing,
     items: dict[str, ChoiceItem],
     feedback: FeedbackKind,
     score: UtilityFn,
@@ -124,19 +182,16 @@ def _stream(
 ) -> StreamTask:
     seed = plan.seed * 1_000_003 + k
     rng = random.Random(f"stream:{plan.seed}:{setting.value}:{k}")
-    fixed_persona = rng.choice(personas)
-    fixed_category = rng.choice(categories)
+    fixed_persona, fixed_category = pairing.fixed(setting, rng, plan.episodes)
     episodes: list[StreamEpisodeSpec] = []
     used: set[str] = set()  # what varies is drawn without replacement (as BIEL's planner)
     for _draw in range(MAX_DRAWS):
         if len(episodes) == plan.episodes:
             break
-        persona = (
-            fixed_persona if setting is StreamSetting.VARIABLE_CATEGORY else rng.choice(personas)
-        )
-        category = (
-            fixed_category if setting is StreamSetting.VARIABLE_PERSONA else rng.choice(categories)
-        )
+        drawn = pairing.draw(setting, rng, fixed_persona, fixed_category)
+        if drawn is None:
+            continue
+        persona, category = drawn
         varying = {
             StreamSetting.VARIABLE_CATEGORY: {f"c:{category.id}"},
             StreamSetting.VARIABLE_PERSONA: {f"p:{persona.id}"},
@@ -157,6 +212,7 @@ def _stream(
         )
     if len(episodes) < plan.episodes:
         raise GenerationError(f"{setting.value} stream {k}: too few episodes")
+    personas = pairing.personas
     shown = sorted({i for e in episodes for i in e.item_ids})
     persona_ids = {e.persona_id for e in episodes}
     return StreamTask(
@@ -179,10 +235,13 @@ def generate_streams(
     plan: StreamPlan,
     score: UtilityFn = model_utilities,
     sampler: ChoiceSetSampler = sample_choice_set,
+    pairs: Mapping[str, Collection[str]] | None = None,
 ) -> list[StreamTask]:
     """plan.n streams per setting, cycling through plan.feedback. Utilities come from the
     personas' preference models unless `score` says otherwise (e.g. `llm_utilities`);
-    choice sets from `sample_choice_set` unless `sampler` says otherwise."""
+    choice sets from `sample_choice_set` unless `sampler` says otherwise. `pairs` (persona
+    id -> category ids) limits the (persona, category) pairs drawn, e.g. to those a score
+    cache covers; by default any persona meets any category."""
     by_id = {i.id: i for i in items}
     if not categories:
         raise GenerationError("no categories; expected at least one with 15 or more items")
@@ -191,13 +250,12 @@ def generate_streams(
     missing = next((i for c in categories for i in c.item_ids if i not in by_id), None)
     if missing is not None:
         raise GenerationError(f"a category names item {missing!r}, which is not among the items")
+    pairing = _Pairing(personas, categories, pairs)
     out = []
     for setting in plan.settings:
         for k in range(plan.n):
             feedback = plan.feedback[k % len(plan.feedback)]
-            out.append(
-                _stream(setting, k, plan, personas, categories, by_id, feedback, score, sampler)
-            )
+            out.append(_stream(setting, k, plan, pairing, by_id, feedback, score, sampler))
     return out
 
 

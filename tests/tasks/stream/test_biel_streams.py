@@ -3,6 +3,7 @@ score table, its skip rule, and streams that load (fixtures: tests/support/biel_
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 
@@ -16,6 +17,7 @@ from taurec.tasks.stream.biel_streams import (
     biel_choice_set,
     biel_seed,
     biel_streams,
+    covered_pairs,
 )
 from taurec.tasks.stream.generator import GenerationError, StreamPlan
 from taurec.tasks.stream.task import StreamSetting, StreamTask, UtilitySource
@@ -115,5 +117,25 @@ def test_too_few_usable_pairs_is_a_generation_error_that_says_what_was_skipped(
     data: BielData,
 ) -> None:
     plan = StreamPlan(settings=(StreamSetting.VARIABLE_PERSONA,), n=1, episodes=4)
-    with pytest.raises(GenerationError, match=r"found \d of 4 episodes.*read 59 products"):
+    with pytest.raises(
+        GenerationError, match=r"no category is paired with 4 personas.*read 59 products"
+    ):
         biel_streams(data, plan)
+
+
+def test_only_pairs_scored_for_every_product_of_the_category_are_drawn(data: BielData) -> None:
+    pairs = covered_pairs(data)
+    assert "biel:4" not in pairs["biel-2"]  # one product of it has no score
+    assert sum(len(v) for v in pairs.values()) == 11
+    tasks = biel_streams(data, StreamPlan(n=4, episodes=2, seed=1)).tasks
+    drawn = {(e.persona_id, e.category_id) for t in tasks for e in t.episodes}
+    assert all(c in pairs[p] for p, c in drawn)
+
+
+def test_a_sparse_cache_still_fills_streams_from_the_pairs_it_covers(data: BielData) -> None:
+    # keep the scores of one persona only: most (persona, category) draws are then unscored
+    sparse = {k: v for k, v in data.scores.items() if k[0] == 0}
+    thin = dataclasses.replace(data, scores=sparse)
+    plan = StreamPlan(settings=(StreamSetting.VARIABLE_CATEGORY,), n=3, episodes=3, seed=2)
+    tasks = biel_streams(thin, plan).tasks
+    assert {e.persona_id for t in tasks for e in t.episodes} == {"biel-0"}
