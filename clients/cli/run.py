@@ -32,6 +32,7 @@ from taurec.clients.cli.run_options import (
     TransportName,
     check_agent_options,
     check_credentials,
+    check_model_options,
     check_transport,
     err,
     fail,
@@ -124,7 +125,8 @@ def run(
         ),
     ] = None,
     model: Annotated[
-        str | None, typer.Option("--model", help="--agent llm: litellm model string.")
+        str | None,
+        typer.Option("--model", help="--agent llm (and oracle on streams): litellm model."),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option("--temperature", min=0, max=2, help="--agent llm.")
@@ -217,10 +219,6 @@ def run(
         reasoning_effort=reasoning_effort,
         options=given,
     )
-    if name == "llm" and not model:
-        fail("--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
-    if name != "llm" and (model or temperature is not None or reasoning_effort):
-        fail("--model, --temperature and --reasoning-effort apply to --agent llm only")
     run_label = default_run_label()
     try:
         server = ServerSettings(
@@ -249,6 +247,7 @@ def run(
     if not custom:
         known_agent(name, loaded.kind)
     check_agent_options(name, given, loaded.kind)
+    check_model_options(name, loaded.kind, model, temperature is not None or reasoning_effort)
     if backend is BackendName.RAY and transport is TransportName.HTTP:
         fail(
             "--backend ray plays each episode against a server on its worker; use "
@@ -261,7 +260,7 @@ def run(
     the_agent = None
     if not dry_run:
         check_credentials(
-            {"--model": model if name == "llm" else None,
+            {"--model": model,
              "--simulator-model": simulator_model if simulator.calls_an_llm else None,
              "--nlu-model": nlu_model, "--nlg-model": nlg_model}
         )  # fmt: skip

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 class AgentName(StrEnum):  # every kind's registered names (a test keeps the two in step)
     SCRIPTED = "scripted"
-    ORACLE = "oracle"
+    ORACLE = "oracle"  # on stream suites: BIEL's LLM oracle (needs --model)
+    CEILING = "ceiling"  # stream suites: reads the utilities
     RANDOM = "random"
     POPULARITY = "popularity"
     CF = "cf"  # ranking tasks
@@ -180,6 +181,24 @@ def check_agent_options(name: str, given: dict[str, object], kind: str) -> None:
     for option in given:
         if option not in known:
             fail(f"--{option.replace('_', '-')} does not apply to --agent {name} on a {kind} suite")
+
+
+def check_model_options(name: str, kind: str, model: str | None, tuned: object) -> None:
+    """--model for the agents that need one, and --model, --temperature and
+    --reasoning-effort (`tuned`) for those only (one's own agents take none)."""
+    from taurec.clients.agents.registry import AgentUnavailable
+    from taurec.clients.agents.registry import agents_of as agents_of_kind
+
+    try:
+        known = agents_of_kind(kind)
+    except AgentUnavailable:
+        known = {}
+    entry = known.get(name)
+    if entry is not None and entry.profile.needs_model and not model:
+        fail(f"--agent {name} needs --model (a litellm model string, e.g. openai/gpt-4o, or mock)")
+    if (entry is None or not entry.profile.needs_model) and (model or tuned):
+        takers = " or ".join(n for n, e in known.items() if e.profile.needs_model)
+        fail(f"--model, --temperature and --reasoning-effort apply to --agent {takers} only")
 
 
 def named_cause(failures: list[LogFailure]) -> str:

@@ -2,9 +2,14 @@
 
 The class (or any callable that returns an agent) is looked up and made here; the run then
 treats it as it treats the built-in agents (progress, resume, sealing, the final table).
-A class whose constructor takes one required argument (or one named `settings`) gets the run's AgentSettings (label, seed,
-suite, ...); one that takes none is called without. `--label` overrides the `label` of
-the agent made. Every failure is an AgentUnavailable with one line saying what was wrong.
+A class whose constructor takes one required argument (or one named `settings`) gets the
+run's AgentSettings (label, seed, suite, ...); one that takes none is called without.
+`--label` overrides the `label` of the agent made. Every failure is an AgentUnavailable
+with one line saying what was wrong.
+
+A stream policy class (an `act` and no `run`: clients/agents/stream/api.py) is played on
+stream suites: it is wrapped in a StreamAgent that makes a fresh instance for every
+stream (streams run concurrently; nothing one instance keeps reaches another stream).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from taurec.clients.agents.base import Agent, AgentSettings
+from taurec.clients.agents.base import Agent, AgentSettings, Episode
 from taurec.clients.agents.registry import AgentUnavailable
 
 EXPECTED = "expected module:Class (e.g. my_agents:EchoAgent) or path/file.py:Class"
@@ -40,17 +45,55 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
         raise AgentUnavailable(f"--agent {spec!r}: {where} has no attribute {name!r}")
     if not callable(factory):
         raise AgentUnavailable(f"--agent {spec!r}: {name} is not a class or factory")
+    if is_stream_policy(factory):
+        return _stream_agent(factory, settings, spec)
     agent = _call(factory, settings, spec)
     if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
         raise AgentUnavailable(
             f"--agent {spec!r}: {name} made a {type(agent).__name__}, not an agent; an agent "
-            "has a `label` (str) and an `async def run(self, episode)`"
+            "has a `label` (str) and an `async def run(self, episode)` (a stream policy, an "
+            "`async def act(self, view, dialogue)` and no `run`)"
         )
     if settings.label:
         agent.label = settings.label
     if not isinstance(agent.label, str) or not agent.label:
         raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
     return agent
+
+
+def is_stream_policy(factory: Any) -> bool:
+    """A class with an `act` and no `run`: a stream policy (stream/api.py)."""
+    return (
+        inspect.isclass(factory)
+        and callable(getattr(factory, "act", None))
+        and not hasattr(factory, "run")
+    )
+
+
+def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Agent:
+    """A StreamAgent playing a fresh `policy_class` instance per stream. One instance is
+    made here to check it (and to read its label), then dropped."""
+    from taurec.clients.agents.stream.agents import StreamAgent
+
+    name = policy_class.__name__
+    first = _call(policy_class, settings, spec)
+    if not inspect.iscoroutinefunction(first.act):
+        raise AgentUnavailable(
+            f"--agent {spec!r}: {name}.act is not async; a stream policy has an "
+            "`async def act(self, view, dialogue)` (taurec.clients.agents.stream.api)"
+        )
+    label = settings.label or getattr(first, "label", None)
+    if not isinstance(label, str) or not label:
+        raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
+
+    def make(episode: Episode) -> Any:
+        policy = _call(policy_class, settings, spec)
+        policy.label = label
+        if not callable(getattr(policy, "observe", None)):  # observing is optional
+            policy.observe = lambda view, item_id, feedback: None
+        return policy
+
+    return StreamAgent(label, make)
 
 
 def _load(where: str, spec: str) -> ModuleType:

@@ -1,2 +1,3 @@
-"""Agents for stream tasks (BIEL): the loop every stream agent shares, the random,
-popularity and oracle baselines, the learning reference agent and the LLM agent."""
+"""Agents for stream tasks (BIEL): the loop every stream agent shares, the random and
+popularity baselines, the ceiling, BIEL's LLM oracle, the learning reference agent, the
+LLM agent, and the public API for one's own stream agent (api.py)."""

@@ -1,9 +1,10 @@
 """The agents `taurec run` plays on stream suites (BIEL), registered for the kind.
 
-Each is a `StreamPolicy` (baselines.py, learner.py) driven through the
-MCP tools by `play_stream`: it reads the current episode (current_episode), then asks,
-recommends and moves on until the stream is complete. Profiles are per stream of 10
-episodes.
+Each is a `StreamPolicy` (baselines.py, learner.py, probe.py, oracle.py, llm.py) driven
+through the MCP tools by `play_stream`: it reads the current episode (current_episode),
+then asks, recommends and moves on until the stream is complete. One's own policy
+(api.py) is played the same way (contestants/custom.py wraps it in a StreamAgent).
+Profiles are per stream of 10 episodes.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from taurec.clients.agents.registry import (
     default_label,
 )
 from taurec.clients.agents.stream.baselines import (
-    OracleStreamPolicy,
+    CeilingStreamPolicy,
     PopularityStreamPolicy,
     RandomStreamPolicy,
 )
@@ -62,11 +63,36 @@ def _popularity(settings: AgentSettings) -> StreamAgent:
     return StreamAgent(label, lambda ep: PopularityStreamPolicy(label))
 
 
-def _oracle(settings: AgentSettings) -> StreamAgent:
-    label = settings.label or "oracle"
+def _ceiling(settings: AgentSettings) -> StreamAgent:
+    label = settings.label or "ceiling"
     return StreamAgent(
-        label, lambda ep: OracleStreamPolicy.for_suite(settings.suite, ep.task_id, label)
+        label, lambda ep: CeilingStreamPolicy.for_suite(settings.suite, ep.task_id, label)
     )
+
+
+def _oracle(settings: AgentSettings) -> StreamAgent:
+    if not settings.model:
+        raise AgentUnavailable(
+            "--agent oracle needs --model on stream suites (BIEL's oracle is an LLM; a "
+            "litellm model string, e.g. openai/gpt-4o, or mock); --agent ceiling reads the "
+            "utilities instead"
+        )
+    from taurec.clients.agents.stream.baselines import suite_task
+    from taurec.clients.agents.stream.llm_client import LLMClient
+    from taurec.clients.agents.stream.oracle import LLMOracleStreamPolicy
+
+    label, model = settings.label or "oracle", settings.model
+
+    def make(ep: Episode) -> StreamPolicy:
+        client = LLMClient(
+            model, ep, temperature=settings.temperature, reasoning_effort=settings.reasoning_effort
+        )
+        task = suite_task(settings.suite, ep.task_id)
+        return LLMOracleStreamPolicy(
+            task, client, f"{settings.seed}:{ep.task_id}:{ep.trial}", label
+        )
+
+    return StreamAgent(label, make)
 
 
 def _learner(settings: AgentSettings) -> StreamAgent:
@@ -86,12 +112,21 @@ def _llm(settings: AgentSettings) -> StreamAgent:
         raise AgentUnavailable(
             "--agent llm needs --model (a litellm model string, e.g. openai/gpt-4o)"
         )
-    from taurec.clients.agents.stream.llm import LLMStreamPolicy
+    from taurec.clients.agents.stream.llm import LLMStreamPolicy, StreamLLMOptions
 
+    options = StreamLLMOptions.from_options(settings.options)
     label = default_label("llm", settings)
-    model, temperature = settings.model, settings.temperature
+    model, temperature, effort = settings.model, settings.temperature, settings.reasoning_effort
     return StreamAgent(
-        label, lambda ep: LLMStreamPolicy(model, ep, label=label, temperature=temperature)
+        label,
+        lambda ep: LLMStreamPolicy(
+            model,
+            ep,
+            label=label,
+            temperature=temperature,
+            reasoning_effort=effort,
+            options=options,
+        ),
     )
 
 
@@ -102,8 +137,18 @@ STREAM_AGENTS: Final = {
     "popularity": AgentEntry(
         AgentProfile("the highest-rated item of each choice set", 21, 0), _popularity
     ),
+    "ceiling": AgentEntry(
+        AgentProfile("reads the utilities; regret 0 (the ceiling)", 21, 0), _ceiling
+    ),
     "oracle": AgentEntry(
-        AgentProfile("reads the utilities; regret 0 (the ceiling)", 21, 0), _oracle
+        AgentProfile(
+            "BIEL's oracle: an LLM that reads the persona and every product",
+            21,
+            0,
+            10,
+            needs_model=True,
+        ),
+        _oracle,
     ),
     "learner": AgentEntry(
         AgentProfile(

@@ -1,12 +1,13 @@
-"""BIEL's baselines for streams: random, popularity and the oracle.
+"""BIEL's baselines for streams: random and popularity; and the ceiling.
 
 - random: a uniformly random item of each choice set (seeded by run seed, task, trial
   and episode); no questions.
 - popularity: the item with the highest audience rating (ties: more votes, then the
   lower price, then the id); no questions. It reads the rating the items carry, not a
   field they lack.
-- oracle: reads the stream's utilities from the suite and recommends the best item of
-  each episode (regret 0 by construction: the ceiling of a suite).
+- ceiling: reads the stream's utilities from the suite and recommends the best item of
+  each episode (regret 0 by construction: the ceiling of a suite). BIEL's own oracle, an
+  LLM that reads the persona, is oracle.py.
 
 None of them learns: their feedback goes unread.
 """
@@ -19,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from taurec.clients.agents.stream.play import Action, Dialogue
-from taurec.tasks.stream.task import StreamTask
+from taurec.tasks.stream.task import StreamEpisodeSpec, StreamTask
 
 
 def _item_ids(view: dict[str, Any]) -> list[str]:
@@ -75,25 +76,43 @@ def _stream_tasks(spec: str) -> dict[str, StreamTask]:
     return {t.id: t for t in load_suite(spec).tasks if isinstance(t, StreamTask)}
 
 
-class OracleStreamPolicy:
+def suite_task(suite: str, task_id: str) -> StreamTask:
+    """The stream task `task_id` of `suite` (loaded once per suite)."""
+    task = _stream_tasks(suite).get(task_id)
+    if task is None:
+        raise KeyError(f"stream task {task_id!r} is not in suite {suite!r}")
+    return task
+
+
+def played_episode(task: StreamTask, view: dict[str, Any]) -> StreamEpisodeSpec:
+    """The task's episode `view` shows: the one at the view's position when its category
+    and choice set are the view's, else (episodes played in another order) the first
+    that matches them. A variable_persona stream played in another order shows the same
+    set every episode, so there the customer cannot be told from the view."""
+    ids = [str(i["id"]) for i in view.get("items", [])]
+    position = task.episodes[int(view["episode"]) - 1]
+    matching = [
+        e for e in task.episodes if e.item_ids == ids and e.category_name == view.get("category")
+    ]
+    return position if position in matching or not matching else matching[0]
+
+
+class CeilingStreamPolicy:
     """Knows the answer key: the best item of each episode of its task."""
 
-    def __init__(self, task: StreamTask, label: str = "oracle") -> None:
+    def __init__(self, task: StreamTask, label: str = "ceiling") -> None:
         self.label = label
         self.task = task
 
     @classmethod
-    def for_suite(cls, suite: str, task_id: str, label: str = "oracle") -> OracleStreamPolicy:
-        task = _stream_tasks(suite).get(task_id)
-        if task is None:
-            raise KeyError(f"stream task {task_id!r} is not in suite {suite!r}")
-        return cls(task, label)
+    def for_suite(cls, suite: str, task_id: str, label: str = "ceiling") -> CeilingStreamPolicy:
+        return cls(suite_task(suite, task_id), label)
 
     async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
         return "recommend", self.choose(view)
 
     def choose(self, view: dict[str, Any]) -> str:
-        return self.task.episodes[int(view["episode"]) - 1].ranked()[0]
+        return played_episode(self.task, view).ranked()[0]
 
     def observe(self, view: dict[str, Any], item_id: str, feedback: str | None) -> None:
         return None

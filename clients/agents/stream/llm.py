@@ -1,150 +1,201 @@
-"""The LLM contestant on streams, as BIEL prompts it: each step the model sees the
-episode (category, the items with their attributes, questions left), this episode's
-questions and answers, and its own record of earlier episodes (questions, answers, the
-item it recommended and the feedback: BIEL's `raw` history), and replies with
-`QUESTION: ...` or `RECOMMEND: <item id>`.
+"""The LLM contestant on streams, following BIEL's protocol (pipeline/core/unified_agent.py
+and experiments/unified_experiment.py): BIEL's prompts (prompts.py), read as BIEL reads
+them (replies.py), at BIEL's temperatures unless the user sets one.
 
-A reply that is neither, or names an id outside the choice set, counts as a question
-(BIEL's rule) while questions are left; with none left the model is told it must
-recommend, and a reply that still names no item of the set gives the first item. What it
-carries across episodes is only that record: in-context learning, nothing else.
-Transient provider errors are retried; when they persist it raises AgentInfraError.
+What it carries across episodes (`context`): `raw` (default; each earlier episode's
+questions and answers, the title recommended and the feedback), `summary` (after each
+episode the model summarises it with BIEL's summary prompt; later prompts carry the
+summaries, not the record) or `none`. In-context learning, nothing else.
+
+An ordinary episode: the decision prompt until the model recommends or the question
+budget is spent, then BIEL's forced recommendation. A recommended id is sent as written:
+under BIEL's rules the server counts one outside the choice set as a question. A reply
+that is neither a question nor a recommendation, and a forced reply that names no item
+of the set, give the set's first item.
+
+Planning runs (`planning` no_strat, greedy or pomdp) make episode 1 and every
+`planning_interval`-th episode a planning episode (BIEL's `_is_planning_episode`): the
+agent asks every question of the budget with BIEL's question prompt (greedy and pomdp
+add BIEL's strategy section) and after each one makes a hidden interim pick with BIEL's
+confidence prompt, sent as an interim recommendation with the stated confidence; the
+final pick uses the same prompt. With `confidence`, every final recommendation of an
+ordinary episode is made with the confidence prompt too (once the model chooses to
+recommend, or at the budget) and carries the confidence stated.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
-import anyio
-
-from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
-from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
+from taurec.clients.agents.base import Episode
+from taurec.clients.agents.registry import AgentUnavailable
+from taurec.clients.agents.stream.llm_client import Completion, LLMClient
 from taurec.clients.agents.stream.play import Action, Dialogue
-
-_QUESTION = re.compile(r"QUESTION:\s*(.+)", re.S)
-_RECOMMEND = re.compile(r"RECOMMEND:\s*([A-Za-z0-9_.:-]+)")
-MAX_HISTORY_EPISODES: Final = 20
-HEADERS: Final = {
-    "variable_category": "The same customer, shopping in a new category each episode.",
-    "variable_persona": "The same category and items, a new customer each episode.",
-    "variable_settings": "A new customer and a new category each episode.",
-}
-SYSTEM: Final = (
-    "You are a shopping assistant. Each episode a customer shops among the items listed. "
-    "Ask them short questions to learn what they want, then recommend exactly one item. "
-    "Reply with exactly one line: 'QUESTION: <your question>' or 'RECOMMEND: <item id>'."
+from taurec.clients.agents.stream.prompts import (
+    TEMPERATURE,
+    EpisodeRecord,
+    confidence_prompt,
+    customer_number,
+    decision_prompt,
+    earlier_episodes,
+    forced_prompt,
+    question_prompt,
+    summary_prompt,
 )
-Completion = Callable[..., Any]
+from taurec.clients.agents.stream.replies import (
+    as_question,
+    read_confidence,
+    read_decision,
+    read_forced,
+)
+
+CONTEXTS: Final = ("raw", "summary", "none")
+PLANNING: Final = ("none", "no_strat", "greedy", "pomdp")
+#: BIEL's planning_interval default.
+PLANNING_INTERVAL: Final = 5
 
 
-def _item_line(item: dict[str, Any]) -> str:
-    parts = [f"{item['id']}: {item['title']}"]
-    for key in (
-        "categories",
-        "year",
-        "runtime",
-        "rating",
-        "language",
-        "maker",
-        "keywords",
-        "price",
-    ):
-        value = item.get(key)
-        if value not in (None, [], ""):
-            parts.append(f"{key}={', '.join(value) if isinstance(value, list) else value}")
-    if item.get("description"):
-        parts.append(str(item["description"])[:200])
-    return " | ".join(parts)
+@dataclass(frozen=True)
+class StreamLLMOptions:
+    """The LLM stream agent's protocol choices (`taurec run --context/--planning/...`)."""
+
+    context: str = "raw"
+    planning: str = "none"
+    planning_interval: int = PLANNING_INTERVAL
+    confidence: bool = False
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> StreamLLMOptions:
+        """From AgentSettings.options; AgentUnavailable naming a bad or misplaced value."""
+        context = str(options.get("context") or "raw")
+        planning = str(options.get("planning") or "none")
+        interval = options.get("planning_interval")
+        if context not in CONTEXTS:
+            raise AgentUnavailable(f"--context {context}: expected one of {', '.join(CONTEXTS)}")
+        if planning not in PLANNING:
+            raise AgentUnavailable(f"--planning {planning}: expected one of {', '.join(PLANNING)}")
+        if interval is not None and planning == "none":
+            raise AgentUnavailable("--planning-interval applies with --planning (not none)")
+        if interval is not None and (not isinstance(interval, int) or interval < 1):
+            raise AgentUnavailable(f"--planning-interval {interval}: expected an integer >= 1")
+        confidence = bool(options.get("confidence"))
+        return cls(context, planning, interval or PLANNING_INTERVAL, confidence)
+
+    def plans(self, episode: int) -> bool:
+        """Whether the stream's `episode` (1-based) is a planning episode."""
+        if self.planning == "none":
+            return False
+        return episode == 1 or episode % self.planning_interval == 0
 
 
 class LLMStreamPolicy:
+    """BIEL's LLM agent over one stream (a fresh one per stream)."""
+
     def __init__(
         self,
         model: str,
         episode: Episode | None = None,
         *,
         label: str | None = None,
-        temperature: float | None = 0.0,
+        temperature: float | None = None,
+        reasoning_effort: str | None = None,
+        options: StreamLLMOptions | None = None,
         completion: Completion | None = None,
         max_retries: int = 4,
     ) -> None:
         self.label = label or model
-        self.model = model
-        self.temperature = temperature
-        self._episode = episode
-        self._completion = completion
-        self._max_retries = max_retries
-        self._history: list[str] = []
-        self._dialogue: Dialogue = []
-
-    def prompt(self, view: dict[str, Any], dialogue: Dialogue) -> list[dict[str, str]]:
-        lines = [HEADERS.get(str(view.get("setting")), "")]
-        if self._history:
-            lines += ["Earlier episodes:", *self._history[-MAX_HISTORY_EPISODES:]]
-        lines += [
-            f"Episode {view['episode']} of {view['episodes']} ({view['customer']}), "
-            f"shopping for: {view['category']}.",
-            "Items:",
-            *(_item_line(i) for i in view["items"]),
-        ]
-        lines += [f"Q: {q}\nA: {a}" for q, a in dialogue]
-        left = int(view.get("questions_left", 0))
-        lines.append(
-            f"Questions left: {left}."
-            if left
-            else "No questions left: you must reply RECOMMEND: <item id> now."
+        self.options = options or StreamLLMOptions()
+        self.client = LLMClient(
+            model,
+            episode,
+            temperature=temperature,
+            reasoning_effort=reasoning_effort,
+            completion=completion,
+            max_retries=max_retries,
         )
-        return [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": "\n".join(lines)},
-        ]
-
-    async def _complete(self, messages: list[dict[str, str]]) -> str:
-        litellm = None
-        completion = self._completion
-        if completion is None:
-            litellm = load_litellm()
-            completion = litellm.acompletion
-        retryable = transient_errors(litellm or load_litellm())
-        refused = refusal_errors(litellm or load_litellm())
-        for attempt in range(self._max_retries + 1):
-            try:
-                kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
-                if self.temperature is not None:
-                    kwargs["temperature"] = self.temperature
-                reply = await completion(**kwargs)
-                break
-            except refused as exc:
-                raise ProviderRefused(f"{self.model}: {type(exc).__name__}: {exc}") from exc
-            except retryable as exc:
-                if attempt == self._max_retries:
-                    raise AgentInfraError(f"{self.model}: {type(exc).__name__}: {exc}") from exc
-                await anyio.sleep(min(30.0, 2.0**attempt))
-            except Exception as exc:
-                raise AgentInfraError(f"{self.model}: {type(exc).__name__}: {exc}") from exc
-        usage = getattr(reply, "usage", None)
-        if self._episode is not None and usage is not None:
-            self._episode.add_usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-        return str(reply.choices[0].message.content or "")
+        self.records: list[EpisodeRecord] = []
+        self._setting = ""
+        self._dialogue: Dialogue = []
+        self._episode = 0  # the episode being played
+        self._interims = 0  # interim picks made in it
 
     async def act(self, view: dict[str, Any], dialogue: Dialogue) -> Action:
+        if int(view["episode"]) != self._episode:
+            self._episode, self._interims = int(view["episode"]), 0
+        self._setting = str(view.get("setting", ""))
         self._dialogue = list(dialogue)
-        text = await self._complete(self.prompt(view, dialogue))
+        await self._summarise()
         ids = [str(i["id"]) for i in view["items"]]
-        if (m := _RECOMMEND.search(text)) and m.group(1) in ids:
-            return "recommend", m.group(1)
-        if int(view.get("questions_left", 0)) <= 0:
-            named = next((i for i in ids if i in text), ids[0])
-            return "recommend", named
-        question = m.group(1).strip() if (m := _QUESTION.search(text)) else text.strip()
-        return "ask", question.splitlines()[0][:500] if question else "What are you looking for?"
+        left = int(view.get("questions_left", 0))
+        earlier = earlier_episodes(self.options.context, self._setting, self.records)
+        if self.options.plans(self._episode):
+            if len(dialogue) > self._interims:  # a question answered: a hidden pick
+                self._interims = len(dialogue)
+                return "interim", *await self._pick(view, dialogue, earlier, ids[0])
+            if left > 0:
+                prompt = question_prompt(view, dialogue, earlier, self.options.planning)
+                return "ask", as_question(await self.client.reply(prompt, TEMPERATURE["question"]))
+            return "recommend", *await self._pick(view, dialogue, earlier, ids[0])
+        if left <= 0:
+            if self.options.confidence:
+                return "recommend", *await self._pick(view, dialogue, earlier, ids[0])
+            reply = await self.client.reply(
+                forced_prompt(view, dialogue, earlier), TEMPERATURE["forced"]
+            )
+            return "recommend", read_forced(reply, ids)
+        reply = await self.client.reply(
+            decision_prompt(view, dialogue, earlier), TEMPERATURE["decision"]
+        )
+        decision = read_decision(reply, ids)
+        if decision is None:
+            return "recommend", ids[0]
+        if decision[0] == "recommend" and decision[1] in ids and self.options.confidence:
+            return "recommend", *await self._pick(view, dialogue, earlier, decision[1])
+        return decision
+
+    async def _pick(
+        self, view: dict[str, Any], dialogue: Dialogue, earlier: str, fallback: str
+    ) -> tuple[str, dict[str, float]]:
+        """An item of the set with the confidence stated, from the confidence prompt;
+        `fallback` when the reply names none of the set."""
+        ids = [str(i["id"]) for i in view["items"]]
+        reply = await self.client.reply(
+            confidence_prompt(view, dialogue, earlier), TEMPERATURE["confidence"]
+        )
+        picked, stated = read_confidence(reply, ids)
+        return picked or fallback, stated
+
+    async def _summarise(self) -> None:
+        """`summary` mode: the model's summary of each finished episode, written before
+        the next episode's first prompt (observe cannot call the model)."""
+        if self.options.context != "summary":
+            return
+        for n, record in enumerate(self.records):
+            if record.summary is None:
+                prompt = summary_prompt(record, self._setting, self.records)
+                summary = (await self.client.reply(prompt, TEMPERATURE["summary"])).strip()
+                self.records[n] = _with_summary(record, summary)
 
     def observe(self, view: dict[str, Any], item_id: str, feedback: str | None) -> None:
         title = next((str(i["title"]) for i in view["items"] if str(i["id"]) == item_id), item_id)
-        qa = " ".join(f"Q: {q} A: {a}" for q, a in self._dialogue)
-        self._history.append(
-            f"Episode {view['episode']} ({view['customer']}, {view['category']}): {qa} "
-            f"Recommended {item_id} ({title}). Feedback: {feedback or 'none'}"
+        self.records.append(
+            EpisodeRecord(
+                episode=int(view["episode"]),
+                customer=customer_number(view),
+                category=str(view["category"]),
+                dialogue=tuple(self._dialogue),
+                item_id=item_id,
+                title=title,
+                feedback=feedback,
+            )
         )
+
+
+def _with_summary(record: EpisodeRecord, summary: str) -> EpisodeRecord:
+    """`record` with its summary; an empty one gets the line BIEL falls back on."""
+    fallback = (
+        f"Episode {record.episode} completed in {record.category} category for "
+        f"Customer {record.customer}."
+    )
+    return replace(record, summary=summary or fallback)

@@ -1,4 +1,4 @@
-"""The stream agents on the built-in stream suite: the oracle's regret is 0 everywhere,
+"""The stream agents on the built-in stream suite: the ceiling's regret is 0 everywhere,
 random and popularity do not learn (slope CI contains 0), and the learning reference
 agent's regret falls (slope CI below 0) with one customer throughout (variable_category).
 
@@ -18,7 +18,7 @@ import pytest
 from taurec.clients.agents.base import AgentSettings
 from taurec.clients.agents.registry import make_agent
 from taurec.clients.agents.stream.baselines import (
-    OracleStreamPolicy,
+    CeilingStreamPolicy,
     PopularityStreamPolicy,
     RandomStreamPolicy,
     popularity_key,
@@ -55,8 +55,8 @@ def play(make: Make) -> dict[str, dict[str, Any]]:
     return {k: stream_summary(v) for k, v in by_setting.items()}
 
 
-def test_the_oracles_regret_is_0_in_every_episode() -> None:
-    for report in play(lambda t: OracleStreamPolicy(t)).values():
+def test_the_ceilings_regret_is_0_in_every_episode() -> None:
+    for report in play(lambda t: CeilingStreamPolicy(t)).values():
         assert [p["regret"] for p in report["curve"]] == [0.0] * 10
 
 
@@ -104,7 +104,7 @@ def test_the_learner_reads_nothing_from_no_feedback() -> None:
 
 
 def test_stream_agents_play_over_mcp_through_the_runner(tmp_path: Path) -> None:
-    agent = make_agent("oracle", AgentSettings(suite=SUITE), "stream")
+    agent = make_agent("ceiling", AgentSettings(suite=SUITE), "stream")
     some = [t.id for t in tasks()[:2]]
     report = run_agent(agent, suite=SUITE, tasks=some, out=tmp_path, concurrency=2)
     assert [r.end_reason for r in report.results] == ["recommended", "recommended"]

@@ -1,0 +1,81 @@
+"""One litellm model as the stream agents call it: a prompt in, the reply's text out.
+
+BIEL sends each prompt as a single user message, at a temperature set per prompt; a
+temperature the user gave (`--temperature`) replaces every one of them. Transient
+provider errors are retried with backoff and raise AgentInfraError when they persist; a
+refused key, permission or model raises ProviderRefused at once (the run stops). Token
+usage is added to the episode, so it reaches the log's end record. The model `mock`
+answers through litellm's `mock_response` with the stand-in replies of mock.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
+from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
+from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock
+from taurec.clients.agents.stream.mock import mock_stream_reply
+
+#: litellm's `acompletion` or a stand-in with its keyword arguments (tests).
+Completion = Callable[..., Any]
+
+
+class LLMClient:
+    """Calls `model` (a litellm model string) for one stream's agent."""
+
+    def __init__(
+        self,
+        model: str,
+        episode: Episode | None = None,
+        *,
+        temperature: float | None = None,
+        reasoning_effort: str | None = None,
+        completion: Completion | None = None,
+        max_retries: int = 4,
+    ) -> None:
+        self.model = model
+        self.temperature = temperature  # the user's; None: each prompt's own
+        self.reasoning_effort = reasoning_effort
+        self._episode = episode
+        self._completion = completion
+        self._max_retries = max_retries
+
+    async def reply(self, prompt: str, temperature: float) -> str:
+        """The model's reply to `prompt`, sent at `temperature` unless the user set one."""
+        litellm = load_litellm()
+        completion = self._completion or litellm.acompletion
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": temperature if self.temperature is None else self.temperature,
+            "drop_params": True,  # a model that takes no temperature gets none
+        }
+        if self.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = self.reasoning_effort
+        if is_mock(self.model):  # litellm answers with the stand-in reply; no provider
+            kwargs.update(model=f"openai/{MOCK_MODEL}", mock_response=mock_stream_reply(prompt))
+        refused, retryable = refusal_errors(litellm), transient_errors(litellm)
+        for attempt in range(self._max_retries + 1):
+            try:
+                result = completion(**kwargs)
+                reply = await result if inspect.isawaitable(result) else result
+                break
+            except refused as exc:
+                raise ProviderRefused(f"{self.model}: {type(exc).__name__}: {exc}") from exc
+            except retryable as exc:
+                if attempt == self._max_retries:
+                    raise AgentInfraError(
+                        f"{self.model}: {type(exc).__name__} after {attempt + 1} attempts: {exc}"
+                    ) from exc
+                await anyio.sleep(min(30.0, 2.0**attempt))
+            except Exception as exc:
+                raise AgentInfraError(f"{self.model}: {type(exc).__name__}: {exc}") from exc
+        usage = getattr(reply, "usage", None)
+        if self._episode is not None and usage is not None:
+            self._episode.add_usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+        return str(reply.choices[0].message.content or "")
