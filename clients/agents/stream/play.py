@@ -10,7 +10,8 @@ A policy's action is a tuple: `("ask", question)`, `("recommend", item_id)` or
 recommendation or an interim pick may add a third element, the stated confidence (a
 dict of `Confidence`'s fields). Under BIEL's rules a recommended id outside the choice
 set counts as a question: the loop adds the rules' note to the episode's dialogue and
-asks the policy again.
+asks the policy again; under taurec's rules it is refused, and the loop adds the refusal
+to the dialogue and asks again (after three refusals it recommends the set's first item).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ Action = (
 )
 #: Interim picks one episode may make without asking or recommending in between.
 MAX_INTERIMS_IN_A_ROW: Final = 3
+#: Under taurec's rules, ids outside the set refused in one episode before the loop
+#: recommends the set's first item instead.
+MAX_REFUSED: Final = 3
 #: The questions asked in this episode so far, with the customer's answers.
 Dialogue = list[tuple[str, str]]
 
@@ -112,7 +116,7 @@ async def _play_episode(
     recommendation itself is sent by the caller)."""
     dialogue: Dialogue = []
     left = int(view.get("questions_left", 0))
-    interims = 0
+    interims = refused = 0
     while True:
         action = await policy.act({**view, "questions_left": left}, dialogue)
         kind, value = action[0], action[1]
@@ -132,7 +136,14 @@ async def _play_episode(
                 return value, confidence
             if left <= 0:  # as the server does under BIEL's rules
                 return str(view["items"][0]["id"]), confidence
-            probe = await port.recommend(value, confidence)  # BIEL: counts as a question
+            try:
+                probe = await port.recommend(value, confidence)  # BIEL: counts as a question
+            except (StreamCallError, ValueError) as exc:  # taurec's rules: an error result
+                refused += 1
+                if refused > MAX_REFUSED:
+                    return str(view["items"][0]["id"]), confidence
+                dialogue.append((f"RECOMMEND: {value}", f"refused: {exc}"))
+                continue
             if not probe.get("counted_as_question"):
                 raise StreamCallError(f"recommend_item: {value!r} was taken as a recommendation")
             dialogue.append((f"RECOMMEND: {value}", str(probe.get("note", ""))))
