@@ -237,3 +237,13 @@ async def test_a_log_without_a_recorded_protocol_replays_its_choices_not_its_wor
     score = score_log(read_log(path), Resolver(suite=SUITE))
     assert score.replay_mismatches == 0
     assert [score.metrics[f"regret@{k}"] for k in range(1, 11)] == [0.0] * 10
+
+
+def test_a_simulator_of_another_kind_is_refused_for_a_stream_suite(tmp_path: Path) -> None:
+    import pytest
+
+    from taurec.catalog.errors import DataError
+
+    settings = ServerSettings(suite=SUITE, log_dir=tmp_path, simulator="abus")
+    with pytest.raises(DataError, match="simulator 'abus' does not apply to stream suites"):
+        build_server(settings)
