@@ -70,6 +70,14 @@ INSTRUCTIONS = (
 )
 
 
+def _pick(item_id: str, confidence: Confidence | None) -> dict[str, Any]:
+    """A pick's arguments as logged: the item, and the confidence fields stated."""
+    arguments: dict[str, Any] = {"item_id": item_id}
+    if confidence is not None:
+        arguments["confidence"] = confidence.model_dump(mode="json", exclude_none=True)
+    return arguments
+
+
 async def _guarded(coro: Any) -> Any:
     try:
         return await coro
@@ -147,14 +155,11 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
     ) -> RecommendationResult:
         """Recommend one item of this episode's choice set; the answer carries the
         customer's feedback. Exactly one recommendation per episode."""
-        arguments: dict[str, Any] = {"item_id": item_id}
-        if confidence is not None:
-            arguments["confidence"] = confidence.model_dump(mode="json", exclude_none=True)
         result: RecommendationResult = await _guarded(
             service.run(
                 episode_id,
                 "recommend_item",
-                arguments,
+                _pick(item_id, confidence),
                 lambda s: s.recommend(item_id, confidence),
             )
         )
@@ -165,14 +170,11 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
     ) -> InterimResult:
         """Planning runs: the item you would recommend now, with no feedback and without
         ending the episode. It is scored (regret by questions asked), never answered."""
-        arguments: dict[str, Any] = {"item_id": item_id}
-        if confidence is not None:
-            arguments["confidence"] = confidence.model_dump(mode="json", exclude_none=True)
         result: InterimResult = await _guarded(
             service.run(
                 episode_id,
                 "interim_recommendation",
-                arguments,
+                _pick(item_id, confidence),
                 lambda s: s.interim(item_id, confidence),
             )
         )
