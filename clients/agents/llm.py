@@ -33,13 +33,13 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
-import anyio
 from mcp import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
-from taurec.clients.agents.base import AgentInfraError, AgentSettings, Episode, ProviderRefused
+from taurec.catalog.llm_runtime import load_litellm
+from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock, mock_reply
+from taurec.clients.agents.provider_calls import with_retries
 from taurec.clients.agents.tool_schema import HIDDEN_ARGUMENTS, function_tools
 from taurec.policies.document import policy_text
 
@@ -174,24 +174,15 @@ class LLMAgent:
     async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         """One LLM call, retried on transient errors; AgentInfraError when they persist."""
         s = self.settings
-        transient, fatal = _provider_errors()
-        retried: tuple[type[BaseException], ...] = (*transient, TimeoutError)
-        sleep = s.sleep or anyio.sleep
-        for attempt in range(s.max_retries + 1):
-            try:
-                with anyio.fail_after(s.timeout):
-                    return await self._call(messages, tools)
-            except fatal as exc:
-                raise ProviderRefused(f"{s.model}: {type(exc).__name__}: {exc}") from exc
-            except retried as exc:
-                if attempt == s.max_retries:
-                    raise AgentInfraError(
-                        f"{s.model}: {type(exc).__name__} after {attempt + 1} attempts: {exc}"
-                    ) from exc
-                wait = min(s.backoff * 2**attempt, s.max_backoff)
-                log.warning("%s: %s; retrying in %.1fs", s.model, type(exc).__name__, wait)
-                await sleep(wait)
-        raise AssertionError("unreachable")  # the loop returns or raises
+        return await with_retries(
+            lambda: self._call(messages, tools),
+            s.model,
+            max_retries=s.max_retries,
+            backoff=s.backoff,
+            max_backoff=s.max_backoff,
+            timeout=s.timeout,
+            sleep=s.sleep,
+        )
 
     async def _call(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         s = self.settings
@@ -358,10 +349,3 @@ def _cost(response: Any) -> float | None:
     except Exception:  # unknown model or a response litellm cannot price
         return None
     return float(cost) if cost is not None else None
-
-
-def _provider_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
-    """(transient, fatal) litellm errors: the first are retried; the second (bad key,
-    no access, unknown model) are not the agent's fault and not worth retrying."""
-    litellm = load_litellm()
-    return transient_errors(litellm), refusal_errors(litellm)

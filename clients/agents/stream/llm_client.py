@@ -14,11 +14,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import anyio
-
-from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
-from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
+from taurec.catalog.llm_runtime import load_litellm
+from taurec.clients.agents.base import Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock
+from taurec.clients.agents.provider_calls import with_retries
 from taurec.clients.agents.stream.mock import mock_stream_reply
 
 #: litellm's `acompletion` or a stand-in with its keyword arguments (tests).
@@ -59,22 +58,14 @@ class LLMClient:
             kwargs["reasoning_effort"] = self.reasoning_effort
         if is_mock(self.model):  # litellm answers with the stand-in reply; no provider
             kwargs.update(model=f"openai/{MOCK_MODEL}", mock_response=mock_stream_reply(prompt))
-        refused, retryable = refusal_errors(litellm), transient_errors(litellm)
-        for attempt in range(self._max_retries + 1):
-            try:
-                result = completion(**kwargs)
-                reply = await result if inspect.isawaitable(result) else result
-                break
-            except refused as exc:
-                raise ProviderRefused(f"{self.model}: {type(exc).__name__}: {exc}") from exc
-            except retryable as exc:
-                if attempt == self._max_retries:
-                    raise AgentInfraError(
-                        f"{self.model}: {type(exc).__name__} after {attempt + 1} attempts: {exc}"
-                    ) from exc
-                await anyio.sleep(min(30.0, 2.0**attempt))
-            except Exception as exc:
-                raise AgentInfraError(f"{self.model}: {type(exc).__name__}: {exc}") from exc
+
+        async def call() -> Any:
+            result = completion(**kwargs)
+            return await result if inspect.isawaitable(result) else result
+
+        reply = await with_retries(
+            call, self.model, max_retries=self._max_retries, other_errors_are_infra=True
+        )
         usage = getattr(reply, "usage", None)
         if self._episode is not None and usage is not None:
             self._episode.add_usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
