@@ -105,6 +105,13 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
     for name in ("max_message_chars", "max_tool_calls_per_episode"):
         if getattr(settings, name) != getattr(defaults, name):
             args += [f"--{name.replace('_', '-')}", str(getattr(settings, name))]
+    protocol = settings.stream_protocol
+    if protocol.feedback != defaults.stream_protocol.feedback:
+        args += ["--feedback", protocol.feedback.value]
+    if protocol.rules != defaults.stream_protocol.rules:
+        args += ["--rules", protocol.rules.value]
+    if protocol.shuffle_order:
+        args.append("--shuffle-order")
     return args
 
 

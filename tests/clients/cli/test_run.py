@@ -173,3 +173,33 @@ def test_an_nlg_model_is_for_the_deciding_users_only(tmp_path: Path) -> None:
     result = _run(*args, "--out", str(tmp_path / "logs"))
     assert result.exit_code == 2
     assert "nlg_model applies to simulators 'rule', 'abus' and 'agenda-requests'" in result.stderr
+
+
+def test_a_server_the_run_starts_over_stdio_gets_the_stream_protocol(tmp_path: Path) -> None:
+    import orjson
+
+    from taurec.clients.runner.connection import serve_arguments
+    from taurec.server.settings import ServerSettings
+    from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
+
+    protocol = StreamProtocol(
+        feedback=FeedbackMode.NONE, rules=StreamRules.TAUREC, shuffle_order=True
+    )
+    args = serve_arguments(ServerSettings(stream_protocol=protocol))
+    assert args[args.index("--feedback") + 1] == "none"
+    assert args[args.index("--rules") + 1] == "taurec" and "--shuffle-order" in args
+    assert "--feedback" not in serve_arguments(ServerSettings())
+    out = tmp_path / "logs"
+    result = _run(
+        "--suite", "stream:builtin", "--agent", "random", "--transport", "stdio",
+        "--feedback", "none", "--shuffle-order", "--trials", "1", "--out", str(out),
+        "--tasks", "stream-variable-category-regret-000",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (log,) = out.rglob("*.jsonl")
+    header = orjson.loads(log.read_bytes().splitlines()[0])
+    assert header["simulator"]["settings"]["protocol"] == {
+        "feedback": "none",
+        "rules": "biel",
+        "shuffle_order": True,
+    }
