@@ -34,11 +34,10 @@ from rich.console import Console
 from rich.table import Table
 
 from taurec.clients.agents.stream.learner import BayesianStreamLearner
-from taurec.clients.agents.stream.play import LocalStreamPort, play_stream
+from taurec.clients.agents.stream.play import play_local
 from taurec.evaluator.stream.contrast import contrast_report
 from taurec.evaluator.stream.metrics import score_choice, stream_summary
 from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol
-from taurec.tasks.stream.session import StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
 
@@ -68,11 +67,9 @@ def arm(tasks: list[StreamTask], picker: Picker, rep: int, seed: str) -> Arm:
 def learner_arm(tasks: list[StreamTask], rep: int, feedback: FeedbackMode) -> Arm:
     out: Arm = {}
     for t in tasks:
-        session = StreamSession(t, seed=rep, protocol=StreamProtocol(feedback=feedback))
-        view = session.view().model_dump(mode="json")
-        asyncio.run(
-            play_stream(LocalStreamPort(session), view, BayesianStreamLearner(rep, t.id, 0))
-        )
+        protocol = StreamProtocol(feedback=feedback)
+        learner = BayesianStreamLearner(rep, t.id, 0)
+        session = asyncio.run(play_local(t, learner, seed=rep, protocol=protocol))
         regrets = [
             score_choice(n + 1, session.played(n).utilities, session.chosen[n], 0).regret
             for n in range(len(t.episodes))

@@ -14,13 +14,13 @@ import asyncio
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from taurec.clients.agents.stream.baselines import PopularityStreamPolicy
 from taurec.clients.agents.stream.learner import BayesianStreamLearner
-from taurec.clients.agents.stream.play import LocalStreamPort, StreamPolicy, play_stream
+from taurec.clients.agents.stream.play import StreamPolicy, play_local
 from taurec.clients.agents.stream.probe import ProbingStreamPolicy
-from taurec.tasks.stream.session import StreamSession
+from taurec.tasks.stream.feedback import regret_of
 from taurec.tasks.stream.task import StreamTask
 
 #: The session seed every stream is played with (the customer's words depend on it).
@@ -51,36 +51,12 @@ class BaselineRegret:
     by_setting: dict[str, Regret]
 
 
-class _CountingPort(LocalStreamPort):
-    """A local port that counts the questions of each episode."""
-
-    def __init__(self, session: StreamSession) -> None:
-        super().__init__(session)
-        self.asked: list[int] = []
-        self._questions = 0
-
-    async def ask(self, question: str) -> dict[str, Any]:
-        self._questions += 1
-        return await super().ask(question)
-
-    async def recommend(self, item_id: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        result = await super().recommend(item_id, *args, **kwargs)
-        if result.get("counted_as_question"):  # BIEL's rules: an id outside the set
-            self._questions += 1
-        else:
-            self.asked.append(self._questions)
-            self._questions = 0
-        return result
-
-
 async def _play(task: StreamTask, make: MakePolicy) -> list[tuple[float, int]]:
     """(regret, questions) per episode of one stream."""
-    session = StreamSession(task, seed=SEED)
-    port = _CountingPort(session)
-    await play_stream(port, session.view().model_dump(mode="json"), make(task))
+    session = await play_local(task, make(task), seed=SEED)
     return [
-        (max(0.0, ep.best - ep.utilities[chosen]), asked)
-        for ep, chosen, asked in zip(task.episodes, session.chosen, port.asked, strict=True)
+        (regret_of(session.played(n).utilities[chosen], session.played(n).best), asked)
+        for n, (chosen, asked) in enumerate(zip(session.chosen, session.asked, strict=True))
     ]
 
 

@@ -19,6 +19,9 @@ from __future__ import annotations
 from typing import Any, Final, Literal, Protocol
 
 from taurec.clients.agents.base import Episode
+from taurec.tasks.stream.protocol import StreamProtocol
+from taurec.tasks.stream.session import StreamSession
+from taurec.tasks.stream.task import StreamTask
 
 #: What a policy does next: ("ask", question), ("recommend", item id[, confidence]) or
 #: ("interim", item id[, confidence]).
@@ -159,8 +162,8 @@ async def _play_episode(
 class LocalStreamPort:
     """A stream session in process (tests, benches): the same results as the tools."""
 
-    def __init__(self, session: Any) -> None:
-        self.session = session  # a taurec.tasks.stream.session.StreamSession
+    def __init__(self, session: StreamSession) -> None:
+        self.session = session
 
     async def ask(self, question: str) -> dict[str, Any]:
         return dict(self.session.ask(question).model_dump(mode="json"))
@@ -177,3 +180,17 @@ class LocalStreamPort:
 
     async def next_episode(self) -> dict[str, Any]:
         return dict(self.session.next_episode().model_dump(mode="json"))
+
+
+async def play_local(
+    task: StreamTask,
+    policy: StreamPolicy,
+    *,
+    seed: int = 0,
+    protocol: StreamProtocol | None = None,
+) -> StreamSession:
+    """Play a whole stream in process with the rule-based customer; the session then
+    holds what was picked (`chosen`, `picks`) and asked (`asked`) in each episode."""
+    session = StreamSession(task, seed, protocol=protocol or StreamProtocol())
+    await play_stream(LocalStreamPort(session), session.view().model_dump(mode="json"), policy)
+    return session
