@@ -39,6 +39,10 @@ def base_label(label: str) -> tuple[str, str]:
     return label, "task"
 
 
+def _slope(curve: list[float]) -> float:
+    return float(slopes(np.array([curve], dtype=float))[0])
+
+
 def studentized_interval(diffs: np.ndarray, picks: np.ndarray) -> list[float]:
     """The 95% bootstrap-t interval of the mean of `diffs`, resampled by `picks` (B, n)."""
     n = len(diffs)
@@ -61,8 +65,11 @@ def paired_contrast(
     n_boot: int = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Any]:
     """The contrast of two runs' per-stream regret curves (task id -> mean regret by
-    episode), over the streams both played with the same number of episodes."""
-    common = sorted(t for t in run if t in control and len(run[t]) == len(control[t]))
+    episode), over the streams both played with the same number of episodes (two or
+    more; streams of different lengths may mix)."""
+    common = sorted(
+        t for t in run if t in control and len(run[t]) == len(control[t]) and len(run[t]) >= 2
+    )
     out: dict[str, Any] = {
         "streams": len(common),
         "slope_contrast": math.nan,
@@ -71,12 +78,11 @@ def paired_contrast(
         "regret_contrast_ci": [math.nan, math.nan],
         "learns_from_feedback": False,
     }
-    if not common or len(run[common[0]]) < 2:
+    if not common:
         return out
-    a = np.array([run[t] for t in common], dtype=float)
-    b = np.array([control[t] for t in common], dtype=float)
-    slope_diff = slopes(a) - slopes(b)
-    regret_diff = a.mean(axis=1) - b.mean(axis=1)
+    # per stream (streams of a suite may differ in length)
+    slope_diff = np.array([_slope(run[t]) - _slope(control[t]) for t in common])
+    regret_diff = np.array([np.mean(run[t]) - np.mean(control[t]) for t in common])
     out["slope_contrast"] = float(slope_diff.mean())
     out["regret_contrast"] = float(regret_diff.mean())
     if len(common) < 2:

@@ -87,7 +87,8 @@ def replay_stream(
                 logged = {k: v for k, v in logged.items() if k != key}
         if replayed != logged:
             mismatches.append(f"seq {event['seq']}: {name} result differs from the replayed one")
-    questions = [*session.asked, session.questions][: len(task.episodes)]
+    # the episode in progress counts its questions only if it has no recommendation yet
+    questions = session.asked + ([] if session.recommended else [session.questions])
     return session, mismatches, questions + [0] * (len(task.episodes) - len(questions))
 
 

@@ -94,3 +94,10 @@ def test_with_two_controls_it_must_beat_both() -> None:
     compare_stream_groups(groups)  # type: ignore[arg-type]
     assert run["learns_from_feedback"] is False
     assert run["feedback_contrast"]["none"]["learns_from_feedback"]  # type: ignore[index]
+
+
+def test_streams_of_different_lengths_are_contrasted_each_on_its_own() -> None:
+    run = {"long": FALLING, "short": FALLING[:4], "one": [5.0]}
+    control = {"long": FLAT, "short": FLAT[:4], "one": [5.0]}
+    out = paired_contrast(run, control)
+    assert out["streams"] == 2 and math.isclose(out["slope_contrast"], -3.0)

@@ -247,3 +247,19 @@ def test_a_simulator_of_another_kind_is_refused_for_a_stream_suite(tmp_path: Pat
     settings = ServerSettings(suite=SUITE, log_dir=tmp_path, simulator="abus")
     with pytest.raises(DataError, match="simulator 'abus' does not apply to stream suites"):
         build_server(settings)
+
+
+async def test_a_stream_stopped_after_a_recommendation_counts_no_questions_after_it(
+    tmp_path: Path,
+) -> None:
+    task = first_task()
+    async with Client(server(tmp_path)) as client:
+        stream = (await start(client, task.id))["episode_id"]
+        for question in ("Long or short?", "Old or new?"):
+            ok(await client.call_tool("ask_question", {"episode_id": stream, "question": question}))
+        item = task.episodes[0].item_ids[0]
+        ok(await client.call_tool("recommend_item", {"episode_id": stream, "item_id": item}))
+        ok(await client.call_tool("abort_episode", {"episode_id": stream, "reason": "agent_error"}))
+    (path,) = tmp_path.rglob("*.jsonl")
+    score = score_log(read_log(path), Resolver(suite=SUITE))
+    assert (score.metrics["questions@1"], score.metrics["questions@2"]) == (2.0, 0.0)
