@@ -18,25 +18,46 @@ setting.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from typing import Any, Final
 
 import numpy as np
 
 from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes
+from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
 
-#: A control group's label ends with this, then its mode: "learner (feedback none)".
-CONTROL_SUFFIX: Final = " (feedback "
-CONTROL_MODES: Final = ("none", "shuffled")
+#: A group label's note on its run's protocol: "learner (shuffled order, feedback none)".
+_NOTED = re.compile(r"(?P<label>.*) \((?P<notes>[^()]*)\)")
+FEEDBACK_NOTE: Final = "feedback "
+
+
+def protocol_note(protocol: StreamProtocol) -> str:
+    """What a group label adds for a protocol other than the default: the rules, the
+    episode order and the feedback mode (last), e.g. " (rules taurec, feedback none)".
+    Runs under different protocols are never pooled, and a run pairs only with controls
+    played under the same rules and order."""
+    notes = []
+    if protocol.rules is not StreamRules.BIEL:
+        notes.append(f"rules {protocol.rules.value}")
+    if protocol.shuffle_order:
+        notes.append("shuffled order")
+    if protocol.feedback is not FeedbackMode.TASK:
+        notes.append(f"{FEEDBACK_NOTE}{protocol.feedback.value}")
+    return f" ({', '.join(notes)})" if notes else ""
 
 
 def base_label(label: str) -> tuple[str, str]:
-    """(the agent's label, the feedback mode) of a group label."""
-    for mode in CONTROL_MODES:
-        suffix = f"{CONTROL_SUFFIX}{mode})"
-        if label.endswith(suffix):
-            return label.removesuffix(suffix), mode
-    return label, "task"
+    """(the group label without its feedback note, the feedback mode) of a group label."""
+    m = _NOTED.fullmatch(label)
+    if m is None:
+        return label, "task"
+    notes = m.group("notes").split(", ")
+    mode = next((n.removeprefix(FEEDBACK_NOTE) for n in notes if n.startswith(FEEDBACK_NOTE)), None)
+    if mode is None:
+        return label, "task"
+    rest = [n for n in notes if not n.startswith(FEEDBACK_NOTE)]
+    return (f"{m.group('label')} ({', '.join(rest)})" if rest else m.group("label")), mode
 
 
 def _slope(curve: list[float]) -> float:

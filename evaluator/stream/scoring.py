@@ -14,9 +14,10 @@ into the log header), so no LLM and no trust in the logged feedback is needed.
 
 Per-episode numbers travel in `EpisodeScore.metrics` (see `episode_metrics`): the
 regret, questions and rank of each played position k, the setting, the feedback mode,
-the interim picks of planning runs and any stated confidence. A control run (feedback
-withheld or scrambled) is reported under its label plus " (feedback none)" or
-" (feedback shuffled)", so it is never mixed with the real run.
+the interim picks of planning runs and any stated confidence. A run under another
+protocol than the default is reported under its label plus a note (contrast.py's
+`protocol_note`: " (feedback none)", " (rules taurec, shuffled order)", ...), so runs
+under different protocols are never pooled.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView
 from taurec.evaluator.stream.calibration import calibration_summary, planning_summary
-from taurec.evaluator.stream.contrast import base_label, compare_stream_groups
+from taurec.evaluator.stream.contrast import base_label, compare_stream_groups, protocol_note
 from taurec.evaluator.stream.episode_metrics import SETTING_PREFIX, episode_metrics
 from taurec.evaluator.stream.metrics import EpisodeOutcome, score_choice, stream_summary
 from taurec.evaluator.stream.rows import stream_rows
@@ -111,10 +112,9 @@ def score_stream(
     metrics = episode_metrics(session, outcomes)
     mean_regret = sum(o.regret for o in outcomes) / len(outcomes)
     reason = str(end.get("reason", "none"))
-    mode = session.protocol.feedback.value
     score = EpisodeScore(
         path=path,
-        label=header.agent.label + ("" if mode == "task" else f" (feedback {mode})"),
+        label=header.agent.label + protocol_note(session.protocol),
         task_id=task.id,
         trial=header.trial,
         end_reason=reason,

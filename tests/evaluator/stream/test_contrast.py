@@ -12,7 +12,9 @@ from taurec.evaluator.stream.contrast import (
     compare_stream_groups,
     contrast_report,
     paired_contrast,
+    protocol_note,
 )
+from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
 
 FALLING = [40.0 - 3 * k for k in range(10)]  # slope -3
 FLAT = [35.0] * 10
@@ -66,6 +68,16 @@ def test_control_labels_name_their_mode() -> None:
     assert base_label("learner (feedback none)") == ("learner", "none")
     assert base_label("learner (feedback shuffled)") == ("learner", "shuffled")
     assert base_label("gpt (feedback) x") == ("gpt (feedback) x", "task")
+
+
+def test_other_protocols_stay_in_the_label_so_runs_pair_only_with_their_like() -> None:
+    note = protocol_note(StreamProtocol(rules=StreamRules.TAUREC, shuffle_order=True))
+    assert note == " (rules taurec, shuffled order)"
+    control = protocol_note(StreamProtocol(shuffle_order=True, feedback=FeedbackMode.NONE))
+    assert control == " (shuffled order, feedback none)"
+    assert base_label("learner" + control) == ("learner (shuffled order)", "none")
+    assert base_label("learner (shuffled order)") == ("learner (shuffled order)", "task")
+    assert protocol_note(StreamProtocol()) == ""
 
 
 def group(label: str, curve: list[float], sha: str = "s") -> dict[str, object]:

@@ -142,7 +142,7 @@ async def test_a_control_run_logs_its_protocol_and_scores_under_its_own_label(
     (path,) = tmp_path.rglob("*.jsonl")
     score = score_log(read_log(path), Resolver(suite=SUITE))
     assert score.replay_mismatches == 0 and score.problems == []
-    assert score.label.endswith(" (feedback shuffled)")
+    assert score.label.endswith(" (shuffled order, feedback shuffled)")
     assert score.metrics["feedback:shuffled"] == 1.0
     assert all(f"interim@{k}@0" in score.metrics for k in range(1, 11))
     assert score.metrics["conf@1.1:favorite"] == 0.2 and score.metrics["conf@1.2:top5"] == 0.5
