@@ -5,11 +5,13 @@ adds three choices, recorded in every log header (`simulator.settings["protocol"
 the evaluator replays the stream under the same rules:
 
 - `feedback`: `task` (the task's own feedback, the default), `none` (withheld: the
-  agent hears nothing after recommending) or `shuffled` (scrambled: the feedback is
-  what the customer would have said of another item of the same choice set, the one a
-  seeded permutation of the set maps the chosen item to, so the feedback keeps its form
-  and its distribution but says nothing about the choice). The two are controls: an
-  agent that improves as much without feedback as with it has not learned from it.
+  agent hears nothing after recommending) or `shuffled` (scrambled: the score, stars or
+  tone are those of another item of the same choice set, the one a seeded permutation
+  of the set maps the chosen item to, and the customer's words give no reason from its
+  tastes; so the feedback keeps its form and its distribution but says nothing about
+  the choice). The two are controls: an agent that improves as much without feedback as
+  with it has not learned from it. An LLM customer's scrambled words may still speak of
+  its tastes; `none` is the clean control there.
 - `rules`: `biel` (the default, BIEL's rules: recommending an id outside the choice set
   counts as a question while questions are left; with none left it recommends the
   set's first item, as BIEL's forced recommendation does when it cannot parse one) or

@@ -163,7 +163,7 @@ class StreamSession:
                 f"{self._outsider(item_id)}; with no question left, the set's first item "
                 f"{forced!r} is recommended (BIEL's rules)"
             )
-            return self._recommended(forced, _confidence(confidence), note)
+            return self._recommended(forced, None, note)  # stated for another id
         return self._recommended(item_id, _confidence(confidence), None)
 
     def _outsider(self, item_id: str) -> str:
@@ -192,20 +192,20 @@ class StreamSession:
         )
 
     def _feedback(self, spec: StreamEpisodeSpec, item_id: str, seed: int) -> str | None:
-        """The feedback on `item_id`: the task's kind, withheld, or about the item a seeded
-        permutation of the set maps it to (scrambled)."""
+        """The feedback on `item_id`: the task's kind, withheld, or scrambled: with the
+        utility of the item a seeded permutation of the set maps it to, and no reason
+        drawn from the customer's tastes (a reason would tell about the chosen item)."""
         mode = self.protocol.feedback
         if mode is FeedbackMode.NONE:
             return None
+        prefs = self.task.persona_index[spec.persona_id].preferences
+        utility_of = item_id
         if mode is FeedbackMode.SHUFFLED:
-            item_id = scrambled(spec.item_ids, seed)[item_id]
-        persona = self.task.persona_index[spec.persona_id]
-        chosen, item = spec.utilities[item_id], self.task.item_index[item_id]
+            utility_of, prefs = scrambled(spec.item_ids, seed)[item_id], None
+        chosen, item = spec.utilities[utility_of], self.task.item_index[item_id]
         if self.task.feedback is FeedbackKind.PERSONA:  # the customer's own words
-            return self.customer.react(
-                self._context(), chosen, spec.best, item, persona.preferences, seed
-            )
-        return feedback_text(self.task.feedback, chosen, spec.best, item, persona.preferences, seed)
+            return self.customer.react(self._context(), chosen, spec.best, item, prefs, seed)
+        return feedback_text(self.task.feedback, chosen, spec.best, item, prefs, seed)
 
     def interim(
         self, item_id: str, confidence: Confidence | dict[str, Any] | None = None

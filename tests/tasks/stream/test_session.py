@@ -192,3 +192,19 @@ def test_replaying_accepted_calls_restores_the_state() -> None:
     again = session()
     again.replay(calls)
     assert (again.index, again.questions, again.chosen) == (1, 0, [first])
+
+
+def test_scrambled_persona_feedback_gives_a_tone_but_no_reason_from_the_tastes() -> None:
+    from taurec.tasks.stream.feedback import OPENERS, PERFECT
+
+    plain = {text for texts in OPENERS.values() for text in texts} | {PERFECT}
+    protocol = StreamProtocol(feedback=FeedbackMode.SHUFFLED)
+    for item in make_stream(feedback=FeedbackKind.PERSONA).episodes[0].item_ids[:10]:
+        s = session(protocol, feedback=FeedbackKind.PERSONA)
+        assert s.recommend(item).feedback in plain
+
+
+def test_a_forced_pick_carries_no_confidence_stated_for_another_id() -> None:
+    s = StreamSession(make_stream().model_copy(update={"question_budget": 0}), seed=1)
+    s.recommend("nope", {"favorite": 0.9})
+    assert s.picks[0][0].confidence is None
