@@ -11,7 +11,8 @@ recommendation or an interim pick may add a third element, the stated confidence
 dict of `Confidence`'s fields). Under BIEL's rules a recommended id outside the choice
 set counts as a question: the loop adds the rules' note to the episode's dialogue and
 asks the policy again; under taurec's rules it is refused, and the loop adds the refusal
-to the dialogue and asks again (after three refusals it recommends the set's first item).
+to the dialogue and asks again (after three refusals it recommends the set's first
+item). An interim pick outside the set is refused under either rules, likewise.
 """
 
 from __future__ import annotations
@@ -103,9 +104,8 @@ async def play_stream(port: StreamPort, view: dict[str, Any], policy: StreamPoli
     recommended instead (as BIEL does when a forced recommendation fails)."""
     played = 0
     while True:
-        item_id, confidence = await _play_episode(port, view, policy)
-        result = await port.recommend(item_id, confidence)
-        policy.observe(view, str(result.get("item_id", item_id)), result.get("feedback"))
+        result = await _play_episode(port, view, policy)
+        policy.observe(view, str(result["item_id"]), result.get("feedback"))
         played += 1
         if result.get("stream_complete"):
             return played
@@ -114,9 +114,10 @@ async def play_stream(port: StreamPort, view: dict[str, Any], policy: StreamPoli
 
 async def _play_episode(
     port: StreamPort, view: dict[str, Any], policy: StreamPolicy
-) -> tuple[str, dict[str, float] | None]:
-    """Ask and pick until the policy recommends an item the rules take; returns it (the
-    recommendation itself is sent by the caller)."""
+) -> dict[str, Any]:
+    """Ask and pick until a recommendation is taken; returns its result. Every pick goes
+    to the server, which applies the rules: under BIEL's an id outside the set is a
+    question (or, with none left, the set's first item); under taurec's it is refused."""
     dialogue: Dialogue = []
     left = int(view.get("questions_left", 0))
     interims = refused = 0
@@ -124,6 +125,14 @@ async def _play_episode(
         action = await policy.act({**view, "questions_left": left}, dialogue)
         kind, value = action[0], action[1]
         confidence = action[2] if len(action) > 2 else None
+        if kind == "ask":
+            interims = 0
+            if left <= 0:
+                return await port.recommend(str(view["items"][0]["id"]))
+            answer = await port.ask(value)
+            dialogue.append((value, str(answer.get("answer", ""))))
+            left = int(answer.get("questions_left", left - 1))
+            continue
         if kind == "interim":
             interims += 1
             if interims > MAX_INTERIMS_IN_A_ROW:
@@ -131,32 +140,22 @@ async def _play_episode(
                     f"{policy.label}: {interims} interim picks in a row; expected a question "
                     "or a recommendation between them"
                 )
-            await port.interim(value, confidence)
-            continue
-        interims = 0
-        if kind == "recommend":
-            if value in {str(i["id"]) for i in view["items"]}:
-                return value, confidence
-            if left <= 0:  # as the server does under BIEL's rules
-                return str(view["items"][0]["id"]), confidence
-            try:
-                probe = await port.recommend(value, confidence)  # BIEL: counts as a question
-            except (StreamCallError, ValueError) as exc:  # taurec's rules: an error result
-                refused += 1
-                if refused > MAX_REFUSED:
-                    return str(view["items"][0]["id"]), confidence
-                dialogue.append((f"RECOMMEND: {value}", f"refused: {exc}"))
+        try:
+            if kind == "interim":
+                await port.interim(value, confidence)
                 continue
-            if not probe.get("counted_as_question"):
-                raise StreamCallError(f"recommend_item: {value!r} was taken as a recommendation")
-            dialogue.append((f"RECOMMEND: {value}", str(probe.get("note", ""))))
-            left = int(probe.get("questions_left", left - 1))
+            result = await port.recommend(value, confidence)
+        except (StreamCallError, ValueError) as exc:  # refused: an id outside the set
+            refused += 1
+            if refused > MAX_REFUSED:
+                return await port.recommend(str(view["items"][0]["id"]))
+            dialogue.append((f"{kind.upper()}: {value}", f"refused: {exc}"))
             continue
-        if left <= 0:
-            return str(view["items"][0]["id"]), None
-        answer = await port.ask(value)
-        dialogue.append((value, str(answer.get("answer", ""))))
-        left = int(answer.get("questions_left", left - 1))
+        if not result.get("counted_as_question"):
+            return result
+        interims = 0  # BIEL's rules: it counted as a question
+        dialogue.append((f"RECOMMEND: {value}", str(result.get("note", ""))))
+        left = int(result.get("questions_left", left - 1))
 
 
 class LocalStreamPort:

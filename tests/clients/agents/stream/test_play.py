@@ -78,3 +78,23 @@ def test_interim_picks_and_confidences_reach_the_session() -> None:
         (session_items[2], True, 1),
     ]
     assert picks[1].confidence is not None and picks[1].confidence.top5 == 0.9
+
+
+def test_an_interim_pick_outside_the_set_is_refused_and_the_episode_goes_on() -> None:
+    policy = Scripted([("interim", "nope")])
+    session = play(policy)
+    assert "refused" in policy.seen[1][0][1] and session.picks[0][-1].final
+
+
+def test_at_the_budget_the_server_applies_the_rules_to_an_unknown_id() -> None:
+    task = make_stream(episodes=1).model_copy(update={"question_budget": 0})
+    for rules, refusals in ((StreamRules.BIEL, 0), (StreamRules.TAUREC, 1)):
+        policy = Scripted([("recommend", "nope")])
+        session = StreamSession(task, seed=1, protocol=StreamProtocol(rules=rules))
+        view = session.view().model_dump(mode="json")
+        asyncio.run(play_stream(LocalStreamPort(session), view, policy))
+        heard = [answer for seen in policy.seen for _, answer in seen]
+        assert sum("refused" in a for a in set(heard)) == refusals
+        # BIEL: the server forces the set's first item; taurec: refused, then the last item
+        expected = task.episodes[0].item_ids[0 if rules is StreamRules.BIEL else -1]
+        assert session.chosen == [expected]
