@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock, mock_reply
-from taurec.clients.agents.provider_calls import with_retries
+from taurec.clients.agents.provider_calls import report_usage, with_retries
 from taurec.clients.agents.tool_schema import HIDDEN_ARGUMENTS, function_tools
 from taurec.policies.document import policy_text
 
@@ -148,7 +148,7 @@ class LLMAgent:
             if episode.ended:
                 return
             response = await self._complete(messages, offered)
-            _report_usage(episode, response)
+            report_usage(episode, response)
             message = response.choices[0].message
             messages.append(_assistant_message(message))
             text = _text(message)
@@ -327,25 +327,3 @@ def _assistant_message(message: Any) -> dict[str, Any]:
     if out.get("tool_calls") and not out.get("content"):
         out["content"] = None  # some providers reject an empty text part
     return out
-
-
-def _report_usage(episode: Episode, response: Any) -> None:
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return
-    episode.add_usage(
-        int(getattr(usage, "prompt_tokens", 0) or 0),
-        int(getattr(usage, "completion_tokens", 0) or 0),
-        _cost(response),
-    )
-
-
-def _cost(response: Any) -> float | None:
-    """The call's cost in USD by litellm's price map; None when it has no price."""
-    try:
-        litellm = load_litellm()
-
-        cost = litellm.completion_cost(completion_response=response)
-    except Exception:  # unknown model or a response litellm cannot price
-        return None
-    return float(cost) if cost is not None else None

@@ -1,17 +1,19 @@
 """Calling a model provider as every LLM agent does: transient errors are retried with a
 doubling backoff and become AgentInfraError when they persist; a refused key,
-permission or model raises ProviderRefused at once (the run stops, no retry helps)."""
+permission or model raises ProviderRefused at once (the run stops, no retry helps). A
+reply's tokens and cost are added to the episode (`report_usage`), so they reach the
+log's end record."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 
 from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
-from taurec.clients.agents.base import AgentInfraError, ProviderRefused
+from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -56,3 +58,26 @@ async def with_retries(
                 raise
             raise AgentInfraError(f"{model}: {type(exc).__name__}: {exc}") from exc
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def report_usage(episode: Episode, response: Any) -> None:
+    """Add a reply's prompt and completion tokens, and its cost, to the episode."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return
+    episode.add_usage(
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        _cost(response),
+    )
+
+
+def _cost(response: Any) -> float | None:
+    """The call's cost in USD by litellm's price map; None when it has no price."""
+    try:
+        litellm = load_litellm()
+
+        cost = litellm.completion_cost(completion_response=response)
+    except Exception:  # unknown model or a response litellm cannot price
+        return None
+    return float(cost) if cost is not None else None

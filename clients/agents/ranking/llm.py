@@ -17,10 +17,10 @@ from taurec.clients.agents.llm import (
     LLMAgentSettings,
     _assistant_message,
     _execute,
-    _report_usage,
     _text,
 )
 from taurec.clients.agents.llm import make_llm_agent as _make_settings
+from taurec.clients.agents.provider_calls import report_usage
 from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed, read_opening
 from taurec.clients.agents.tool_schema import function_tools
 
@@ -51,7 +51,7 @@ class RankingLLMAgent(LLMAgent):
             if episode.ended:
                 return
             response = await self._complete(messages, offered)
-            _report_usage(episode, response)
+            report_usage(episode, response)
             message = response.choices[0].message
             messages.append(_assistant_message(message))
             calls = list(getattr(message, "tool_calls", None) or [])

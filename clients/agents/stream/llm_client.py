@@ -3,8 +3,9 @@
 BIEL sends each prompt as a single user message, at a temperature set per prompt; a
 temperature the user gave (`--temperature`) replaces every one of them. Transient
 provider errors are retried with backoff and raise AgentInfraError when they persist; a
-refused key, permission or model raises ProviderRefused at once (the run stops). Token
-usage is added to the episode, so it reaches the log's end record. The model `mock`
+refused key, permission or model raises ProviderRefused at once (the run stops); a call
+taking over two minutes counts as transient. Tokens and cost are added to the episode,
+so they reach the log's end record. The model `mock`
 answers through litellm's `mock_response` with the stand-in replies of mock.py.
 """
 
@@ -12,14 +13,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.clients.agents.base import Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock
-from taurec.clients.agents.provider_calls import with_retries
+from taurec.clients.agents.provider_calls import report_usage, with_retries
 from taurec.clients.agents.stream.mock import mock_stream_reply
 
+#: Seconds one call may take before it counts as a transient error (as the LLM agent's).
+CALL_TIMEOUT: Final = 120.0
 #: litellm's `acompletion` or a stand-in with its keyword arguments (tests).
 Completion = Callable[..., Any]
 
@@ -36,6 +39,7 @@ class LLMClient:
         reasoning_effort: str | None = None,
         completion: Completion | None = None,
         max_retries: int = 4,
+        timeout: float = CALL_TIMEOUT,
     ) -> None:
         self.model = model
         self.temperature = temperature  # the user's; None: each prompt's own
@@ -43,6 +47,7 @@ class LLMClient:
         self._episode = episode
         self._completion = completion
         self._max_retries = max_retries
+        self._timeout = timeout
 
     async def reply(self, prompt: str, temperature: float) -> str:
         """The model's reply to `prompt`, sent at `temperature` unless the user set one."""
@@ -64,9 +69,12 @@ class LLMClient:
             return await result if inspect.isawaitable(result) else result
 
         reply = await with_retries(
-            call, self.model, max_retries=self._max_retries, other_errors_are_infra=True
+            call,
+            self.model,
+            max_retries=self._max_retries,
+            timeout=self._timeout,
+            other_errors_are_infra=True,
         )
-        usage = getattr(reply, "usage", None)
-        if self._episode is not None and usage is not None:
-            self._episode.add_usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+        if self._episode is not None:
+            report_usage(self._episode, reply)
         return str(reply.choices[0].message.content or "")

@@ -287,7 +287,9 @@ class Usage:
     def __init__(self) -> None:
         self.tokens: list[tuple[int, int]] = []
 
-    def add_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+    def add_usage(
+        self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None = None
+    ) -> None:  # the signature of Episode.add_usage
         self.tokens.append((prompt_tokens, completion_tokens))
 
 
