@@ -179,13 +179,22 @@ def make_agent(name: str, settings: AgentSettings, kind: str = DEFAULT_KIND) -> 
     return entry.make(settings)
 
 
+#: Agent options that say where the agent is, not how it plays: left out of labels.
+URL_OPTIONS: Final = frozenset({"crs_url", "a2a_url"})
+
+
 def default_label(name: str, settings: AgentSettings) -> str:
     """The label an agent reports under when --label is not given (without making it)."""
     if settings.label:
         return settings.label
-    if name == "llm" and settings.model:
-        label = settings.model
+    label = name
+    if settings.model:  # an LLM agent: its model and sampling
+        label = settings.model if name == "llm" else f"{name}@{settings.model}"
         if settings.temperature is not None:
             label += f"@t{settings.temperature:g}"
-        return f"{label}@{settings.reasoning_effort}" if settings.reasoning_effort else label
-    return name
+        if settings.reasoning_effort:
+            label += f"@{settings.reasoning_effort}"
+    for key, value in sorted(settings.options.items()):  # the modes it plays in
+        if key not in URL_OPTIONS:
+            label += f"+{key}" if value is True else f"+{key}={value}"
+    return label

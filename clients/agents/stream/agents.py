@@ -81,7 +81,7 @@ def _oracle(settings: AgentSettings) -> StreamAgent:
     from taurec.clients.agents.stream.llm_client import LLMClient
     from taurec.clients.agents.stream.oracle import LLMOracleStreamPolicy
 
-    label, model = settings.label or "oracle", settings.model
+    label, model = default_label("oracle", settings), settings.model
 
     def make(ep: Episode) -> StreamPolicy:
         client = LLMClient(
