@@ -276,9 +276,11 @@ def run(
     the_label = the_agent.label if the_agent is not None else default_label(name, settings)
     server = server.model_copy(update={"agent_label": the_label})
     try:
+        recorded = protocol.record() if loaded.kind == "stream" else None
         started = start(
-            out, loaded.id, the_label, task_ids, trials, resume=resume, refuse_mixing=not dry_run
-        )
+            out, loaded.id, the_label, task_ids, trials,
+            resume=resume, refuse_mixing=not dry_run, protocol=recorded,
+        )  # fmt: skip
     except RunRefused as exc:
         fail(exc)
     specs, todo, done = started.specs, started.todo, started.done

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import orjson
 
@@ -46,6 +46,7 @@ class LogSummary:
     complete: bool  # the log has its end record
     end_reason: str | None = None
     end_detail: str | None = None
+    protocol: dict[str, Any] | None = None  # a stream log's run protocol (its header's)
 
     @property
     def cut_off(self) -> bool:
@@ -83,6 +84,9 @@ def summarize_log(path: Path) -> LogSummary:
     suite = header.get("suite") if isinstance(header.get("suite"), dict) else {}
     trial = header.get("trial")
     complete = isinstance(last, dict) and last.get("type") == "end"
+    simulator = header.get("simulator") if isinstance(header.get("simulator"), dict) else {}
+    settings = simulator.get("settings") if isinstance(simulator.get("settings"), dict) else {}
+    protocol = settings.get("protocol") if isinstance(settings.get("protocol"), dict) else None
     reason, detail = (last.get("reason"), last.get("detail")) if complete else (None, None)
     return LogSummary(
         path=path,
@@ -93,6 +97,7 @@ def summarize_log(path: Path) -> LogSummary:
         complete=complete,
         end_reason=reason if isinstance(reason, str) else None,
         end_detail=detail if isinstance(detail, str) else None,
+        protocol=protocol,
     )
 
 
@@ -111,16 +116,25 @@ class Existing:
 
     complete: dict[EpisodeSpec, Path] = field(default_factory=dict)
     incomplete: list[Path] = field(default_factory=list)
+    #: logs of the same (suite, label) played under another stream protocol
+    other_protocol: list[Path] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.complete) + len(self.incomplete)
 
 
-def existing(out: Path, suite_id: str, label: str) -> Existing:
+def existing(
+    out: Path, suite_id: str, label: str, protocol: dict[str, Any] | None = None
+) -> Existing:
+    """The logs of (suite, label) under `out`; with `protocol` (a stream run's), those
+    played under another protocol are set apart, never counted as this run's."""
     found = Existing()
     for path in episode_logs(out):
         s = summarize_log(path)
         if s.label != label or s.suite_id != suite_id or s.task_id is None or s.trial is None:
+            continue
+        if protocol is not None and s.protocol != protocol:
+            found.other_protocol.append(path)
             continue
         spec = EpisodeSpec(s.task_id, s.trial)
         if s.finished:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 from rich.console import Console
@@ -76,13 +77,21 @@ def start(
     resume: bool,
     names: Names = CLI_NAMES,
     refuse_mixing: bool = True,
+    protocol: dict[str, Any] | None = None,
 ) -> RunStart:
     """The run's episodes, after checking `out`: RunRefused when it already holds logs of
     `label` on `suite_id` and this is not a resume (unless `refuse_mixing` is off, as for
-    a dry run, which plays nothing)."""
+    a dry run, which plays nothing), or, for a stream run (`protocol`), logs of `label`
+    played under another stream protocol (a resume would take them for its own)."""
     check_out(out, names)
     specs = plan(task_ids, trials)
-    done = existing(out, suite_id, label)
+    done = existing(out, suite_id, label, protocol)
+    if done.other_protocol and refuse_mixing:
+        raise RunRefused(
+            f"{out} holds {len(done.other_protocol)} episode logs of agent {label!r} on "
+            f"suite {suite_id!r} played under another stream protocol (--feedback, --rules, "
+            f"--shuffle-order); choose another {names.out} for this one"
+        )
     if done and not resume and refuse_mixing:
         raise RunRefused(
             f"{out} already holds {len(done)} episode logs of agent {label!r} on suite "

@@ -64,3 +64,18 @@ def test_the_learner_learns_from_feedback_overall(scored: dict[str, dict[str, An
     assert run["learns_from_feedback"] is True
     assert contrast["slope_contrast_ci"][1] < 0 and contrast["regret_contrast"] < 0
     assert contrast["by_setting"]["variable_category"]["learns_from_feedback"]
+
+
+def test_a_control_run_is_refused_in_the_real_runs_folder_even_on_resume(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "logs"
+    some = ["--tasks", "stream-variable-category-regret-000"]
+    play(out, "random", *some)
+    for extra in ((), ("--resume",)):
+        args = ["run", "--suite", "stream:builtin", "--agent", "random", "--trials", "1"]
+        result = runner.invoke(
+            taurec, [*args, "--log-dir", str(out), "--feedback", "none", *some, *extra]
+        )
+        assert result.exit_code == 2, result.output
+        assert "played under another stream protocol" in result.stderr
