@@ -64,6 +64,14 @@ class LogSummary:
         return self.complete and not self.cut_off
 
 
+def _nested_dict(doc: dict[str, Any], *keys: str) -> dict[str, Any] | None:
+    """doc[k1][k2]... when every step is a JSON object, else None."""
+    node: Any = doc
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None
+
+
 def summarize_log(path: Path) -> LogSummary:
     try:
         data = path.read_bytes()
@@ -84,9 +92,7 @@ def summarize_log(path: Path) -> LogSummary:
     suite = header.get("suite") if isinstance(header.get("suite"), dict) else {}
     trial = header.get("trial")
     complete = isinstance(last, dict) and last.get("type") == "end"
-    simulator = header.get("simulator") if isinstance(header.get("simulator"), dict) else {}
-    settings = simulator.get("settings") if isinstance(simulator.get("settings"), dict) else {}
-    protocol = settings.get("protocol") if isinstance(settings.get("protocol"), dict) else None
+    protocol = _nested_dict(header, "simulator", "settings", "protocol")
     reason, detail = (last.get("reason"), last.get("detail")) if complete else (None, None)
     return LogSummary(
         path=path,
