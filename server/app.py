@@ -29,7 +29,7 @@ from taurec.server.memory import return_large_blocks, trim
 from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.seal import CallerMiddleware
 from taurec.server.settings import HttpSettings, ServerSettings
-from taurec.tasks.stream.protocol import StreamProtocol
+from taurec.tasks.stream.protocol import protocol_problem
 from taurec.tasks.suite import load_suite
 
 Transport = Literal["stdio", "http"]
@@ -157,12 +157,8 @@ def _assemble(
     """The server of the suite's kind (see kinds.py). Every kind's server knows each
     request's bearer token (sealed runs find the caller's plan by it)."""
     suite = load_suite(settings.suite)
-    if suite.kind != "stream" and settings.stream_protocol != StreamProtocol():
-        raise DataError(
-            f"the stream protocol (--feedback, --rules, --shuffle-order) applies to stream "
-            f"suites; {suite.id!r} is a {suite.kind} suite",
-            field="stream_protocol",
-        )
+    if (problem := protocol_problem(suite.kind, settings.stream_protocol)) is not None:
+        raise DataError(problem, field="stream_protocol")
     mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
     mcp.middleware.insert(0, CallerMiddleware())
     return mcp, service

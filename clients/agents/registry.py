@@ -37,6 +37,9 @@ class AgentProfile:
     requires: tuple[str, ...] = ()
     #: AgentSettings.options keys the agent may take (e.g. "context" for --context).
     accepts: tuple[str, ...] = ()
+    #: Reads the suite's task episodes in their order (a stream ceiling or oracle): not
+    #: with --shuffle-order, which plays them in another.
+    task_order: bool = False
 
 
 PROFILES: Final[dict[str, AgentProfile]] = {

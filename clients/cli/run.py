@@ -242,7 +242,7 @@ def run(
     except DataError as exc:
         fail(exc)
     task_ids = select_tasks(loaded, tasks)
-    if (problem := stream_options_problem(loaded.kind, protocol)) is not None:
+    if (problem := stream_options_problem(loaded.kind, protocol, name)) is not None:
         fail(problem)
     if not custom:
         known_agent(name, loaded.kind)

@@ -134,10 +134,21 @@ def agent_stream_options(
     return {k: v for k, v in given.items() if v is not None}
 
 
-def stream_options_problem(kind: str, protocol: StreamProtocol) -> str | None:
-    """One line when stream options are given for a suite of another kind."""
-    from taurec.tasks.stream.protocol import StreamProtocol
+def stream_options_problem(kind: str, protocol: StreamProtocol, agent: str) -> str | None:
+    """One line when stream options are given for a suite of another kind, or an order
+    shuffle for an agent that reads the task's episodes in order (ceiling, oracle)."""
+    from taurec.clients.agents.registry import AgentUnavailable, agents_of
+    from taurec.tasks.stream.protocol import protocol_problem
 
-    if kind != "stream" and protocol != StreamProtocol():
-        return f"--feedback, --rules and --shuffle-order apply to stream suites; this is a {kind} suite"
+    if (problem := protocol_problem(kind, protocol)) is not None:
+        return problem
+    try:
+        entry = agents_of(kind).get(agent)
+    except AgentUnavailable:
+        entry = None
+    if protocol.shuffle_order and entry is not None and entry.profile.task_order:
+        return (
+            f"--shuffle-order: --agent {agent} reads the task's episodes in their order, so "
+            "it would read another episode's; play it without --shuffle-order"
+        )
     return None

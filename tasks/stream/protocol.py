@@ -70,6 +70,17 @@ class StreamProtocol(BaseModel):
         return self.model_dump(mode="json")
 
 
+def protocol_problem(kind: str, protocol: StreamProtocol) -> str | None:
+    """One line when a protocol other than the default is asked of a suite of another
+    kind (it applies to stream suites only)."""
+    if kind != "stream" and protocol != StreamProtocol():
+        return (
+            "the stream protocol (--feedback, --rules, --shuffle-order) applies to stream "
+            f"suites; this is a {kind} suite"
+        )
+    return None
+
+
 def protocol_of(settings: dict[str, Any] | None) -> StreamProtocol | None:
     """The protocol a log header records, or None for a log written before headers
     recorded it (such logs were played with the task's feedback and taurec's rules)."""

@@ -138,7 +138,8 @@ STREAM_AGENTS: Final = {
         AgentProfile("the highest-rated item of each choice set", 21, 0), _popularity
     ),
     "ceiling": AgentEntry(
-        AgentProfile("reads the utilities; regret 0 (the ceiling)", 21, 0), _ceiling
+        AgentProfile("reads the utilities; regret 0 (the ceiling)", 21, 0, task_order=True),
+        _ceiling,
     ),
     "oracle": AgentEntry(
         AgentProfile(
@@ -147,6 +148,7 @@ STREAM_AGENTS: Final = {
             0,
             10,
             needs_model=True,
+            task_order=True,
         ),
         _oracle,
     ),

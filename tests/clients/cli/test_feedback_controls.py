@@ -79,3 +79,17 @@ def test_a_control_run_is_refused_in_the_real_runs_folder_even_on_resume(
         )
         assert result.exit_code == 2, result.output
         assert "played under another stream protocol" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--suite", "stream:builtin", "--agent", "ceiling", "--shuffle-order"], "--agent ceiling reads"),
+        (["--agent", "scripted", "--feedback", "none"], "applies to stream suites; this is a recommendation suite"),
+    ],
+)  # fmt: skip
+def test_protocol_options_that_cannot_hold_are_one_line_with_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = runner.invoke(taurec, ["run", *args, "--log-dir", str(tmp_path / "logs")])
+    assert result.exit_code == 2 and message in result.stderr, result.output
