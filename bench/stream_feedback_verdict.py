@@ -10,8 +10,8 @@ them with the evaluator's own functions (`stream_summary` for "improves", the pa
 `contrast_report` for "learns from feedback"). Policies that never read feedback:
 
 - random: a uniformly random item of each choice set;
-- noisy schedule: in episode k, half the time the item ranked 11 − k by utility (so its
-  regret falls with the episode index), otherwise a random item.
+- noisy schedule: in episode k of E, half the time the item ranked E + 1 − k by utility
+  (so its regret falls with the episode index), otherwise a random item.
 
 Their picks do not depend on the feedback, so the run and the control differ only by
 chance: every time the verdict fires is a false positive. The nominal rate is 2.5% (the
@@ -36,7 +36,7 @@ from rich.table import Table
 from taurec.clients.agents.stream.learner import BayesianStreamLearner
 from taurec.clients.agents.stream.play import play_local
 from taurec.evaluator.stream.contrast import contrast_report
-from taurec.evaluator.stream.metrics import score_choice, stream_summary
+from taurec.evaluator.stream.metrics import EpisodeOutcome, score_choice, stream_summary
 from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
@@ -54,7 +54,8 @@ def noisy_schedule(task: StreamTask, rep: int, rng: random.Random) -> list[float
     out = []
     for k, e in enumerate(task.episodes, start=1):
         ranked = e.ranked()
-        item = ranked[min(10 - k, len(ranked) - 1)] if rng.random() < 0.5 else rng.choice(ranked)
+        target = min(max(0, len(task.episodes) - k), len(ranked) - 1)  # the best last
+        item = ranked[target] if rng.random() < 0.5 else rng.choice(ranked)
         out.append(e.best - e.utilities[item])
     return out
 
@@ -81,7 +82,7 @@ def learner_arm(tasks: list[StreamTask], rep: int, feedback: FeedbackMode) -> Ar
 def improves(run: Arm, setting: str | None) -> bool:
     streams = [
         [
-            score_choice(k + 1, {"x": 100.0, "y": 100.0 - r}, "y", 0)
+            EpisodeOutcome(k + 1, r, None, 0.0, 1, 0)  # only the regret counts here
             for k, r in enumerate(v["regret"])
         ]
         for v in run.values()
