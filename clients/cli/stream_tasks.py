@@ -57,7 +57,8 @@ def _biel_files(
     mixed = [o for o, given in others.items() if given]
     if mixed:
         raise typer.BadParameter(
-            "BIEL's data brings its own products and utilities; drop it or the --biel-* options",
+            "BIEL's data brings its own products, personas and utilities; drop it or the "
+            "--biel-* options",
             param_hint=mixed[0],
         )
     from taurec.catalog.builders.biel_data import BielFiles
@@ -156,7 +157,13 @@ def generate_streams_cmd(
         [biel_products, biel_personas, biel_scores, biel_categories],
         biel_product_ids,
         biel_category_names,
-        others={"--products": products is not None, "--llm-utilities": bool(llm)},
+        others={
+            "--products": products is not None,
+            "--llm-utilities": bool(llm),
+            "--catalog": catalog != BUILTIN,
+            "--personas": personas != 40,
+            "--cache": cache is not None,
+        },
     )
     plan = StreamPlan(
         settings=tuple(StreamSetting(s) for s in _names(settings, StreamSetting, "--settings")),

@@ -82,10 +82,14 @@ def test_a_partial_set_of_biel_options_is_a_usage_error(
     assert "missing --biel-scores, --biel-categories" in result.output
 
 
-def test_biel_options_do_not_mix_with_another_item_source(
-    release: BielRelease, tmp_path: Path
+@pytest.mark.parametrize(
+    "other",
+    [["--products", "meta.jsonl"], ["--personas", "12"], ["--catalog", "x.json"], ["--cache", "c"]],
+)
+def test_biel_options_do_not_mix_with_another_item_or_persona_source(
+    release: BielRelease, tmp_path: Path, other: list[str]
 ) -> None:
-    result = generate(tmp_path / "out", *biel_options(release), "--products", "meta.jsonl")
+    result = generate(tmp_path / "out", *biel_options(release), *other)
     assert result.exit_code == 2 and "--biel-* options" in result.output
 
 
