@@ -112,7 +112,9 @@ def product_categories(
 
 
 def category_seed(seed: int, category_id: str) -> int:
-    """BIEL's episode seed: the stream seed plus the category's md5, as an integer."""
+    """A choice set's seed: the stream seed plus the first 32 bits of the category id's
+    md5, after BIEL's seeding by seed + md5(category) (BIEL's exact formula, over the
+    category's name, is `biel_seed` in tasks/stream/biel_streams.py)."""
     digest = hashlib.md5(category_id.encode(), usedforsecurity=False).hexdigest()
     return seed + int(digest[:8], 16)
 

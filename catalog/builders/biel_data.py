@@ -252,7 +252,7 @@ def load_biel_data(files: BielFiles) -> BielData:
         categories=categories,
         personas=[
             Persona(id=persona_id(i), description=texts[i], preferences=None)
-            for i in sorted(indices)
+            for i in sorted(indices, key=persona_id)  # in id order, as a suite's pool keeps them
         ],
         scores=scores,
         category_numbers={category_id(cid): cid for cid in kept},

@@ -94,13 +94,13 @@ def covered_pairs(data: BielData) -> dict[str, set[str]]:
     for p, c, product in data.scores:
         scored.setdefault((p, c), set()).add(product)
     persona_ids = {n: pid for pid, n in data.persona_numbers.items()}
+    products = {
+        data.category_numbers[c.id]: (c.id, {int(i) for i in c.item_ids}) for c in data.categories
+    }
     out: dict[str, set[str]] = {}
-    for category in data.categories:
-        c = data.category_numbers[category.id]
-        products = {int(i) for i in category.item_ids}
-        for (p, c2), have in scored.items():
-            if c2 == c and products <= have and p in persona_ids:
-                out.setdefault(persona_ids[p], set()).add(category.id)
+    for (p, c), have in scored.items():
+        if c in products and p in persona_ids and products[c][1] <= have:
+            out.setdefault(persona_ids[p], set()).add(products[c][0])
     return out
 
 
