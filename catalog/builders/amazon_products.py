@@ -48,6 +48,11 @@ def _price(value: Any) -> float | None:
 
 
 def _year(details: Any) -> int | None:
+    if isinstance(details, str):  # Amazon Reviews 2023 stores it as a JSON string
+        try:
+            details = orjson.loads(details)
+        except orjson.JSONDecodeError:
+            return None
     if not isinstance(details, dict):
         return None
     m = _YEAR.search(str(details.get("Date First Available", "")))

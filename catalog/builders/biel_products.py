@@ -178,16 +178,8 @@ def biel_item(product: Product) -> ChoiceItem:
     description entry (else the title) cut to the choice item's length."""
     record = product.record
     title = str(record.get("title") or "").strip() or "Untitled"
-    details = record.get("details")
-    if isinstance(details, str):  # Amazon Reviews 2023 stores it as a JSON string
-        try:
-            details = orjson.loads(details)
-        except orjson.JSONDecodeError:
-            details = None
     try:
-        base = product_item(
-            {**record, "parent_asin": str(product.id), "title": title, "details": details}
-        )
+        base = product_item({**record, "parent_asin": str(product.id), "title": title})
         if isinstance(base, str):  # cannot happen: the id and the title are set above
             raise DataError(base, source=product.source)
         return ChoiceItem.model_validate(

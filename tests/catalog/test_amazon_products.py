@@ -79,3 +79,10 @@ def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_products_group_into_categories_by_their_path(tmp_path: Path) -> None:
     load = load_products(write(tmp_path / "m.jsonl", [record(k) for k in range(16)]))
     assert [c.name for c in product_categories(load.items)] == ["Racks & Displays"]
+
+
+def test_details_stored_as_a_json_string_still_give_the_year(tmp_path: Path) -> None:
+    text = orjson.dumps({"Date First Available": "March 3, 2019"}).decode()
+    broken = record(2, details="{not json")
+    items = load_products(write(tmp_path / "m.jsonl", [record(1, details=text), broken])).items
+    assert [i.year for i in items] == [2019, None]
