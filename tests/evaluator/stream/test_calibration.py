@@ -16,20 +16,11 @@ from taurec.evaluator.stream.episode_metrics import interim_regrets, stated_pick
 
 
 def score(metrics: dict[str, float]) -> EpisodeScore:
-    return EpisodeScore(
-        path="x.jsonl",
-        label="a",
-        task_id="t",
-        trial=0,
-        end_reason="recommended",
-        outcome="item",
-        item_id="i",
-        reward=1.0,
-        infra_error=False,
-        tool_calls=1,
-        metrics=metrics,
-        success=False,
+    s = EpisodeScore(
+        path="x", label="a", task_id="t", trial=0, end_reason="", outcome="", item_id=None
     )
+    s.metrics = metrics
+    return s
 
 
 def test_ece_of_perfectly_calibrated_bins_is_0_and_of_overconfidence_its_gap() -> None:
