@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -17,6 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from taurec.catalog.spec import BUILTIN
+from taurec.clients.cli.output import console as _console
+from taurec.clients.cli.output import fail as _fail
+from taurec.clients.cli.ranking_profiles import profiles_cmd
+from taurec.clients.cli.ranking_tasks import generate_ranking, validate_ranking
 from taurec.clients.cli.stream_info import info_cmd
 from taurec.clients.cli.stream_tasks import generate_streams_cmd
 from taurec.evaluator.cli.command_line import CommandGroup
@@ -41,17 +45,6 @@ SuiteArg = Annotated[
 ]
 
 
-def _console() -> Console:
-    # Piped output is read in files and CI logs: do not wrap it at 80 columns.
-    wide = not os.isatty(1) and "COLUMNS" not in os.environ
-    return Console(width=140 if wide else None, highlight=False)
-
-
-def _fail(message: object) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
 def _load(spec: str) -> Suite:
     from taurec.catalog.errors import DataError
     from taurec.tasks.suite import load_suite
@@ -74,7 +67,7 @@ def validate(
     from taurec.tasks.recommendation.validate import validate_suite
 
     loaded = _load(suite)
-    other_kind = {"ranking": _validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
+    other_kind = {"ranking": validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
     if other_kind is not None:
         other_kind(loaded, json_out)
         return
@@ -149,6 +142,20 @@ def generate(
     per_user: Annotated[
         int, typer.Option("--per-user", min=1, help="--kind ranking: tasks per user at most.")
     ] = 1,
+    split: Annotated[
+        str,
+        typer.Option(
+            "--split", help="--kind ranking: the part the targets come from: train, valid or test."
+        ),
+    ] = "test",
+    split_scheme: Annotated[
+        str,
+        typer.Option(
+            "--split-scheme",
+            help="--kind ranking: 'global' (all records by time, 8:1:1; AgenticRec's) or "
+            "'per-user' (each user's records 8:1:1).",
+        ),
+    ] = "global",
     for_: Annotated[
         str,
         typer.Option(
@@ -168,14 +175,19 @@ def generate(
 
     if (out / TASKS_DIR).is_dir() and any((out / TASKS_DIR).glob("*.json")) and not force:
         _fail(f"{out / TASKS_DIR} already holds task files; pass --force to replace them")
-    generators = {"ranking": _generate_ranking}
+    generators = {"ranking": generate_ranking}
     if kind in generators:
-        generators[kind](out, catalog, n, seed, id_prefix, suite_id, interactions, per_user)
+        split_at = (split, split_scheme)
+        generators[kind](
+            out, catalog, n, seed, id_prefix, suite_id, interactions, per_user, split_at
+        )
         return
     if kind != "recommendation":
         _fail(f"--kind: unknown kind {kind!r}; expected recommendation or ranking")
     if interactions is not None:
         _fail("--interactions applies to --kind ranking only")
+    if (split, split_scheme) != ("test", "global"):
+        _fail("--split and --split-scheme apply to --kind ranking only")
     if for_ not in ("tools", "crs"):
         _fail(f"--for: {for_!r}; expected tools or crs")
     try:
@@ -211,6 +223,7 @@ def generate(
 
 app.command("generate-streams")(generate_streams_cmd)
 app.command("info")(info_cmd)
+app.command("profiles")(profiles_cmd)
 
 
 def _validate_loaded(loaded: Suite, json_out: bool) -> None:
@@ -222,76 +235,6 @@ def _validate_loaded(loaded: Suite, json_out: bool) -> None:
             f"{loaded.id}: {len(loaded.tasks)} {loaded.kind} tasks, each passed its kind's checks"
         )
     raise typer.Exit(0)
-
-
-def _validate_ranking(loaded: Suite, json_out: bool) -> None:
-    from taurec.catalog.errors import DataError
-    from taurec.catalog.interaction_sources import load_interactions
-    from taurec.tasks.ranking.validate import validate_ranking_tasks
-
-    try:
-        data = load_interactions(loaded.data.get("interactions", "synthetic"), loaded.catalog)
-    except DataError as exc:
-        _fail(exc)
-    problems = validate_ranking_tasks(loaded.tasks, data)
-    if json_out:
-        typer.echo(
-            orjson.dumps({"suite_id": loaded.id, "ok": not problems, "problems": problems}).decode()
-        )
-    else:
-        console = _console()
-        console.print(
-            f"[bold]Suite {loaded.id}[/] ({loaded.spec}): {len(loaded.tasks)} ranking tasks over "
-            f"{len(data):,} interactions; {len(problems)} with problems"
-        )
-        for task_id, ps in problems.items():
-            console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
-    raise typer.Exit(1 if problems else 0)
-
-
-def _generate_ranking(
-    out: Path,
-    catalog: str,
-    n: int,
-    seed: int,
-    id_prefix: str,
-    suite_id: str | None,
-    interactions: str | None,
-    per_user: int,
-) -> None:
-    from taurec.catalog.errors import DataError
-    from taurec.catalog.interaction_sources import load_interactions
-    from taurec.catalog.store import Catalog
-    from taurec.tasks.ranking.generator import generate_ranking_tasks
-    from taurec.tasks.ranking.validate import validate_ranking_tasks
-    from taurec.tasks.suite import SUITE_FILE, SuiteManifest, write_suite_dir
-
-    source = interactions or "synthetic"
-    try:
-        data = load_interactions(source, Catalog.load(catalog))
-        tasks = generate_ranking_tasks(
-            data, n, seed, prefix=id_prefix if id_prefix != "gen" else "rank", per_user=per_user
-        )
-        manifest = SuiteManifest(
-            format_version=1,
-            id=suite_id or out.resolve().name,
-            catalog=catalog,
-            kind="ranking",
-            data={"interactions": source},
-            description=f"{len(tasks)} ranking tasks generated with seed {seed} from {source}.",
-        )
-    except (DataError, ValueError) as exc:
-        _fail(exc)
-    write_suite_dir(out, manifest, tasks)
-    problems = validate_ranking_tasks(tasks, data)
-    console = _console()
-    console.print(
-        f"wrote {SUITE_FILE} and {len(tasks)} ranking task files to {out} "
-        f"({len(data)} interactions, {len(data.user_ids)} users, {len(data.items)} items)"
-    )
-    for task_id, ps in problems.items():
-        console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
-    raise typer.Exit(1 if problems else 0)
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -3,7 +3,9 @@ submit_ranking and abort_episode, each call logged in the episode's trajectory.
 
 The interaction data comes from the suite's `data.interactions` (see
 taurec.catalog.interaction_sources); the collaborative model is trained on the records
-before the suite's earliest target time. Logs have the same format, chain and signature
+before the suite's earliest target time and, under the global split (`data.split`), in
+its train part; each suite user's records from their earliest target on are hidden from
+every tool (see RankingData). Logs have the same format, chain and signature
 as every other kind (header kind "ranking"); a submitted ranking ends the episode with
 reason "recommended" and the ranking in the end record, the call past the tool budget
 with reason "max_turns".
@@ -25,9 +27,11 @@ from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interaction_sources import load_interactions
+from taurec.catalog.splits import scheme_of
 from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.episode import SUBMIT, RankingEpisode, StepResult
+from taurec.server.ranking.profiles import load_profiles, suite_folder
 from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
 from taurec.server.run_facts import SERVER_NAME, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
@@ -67,8 +71,12 @@ def ranking_data(suite: Suite) -> RankingData:
         data.user_of(task.user_id)
         for item in [*task.history, *task.candidates]:
             data.item_of(item)
-    cutoff = min(t.target_time for t in suite.tasks)
-    return RankingData(data, cutoff)
+    # a suite without data.split predates the global split: its tasks were drawn per user
+    scheme = scheme_of(suite.data.get("split", "per-user"), f"{suite.spec}: data.split")
+    rd = RankingData.for_tasks(data, suite.tasks, scheme, suite.data.get("part"))
+    # profiles are checked against the data the tools see (hidden records left out)
+    rd.profiles = load_profiles(suite_folder(suite), suite.tasks, rd.data)
+    return rd
 
 
 @dataclass
@@ -154,7 +162,10 @@ class RankingService:
             catalog_sha256=self.catalog_sha256,
             trial=trial,
             seed=derive_seed(task.id, trial) if seed is None else seed,
-            simulator=SimulatorInfo(kind="none", settings=SETTINGS),
+            simulator=SimulatorInfo(
+                kind="none",
+                settings={**SETTINGS, **self.rd.facts, **self.rd.profiles.settings(task.id)},
+            ),
             server_version=self.version,
             started_at=now_utc(),
             interactions_sha256=self.data_sha256,  # an extra field: headers allow them
@@ -298,7 +309,7 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
 _DOCS = {
     "get_user_profile": "A summary of the user's preferences from their history.",
     "item_info_search": "Look up an item by its title: categories, facts, rating, popularity.",
-    "candidates_analyze": "The candidates grouped by category.",
+    "candidates_analyze": "The candidates grouped by category and by price band.",
     "get_session_behavior": "The user's interests in their two most recent sessions.",
     "get_rating_behavior": "The items the user rated five stars, neutral, and low.",
     "get_similar_items": "Items that users of the given item also took (collaborative filtering).",

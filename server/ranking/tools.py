@@ -12,7 +12,8 @@ header: a session ends after a gap of `SESSION_GAP` seconds; similar items and u
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
@@ -20,19 +21,27 @@ from rapidfuzz import fuzz, process
 
 from taurec.catalog.collaborative import ItemItemModel
 from taurec.catalog.interactions import Interactions, ItemInfo
+from taurec.catalog.splits import Scheme, train_end
+from taurec.server.ranking.candidate_analysis import SETTINGS as ANALYSIS_SETTINGS
+from taurec.server.ranking.candidate_analysis import analyze_candidates
+from taurec.server.ranking.categories import category_shape
+from taurec.server.ranking.profiles import Profiles
+from taurec.tasks.ranking.generator import horizons
 from taurec.tasks.ranking.task import RankingTask
 
 SESSION_GAP: Final = 3600
 TOP_ITEMS: Final = 5
 TOP_USERS: Final = 3
 USER_ITEMS: Final = 3
-TITLE_CHARS: Final = 30
 SETTINGS: Final = {
     "session_gap_seconds": SESSION_GAP,
     "similar_items": TOP_ITEMS,
     "similar_users": TOP_USERS,
     "items_per_similar_user": USER_ITEMS,
-    "collaborative_model": "item-item cosine over co-consumption (scipy), records before the earliest target",
+    "collaborative_model": "item-item cosine over co-consumption (scipy), records before "
+    "the earliest target and, under the global split, in the train part",
+    "hidden": "each suite user's records from their earliest target in the suite on",
+    **ANALYSIS_SETTINGS,
 }
 
 
@@ -42,12 +51,40 @@ class ToolInputError(ValueError):
 
 @dataclass
 class RankingData:
-    """The interactions and the collaborative model trained before `cutoff`."""
+    """The interactions and the collaborative model trained before `cutoff`.
+
+    `horizons` (user id -> that user's earliest target time in the suite) hides every
+    record of those users from that time on, from every tool: no task of a suite can read
+    a sibling task's answer (or anything after it) in a tool's output.
+    """
 
     data: Interactions
     cutoff: int
+    horizons: Mapping[str, int] | None = None
+    facts: dict[str, Any] = field(default_factory=dict)  # logged in each episode header
+    profiles: Profiles = field(default_factory=Profiles)  # LLM-written profiles (profiles.py)
+
+    @classmethod
+    def for_tasks(
+        cls,
+        data: Interactions,
+        tasks: Sequence[RankingTask],
+        scheme: Scheme,
+        part: str | None = None,
+    ) -> RankingData:
+        """The data a suite of `tasks` plays over: the model trained before the earliest
+        target and, under the global split, before the train part's end; each task user's
+        records hidden from their earliest target on."""
+        cutoff = min(t.target_time for t in tasks)
+        end = train_end(data, scheme)
+        if end is not None:
+            cutoff = min(cutoff, end)
+        facts = {"split": scheme, "part": part, "model_trained_before": cutoff}
+        return cls(data, cutoff, horizons(tasks), facts)
 
     def __post_init__(self) -> None:
+        if self.horizons:
+            self.data = _hide_from(self.data, self.horizons)
         self.model = ItemItemModel(self.data, self.cutoff)
         self._titles = {it.title.casefold(): i for i, it in enumerate(self.data.items)}
 
@@ -69,14 +106,29 @@ class RankingData:
         return None
 
 
+def _hide_from(data: Interactions, horizons: Mapping[str, int]) -> Interactions:
+    """`data` without the records of each named user at or after that user's horizon."""
+    limit = np.full(len(data.user_ids), np.iinfo(np.int64).max, dtype=np.int64)
+    for user_id, t in horizons.items():
+        limit[data.user_of(user_id)] = t
+    keep = data.time < limit[data.user]
+    if keep.all():
+        return data
+    return Interactions.build(
+        data.source,
+        data.items,
+        data.user_ids,
+        data.user[keep],
+        data.item[keep],
+        data.rating[keep],
+        data.time[keep],
+    )
+
+
 def _facts(item: ItemInfo) -> str:
     parts = [f"Categories: {', '.join(item.categories) or 'none'}"]
     parts += [f"{k}: {v}" for k, v in item.attributes.items()]
     return " / ".join(parts)
-
-
-def _short(title: str) -> str:
-    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS] + "..."
 
 
 def _user_records(rd: RankingData, task: RankingTask) -> tuple[int, int]:
@@ -84,7 +136,11 @@ def _user_records(rd: RankingData, task: RankingTask) -> tuple[int, int]:
 
 
 def get_user_profile(rd: RankingData, task: RankingTask) -> str:
-    """A deterministic summary of everything the user did before the target time."""
+    """The suite's LLM-written profile for this task when `rd.profiles` has one (see
+    profiles.py), else a deterministic summary of everything before the target time."""
+    cached = rd.profiles.text(task.id)
+    if cached is not None:
+        return cached
     d = rd.data
     lo, hi = _user_records(rd, task)
     if hi == lo:
@@ -122,15 +178,9 @@ def item_info_search(rd: RankingData, task: RankingTask, item_name: str) -> str:
 
 
 def candidates_analyze(rd: RankingData, task: RankingTask) -> str:
-    groups: dict[str, list[str]] = {}
-    for n, cid in enumerate(task.candidates, 1):
-        item = rd.data.items[rd.data.item_of(cid)]
-        path = " > ".join(item.categories[:2]) or "Uncategorised"
-        groups.setdefault(path, []).append(f"  – Item {n}: [{_short(item.title)}]")
-    lines = ["Candidate Analysis by Category:"]
-    for path in sorted(groups):
-        lines += [f"- {path}:", *groups[path]]
-    return "\n".join(lines)
+    """The candidates by category (full path, or each flat label) and by price band."""
+    items = [rd.data.items[rd.data.item_of(cid)] for cid in task.candidates]
+    return analyze_candidates(items, category_shape(rd.data.source))
 
 
 def get_session_behavior(rd: RankingData, task: RankingTask) -> str:

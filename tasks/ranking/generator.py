@@ -1,34 +1,62 @@
 """Generating ranking tasks from interaction data, seeded.
 
-For a sampled user, a target is a record of the test part of their chronological 8:1:1
-split whose item is new to them and which has at least one record before it (the first
-`per_user` such records, default 1); the history is their last (at most 10) items before it; the 19 negatives are
-drawn uniformly from the items outside every record of theirs up to the target. Only
-targets at or after `cutoff` (default: the 80th percentile of all record times) are
-used, so a collaborative model trained on the records before the earliest target
-(see `ranking_data` in server/ranking/app.py) has most of the data and none of any task's future.
+The data is split by a named scheme (taurec.catalog.splits; `global`, AgenticRec's 8:1:1
+over all records sorted by time, by default) and tasks are drawn for one part
+(`split`: train, valid or test). For a sampled user, a target is a record of that part
+whose item is new to them and which has at least one record before it (the first
+`per_user` such records, default 1); the 19 negatives are drawn uniformly from the items
+outside every record of theirs up to the target.
+
+The history is the user's last (at most 10) items before the user's *earliest* target in
+the suite, so with `per_user` > 1 no task's history holds a sibling task's answer (the
+server hides the same records from every tool; see `horizons`).
+
+`cutoff` keeps only targets at or after a time. Its default: none for the global split's
+valid and test parts (they start after the train part, on which the collaborative model is
+trained); the 60th percentile of all record times for its train part and for every part
+of the per-user split, so the model, trained on the records before the suite's earliest
+target (see `ranking_data` in server/ranking/app.py), still sees most of the data and none
+of any task's future.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions, Part
+from taurec.catalog.splits import Scheme, part_of, scheme_of, split_parts
 from taurec.tasks.ranking.task import MAX_HISTORY, N_CANDIDATES, RankingTask
 
+#: Where the 60th-percentile default cutoff applies (see the module docstring).
+LATE_SHARE = 0.6
 
-def default_cutoff(data: Interactions) -> int:
-    return int(np.quantile(data.time, 0.6)) if len(data) else 0
+
+def default_cutoff(
+    data: Interactions, scheme: Scheme = "per-user", part: Part = Part.TEST
+) -> int | None:
+    if scheme == "global" and part != Part.TRAIN:
+        return None
+    return int(np.quantile(data.time, LATE_SHARE)) if len(data) else 0
 
 
-def _targets(data: Interactions, u: int, cutoff: int) -> Iterator[int]:
+def horizons(tasks: Iterable[RankingTask]) -> dict[str, int]:
+    """Each user's earliest target time among `tasks`: what that user's histories and every
+    tool see stops there."""
+    out: dict[str, int] = {}
+    for task in tasks:
+        out[task.user_id] = min(task.target_time, out.get(task.user_id, task.target_time))
+    return out
+
+
+def _targets(
+    data: Interactions, parts: np.ndarray, u: int, part: Part, cutoff: int | None
+) -> Iterator[int]:
     lo, hi = data.span(u)
-    parts = data.parts
     for r in range(lo + 1, hi):
-        if parts[r] != Part.TEST or data.time[r] < cutoff:
+        if parts[r] != part or (cutoff is not None and data.time[r] < cutoff):
             continue
         if data.item[r] in data.item[lo:r]:
             continue
@@ -41,12 +69,16 @@ def generate_ranking_tasks(
     n: int,
     seed: int,
     *,
+    split: str = "test",
+    scheme: Scheme = "global",
     cutoff: int | None = None,
     prefix: str = "rank",
     per_user: int = 1,
 ) -> list[RankingTask]:
-    """Up to `n` tasks, at most `per_user` per user (users in a seeded order, their
-    targets in time order); DataError when the data has no user with a usable target."""
+    """Up to `n` tasks from part `split`, at most `per_user` per user (users in a seeded
+    order, their targets in time order); DataError when no user has a usable target."""
+    part = part_of(split, "split")
+    scheme = scheme_of(scheme, "split scheme")
     if len(data.items) < N_CANDIDATES + MAX_HISTORY:
         raise DataError(
             f"has {len(data.items)} items; ranking tasks need at least "
@@ -54,31 +86,37 @@ def generate_ranking_tasks(
             source=data.source,
         )
     rng = np.random.default_rng(seed)
-    cutoff = default_cutoff(data) if cutoff is None else cutoff
+    parts = split_parts(data, scheme)
+    cutoff = default_cutoff(data, scheme, part) if cutoff is None else cutoff
     tasks: list[RankingTask] = []
     width = len(str(max(n - 1, 1)))
     for u in rng.permutation(len(data.user_ids)):
         if len(tasks) >= n:
             break
-        for r in list(_targets(data, int(u), cutoff))[:per_user]:
-            if len(tasks) < n:
-                tasks.append(_task(data, rng, int(u), r, f"{prefix}_{len(tasks):0{width}d}"))
+        targets = list(_targets(data, parts, int(u), part, cutoff))[: min(per_user, n - len(tasks))]
+        if targets:
+            first = int(data.time[targets[0]])
+            for r in targets:
+                task_id = f"{prefix}_{len(tasks):0{width}d}"
+                tasks.append(_task(data, rng, int(u), r, first, task_id))
     if not tasks:
+        after = "" if cutoff is None else " after the cutoff"
         raise DataError(
-            "has no user with a test-split record after the cutoff and a history before it; "
-            "expected users with at least 3 records",
+            f"has no user with a {split}-part record{after} ({scheme} split) and a history "
+            "before it; expected users with at least 2 records there",
             source=data.source,
         )
     return tasks
 
 
 def _task(
-    data: Interactions, rng: np.random.Generator, u: int, r: int, task_id: str
+    data: Interactions, rng: np.random.Generator, u: int, r: int, first: int, task_id: str
 ) -> RankingTask:
-    """The task whose target is record r of user u."""
+    """The task whose target is record r of user u; the history ends before `first`, the
+    user's earliest target in the suite."""
     t = int(data.time[r])
     lo, hi = data.span(u)
-    b_lo, b_hi = data.before(u, t)
+    b_lo, b_hi = data.before(u, first)
     history = [data.items[i].id for i in data.item[max(b_lo, b_hi - MAX_HISTORY) : b_hi]]
     upto = lo + int(np.searchsorted(data.time[lo:hi], t, side="right"))
     seen = set(data.item[lo:upto].tolist())  # everything the user had by the target time

@@ -9,6 +9,7 @@ from pathlib import Path
 from taurec.catalog.builders.synthetic_interactions import SyntheticSpec, generate_interactions
 from taurec.catalog.interactions import Interactions
 from taurec.catalog.store import Catalog
+from taurec.server.ranking.tools import TOOLS, RankingData, run_tool
 from taurec.tasks.ranking.generator import generate_ranking_tasks
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import SuiteManifest, write_suite_dir
@@ -31,3 +32,17 @@ def write_ranking_suite(folder: Path, n: int = 6) -> Path:
         format_version=1, id="rank-small", kind="ranking", data={"interactions": SMALL}
     )
     return write_suite_dir(folder, manifest, list(small_tasks()[:n]))
+
+
+def all_tool_outputs(rd: RankingData, task: RankingTask) -> dict[str, str]:
+    """Every tool's output for `task`: the no-argument tools once, the title tools for
+    every history item and candidate."""
+    out = {}
+    for name, (_, arg) in TOOLS.items():
+        if arg is None:
+            out[name] = run_tool(rd, task, name, {})
+        else:
+            for item in [*task.history, *task.candidates]:
+                title = rd.data.items[rd.data.item_of(item)].title
+                out[f"{name}:{item}"] = run_tool(rd, task, name, {arg: title})
+    return out

@@ -83,7 +83,7 @@ def test_the_shipped_ranking_suite_loads_as_ranking_builtin():
     suite = load_suite("ranking:builtin")
     assert suite.kind == "ranking" and len(suite.tasks) == 200
     assert all(isinstance(t, RankingTask) for t in suite.tasks)
-    assert suite.data == {"interactions": "synthetic"}
+    assert suite.data == {"interactions": "synthetic", "split": "global", "part": "test"}
 
 
 def test_tasks_validate_checks_a_ranking_suite_against_its_data(tmp_path: Path):
