@@ -6,7 +6,8 @@
 - `movielens:PATH` (a folder in the u.data or ratings.csv layout) or `movielens:recbole`;
   `movielens-catalog:PATH` (or `:recbole`) maps its movies onto the catalog's items by
   title and year (see movielens_mapping.py);
-- `amazon:REVIEWS.jsonl,META.jsonl`: Amazon Reviews 2023.
+- `amazon:REVIEWS.jsonl,META.jsonl[;OPTION]...`: Amazon Reviews 2023 (`.jsonl.gz` too),
+  with a time window, category and minimum-records options (see amazon_source.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from taurec.catalog.store import Catalog
 
 SOURCES = (
     "synthetic[:users=N,interactions=N,seed=N], movielens:PATH|recbole, "
-    "movielens-catalog:PATH|recbole, amazon:REVIEWS,META"
+    "movielens-catalog:PATH|recbole, "
+    "amazon:REVIEWS,META[;window=agenticrec|since=DATE;until=DATE][;category=NAME]"
 )
 
 
@@ -52,9 +54,8 @@ def load_interactions(spec: str, catalog: Catalog | None = None) -> Interactions
             read_movielens(arg), list((catalog or Catalog.load("builtin")).items)
         )
         return mapped
-    if kind == "amazon" and arg.count(",") == 1:
-        from taurec.catalog.amazon import read_amazon
+    if kind == "amazon" and arg:
+        from taurec.catalog.amazon_source import load_amazon_source
 
-        reviews, meta = arg.split(",")
-        return read_amazon(reviews, meta)
+        return load_amazon_source(arg, spec)
     raise DataError(f"unknown interaction source; expected one of {SOURCES}", source=spec)

@@ -11,17 +11,13 @@ line. The data is read from a path the user gives: nothing of it ships.
 
 from __future__ import annotations
 
-import gzip
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import orjson
-
+from taurec.catalog.amazon import category_path, jsonl_records, parse_details, parse_price
 from taurec.catalog.choice_items import ChoiceItem, shorten
-from taurec.catalog.errors import DataError
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 
@@ -32,30 +28,8 @@ class ProductLoad:
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
 
 
-def _open(path: Path) -> IO[bytes]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]  # a GzipFile reads bytes
-    return path.open("rb")
-
-
-def _price(value: Any) -> float | None:
-    if isinstance(value, int | float) and value >= 0:
-        return float(value)
-    if isinstance(value, str):
-        m = re.search(r"\d+(?:\.\d+)?", value.replace(",", ""))
-        return float(m.group()) if m else None
-    return None
-
-
 def _year(details: Any) -> int | None:
-    if isinstance(details, str):  # Amazon Reviews 2023 stores it as a JSON string
-        try:
-            details = orjson.loads(details)
-        except orjson.JSONDecodeError:
-            return None
-    if not isinstance(details, dict):
-        return None
-    m = _YEAR.search(str(details.get("Date First Available", "")))
+    m = _YEAR.search(str(parse_details(details).get("Date First Available", "")))
     return int(m.group()) if m else None
 
 
@@ -67,9 +41,7 @@ def product_item(record: dict[str, Any]) -> ChoiceItem | str:
         return "no parent_asin"
     if not title:
         return "no title"
-    path = [str(c) for c in record.get("categories") or [] if str(c).strip()]
-    if not path and record.get("main_category"):
-        path = [str(record["main_category"])]
+    path = category_path(record)
     rating = record.get("average_rating")
     text = " ".join(str(d) for d in record.get("description") or [] if d) or " ".join(
         str(f) for f in record.get("features") or [] if f
@@ -87,44 +59,17 @@ def product_item(record: dict[str, Any]) -> ChoiceItem | str:
         keywords=[
             shorten(str(f), 60) for f in (record.get("features") or [])[:5] if str(f).strip()
         ],
-        price=_price(record.get("price")),
+        price=parse_price(record.get("price")),
         description=shorten(text),
     )
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with _open(path) as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise DataError(
-                    f"is not JSON ({exc}); expected one product object per line",
-                    source=path,
-                    record=f"line {n}",
-                ) from None
-            if not isinstance(value, dict):
-                raise DataError(
-                    "is not a JSON object; expected one product object per line",
-                    source=path,
-                    record=f"line {n}",
-                )
-            yield n, value
 
 
 def load_products(path: str | Path, *, limit: int | None = None) -> ProductLoad:
     """The products of one metadata file (first `limit` kept, if given); duplicates of an
     id keep the first."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(
-            "does not exist; expected an Amazon Reviews 2023 meta_*.jsonl file", source=path
-        )
     load = ProductLoad(items=[])
     seen: set[str] = set()
-    for _n, record in _records(path):
+    for _n, record in jsonl_records(Path(path), "meta_*.jsonl file"):
         item = product_item(record)
         if isinstance(item, str):
             load.skipped[item] = load.skipped.get(item, 0) + 1

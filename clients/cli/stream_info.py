@@ -6,7 +6,8 @@ episodes, feedback kinds, utility source, choice-set sizes), the spread of its u
 and the regret of the baselines played in process with the rule-based customer:
 random (its exact expectation), popularity, the probing agent and the learner (see
 taurec.clients.agents.stream.baseline_regrets). `--json` prints the same as JSON. A
-suite of another kind gets one line and exit code 2.
+ranking suite, or `--interactions SOURCE`, is described by ranking_info.py; a suite of
+another kind gets one line and exit code 2.
 """
 
 from __future__ import annotations
@@ -47,28 +48,53 @@ def _fmt(x: float) -> str:
 
 
 def info_cmd(
-    suite: Annotated[str, typer.Argument(help="A stream suite: 'stream:builtin' or a folder.")],
+    suite: Annotated[
+        str | None,
+        typer.Argument(help="A stream or ranking suite: 'stream:builtin' or a folder."),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the same as JSON.")] = False,
+    interactions: Annotated[
+        str | None,
+        typer.Option(
+            "--interactions",
+            help="Describe an interaction source (e.g. amazon:REVIEWS,META;window=agenticrec) "
+            "instead of a suite.",
+        ),
+    ] = None,
 ) -> None:
-    """Describe a stream suite: its shape, the spread of its utilities, baseline regrets.
+    """Describe a stream suite (its shape, the spread of its utilities, baseline regrets),
+    a ranking suite or an interaction source (users, items, interactions, sparsity).
 
-    The baselines are played in process with the rule-based customer (seed 0): random
-    (its exact expected regret), popularity, the probing agent (asks about items one by
-    one: a check that the customer gives no utilities away) and the learner.
+    A stream suite's baselines are played in process with the rule-based customer
+    (seed 0): random (its exact expected regret), popularity, the probing agent (asks
+    about items one by one: a check that the customer gives no utilities away) and the
+    learner.
     """
     from taurec.catalog.errors import DataError
     from taurec.clients.agents.stream.baseline_regrets import baseline_regrets
+    from taurec.clients.cli.ranking_info import interactions_info, ranking_info
     from taurec.tasks.stream.statistics import suite_statistics
     from taurec.tasks.suite import load_suite
 
+    if (suite is None) == (interactions is None):
+        typer.echo("error: expected a suite or --interactions SOURCE (one of them)", err=True)
+        raise typer.Exit(2)
+    if interactions is not None:
+        interactions_info(interactions, json_out)
+        return
     try:
-        loaded = load_suite(suite)
+        loaded = load_suite(str(suite))
     except DataError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    other_kind = {"ranking": ranking_info}.get(loaded.kind)
+    if other_kind is not None:
+        other_kind(loaded, json_out)
+        return
     if loaded.kind != "stream":
         typer.echo(
-            f"error: {suite} is a {loaded.kind} suite; taurec tasks info describes stream suites",
+            f"error: {suite} is a {loaded.kind} suite; taurec tasks info describes stream "
+            "and ranking suites",
             err=True,
         )
         raise typer.Exit(2)

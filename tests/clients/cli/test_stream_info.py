@@ -71,7 +71,8 @@ def test_a_suite_of_another_kind_gets_one_line_and_exit_2() -> None:
     result = cli.invoke(app, ["tasks", "info", "builtin"])
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: builtin is a recommendation suite; taurec tasks info describes stream suites\n"
+        "error: builtin is a recommendation suite; taurec tasks info describes stream "
+        "and ranking suites\n"
     )
 
 
