@@ -59,6 +59,7 @@ EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(
     (
         "taurec.evaluator.recommendation.scoring",
         "taurec.evaluator.ranking.scoring",
+        "taurec.evaluator.ranking.ppr",
         "taurec.evaluator.stream.scoring",
     ),
 )

@@ -42,6 +42,7 @@ SERVER_KINDS: KindRegistry[SurfaceFactory] = KindRegistry(
     (
         "taurec.server.recommendation.app",
         "taurec.server.ranking.app",
+        "taurec.server.ranking.ppr",
         "taurec.server.stream.app",
     ),
 )

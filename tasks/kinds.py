@@ -102,7 +102,12 @@ class TaskKind:
 
 TASK_KINDS: KindRegistry[TaskKind] = KindRegistry(
     "task schema",
-    ("taurec.tasks.recommendation.task", "taurec.tasks.ranking.task", "taurec.tasks.stream.task"),
+    (
+        "taurec.tasks.recommendation.task",
+        "taurec.tasks.ranking.task",
+        "taurec.tasks.ranking.pair",
+        "taurec.tasks.stream.task",
+    ),
 )
 
 

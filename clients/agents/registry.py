@@ -154,6 +154,7 @@ AGENT_KINDS: KindRegistry[dict[str, AgentEntry]] = KindRegistry(
     (
         "taurec.clients.agents.registry",
         "taurec.clients.agents.ranking.agents",
+        "taurec.clients.agents.ranking.ppr",
         "taurec.clients.agents.stream.agents",
     ),
 )

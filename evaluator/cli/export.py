@@ -1,15 +1,20 @@
-"""Reading ranking logs for `evaluator export` (the formats are in taurec.evaluator.ranking.export)."""
+"""Reading ranking logs for `evaluator export` (the formats are in
+taurec.evaluator.ranking.export), and writing PPR pairs as a suite folder of kind "ppr"."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
+from taurec.catalog.store import BUILTIN
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
+from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs, ppr_record
 from taurec.evaluator.ranking.scoring import score_ranking_episode
+from taurec.tasks.ranking.pair import PairTask
 from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.suite import SuiteManifest, write_suite_dir
 from taurec.tasks.trajectory.format import Trajectory
 from taurec.tasks.trajectory.reader import read_log
 
@@ -51,4 +56,39 @@ def export_lines(
     episodes = ranking_episodes(files, resolver)
     if fmt == "grpo":
         return list(grpo_groups(episodes))
-    return list(ppr_pairs(episodes, seed))
+    return [ppr_record(pair) for pair in ppr_pairs(episodes, seed)]
+
+
+def write_ppr_suite(files: list[Path], resolver: Resolver, seed: int, folder: Path) -> int:
+    """Mine the PPR pairs of the ranking logs in `files` and write them as a suite folder
+    of kind "ppr" (suite.json + tasks/); the number of pair tasks. DataError when no
+    rollout yields a pair. The tasks carry their titles, so the suite's catalog (the
+    built-in one) is never read by its episodes."""
+    episodes = ranking_episodes(files, resolver)
+    pairs: list[PairTask] = list(ppr_pairs(episodes, seed))
+    if not pairs:
+        raise DataError(
+            f"no PPR pairs in {len(episodes)} ranking episodes: a pair needs a valid ranking "
+            "(10 distinct candidates within the tool budget) whose positive is not first",
+            source=folder,
+        )
+    sources = sorted(_suite_ids(episodes))
+    manifest = SuiteManifest(
+        format_version=1,
+        id=_suite_id(folder),
+        catalog=BUILTIN,
+        kind="ppr",
+        description=f"AgenticRec PPR pairs mined (seed {seed}) from {len(episodes)} ranking "
+        f"episodes of suite {', '.join(sources)}",
+    )
+    write_suite_dir(folder, manifest, pairs)
+    return len(pairs)
+
+
+def _suite_ids(episodes: list[tuple[str, RankingTask, Trajectory, float]]) -> set[str]:
+    return {trajectory.header.suite.id for _, _, trajectory, _ in episodes}
+
+
+def _suite_id(folder: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.resolve().name).strip("-.")
+    return name or "ppr"

@@ -300,17 +300,30 @@ def export(
     ] = None,
     suite: SuiteOpt = None,
     seed: SeedOpt = 0,
+    suite_out: Annotated[
+        Path | None,
+        typer.Option("--suite-out", help="ppr: write the pairs as a suite folder of kind ppr."),
+    ] = None,
 ) -> None:
-    """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL)."""
+    """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL),
+    or with --suite-out the PPR pairs as a suite that `taurec run --suite DIR` plays."""
     import orjson
 
     from taurec.catalog.errors import DataError
-    from taurec.evaluator.cli.export import export_lines
+    from taurec.evaluator.cli.export import export_lines, write_ppr_suite
     from taurec.evaluator.files import NotARunFile, find_logs
     from taurec.evaluator.logs import Resolver
 
+    if suite_out is not None and (fmt is not ExportFormat.PPR or out is not None):
+        err.print("[red]error:[/red] --suite-out: expected --format ppr and no --out")
+        raise typer.Exit(2)
     try:
         files = find_logs(logdirs)
+        if suite_out is not None:
+            n = write_ppr_suite(files, Resolver(suite=suite), seed, suite_out)
+            where = markup(str(suite_out))
+            err.print(f"wrote {n} ppr tasks to {where} (play them: taurec run --suite {where})")
+            return
         lines = export_lines(files, fmt.value, Resolver(suite=suite), seed)
     except (FileNotFoundError, NotARunFile, DataError) as exc:
         err.print(f"[red]error:[/red] {markup(str(exc))}")

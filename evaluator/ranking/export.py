@@ -5,12 +5,8 @@ prompt, each rollout's tool-use trajectory, reward and advantage = reward − th
 mean reward (the rollout itself included, no division by the standard deviation, as in
 AgenticRec's list-wise GRPO); a group whose rewards are all negative is marked dropped.
 
-ppr: AgenticRec's hard-negative pairs. For each rollout that did not rank the positive
-first: one negative drawn uniformly (seeded) from the items ranked above the positive,
-or from the whole list when the positive is missing; each pair yields two tasks, asking
-which item the user is MORE and LESS likely to buy next. Item A is the positive in the
-MORE task and the negative in the LESS task, so the correct answer is always A; the order
-is logged in each record (`a_is`).
+ppr: AgenticRec's hard-negative pairs (see `ppr_pairs`), as `PairTask`s of the "ppr"
+kind: JSON lines here, or a suite folder that `taurec run` plays.
 """
 
 from __future__ import annotations
@@ -19,18 +15,15 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from hashlib import sha256
 from statistics import fmean
 from typing import Any
 
 from taurec.evaluator.ranking.scoring import ranking_answer
-from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.ranking.metrics import score_ranking
+from taurec.tasks.ranking.pair import PairItem, PairTask, pair_prompt
+from taurec.tasks.ranking.task import MAX_HISTORY, RankingTask
 from taurec.tasks.trajectory.format import Trajectory
-
-PPR_PROMPT = (
-    "Given the user's interaction history below and two candidate items, decide which item "
-    "the user is {direction} LIKELY to buy next.\n\n{history}\n\nItem A: {a}\nItem B: {b}\n\n"
-    "Answer with \\boxed{{A}} or \\boxed{{B}}."
-)
 
 
 def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[str, Any]:
@@ -76,46 +69,98 @@ def grpo_groups(
 
 
 _CANDIDATE = re.compile(r"^\d+\. \[([^\]]+)\] (.*)$", re.MULTILINE)
+_HISTORY = re.compile(r"^\d+\. (.*)$")
+_NOT_IN_ID = re.compile(r"[^A-Za-z0-9_.:-]+")
 
 
 def _opening(trajectory: Trajectory) -> str:
     return next((ev["text"] for ev in trajectory.events if ev["type"] == "user_message"), "")
 
 
+def _titles(opening: str) -> tuple[list[str], dict[str, str]]:
+    """(history titles oldest first, candidate id -> title), as the opening showed them."""
+    history: list[str] = []
+    section = ""
+    for line in opening.splitlines():
+        if line.startswith(("User history", "Candidates")):
+            section = line[:4]
+        elif section == "User" and (m := _HISTORY.match(line)):
+            history.append(m.group(1))
+    return history, dict(_CANDIDATE.findall(opening))
+
+
+def _slug(label: str) -> str:
+    """The label as a task-id part; a hash keeps labels that differ only in symbols apart."""
+    slug = _NOT_IN_ID.sub("_", label) or "_"
+    return slug if slug == label else f"{slug}-{sha256(label.encode()).hexdigest()[:6]}"
+
+
 def ppr_pairs(
-    episodes: list[tuple[str, RankingTask, Trajectory, float]], seed: int
-) -> Iterator[dict[str, Any]]:
-    """Titles and history come from each episode's opening, as the agent saw them."""
-    rng = random.Random(seed)
+    episodes: list[tuple[str, RankingTask, Trajectory, float]],
+    seed: int,
+    *,
+    fixed_order: bool = False,
+) -> Iterator[PairTask]:
+    """AgenticRec's PPR pairs: two tasks (MORE, then LESS) per VALID rollout whose
+    positive is not first (score_ranking decides validity: 10 distinct candidates within
+    the tool budget). The negative is drawn uniformly from the items ranked above the
+    positive, or from the whole list when the positive is missing. In each task the
+    positive is item A or B with probability 1/2, so the correct letter is A in half the
+    tasks in expectation and a constant answer earns 0.5.
+
+    Every draw comes from a generator seeded by (`seed`, label, task, trial), so a
+    rollout's pairs do not change when other logs are added. `fixed_order` is the old,
+    gameable order (A = positive in MORE, A = negative in LESS: the answer is always A),
+    kept only so tests can show the fairness check catches it. Titles and history come
+    from each episode's opening, as the agent saw them."""
     for label, task, trajectory, _ in sorted(
         episodes, key=lambda e: (e[0], e[1].id, e[2].header.trial)
     ):
-        ranking, _ = ranking_answer(trajectory)
-        if not ranking or ranking[:1] == [task.positive]:
+        ranking, calls = ranking_answer(trajectory)
+        outcome = score_ranking(task, ranking, calls)
+        if not outcome.valid or ranking is None or outcome.rank == 1:
             continue
-        pool = ranking[: ranking.index(task.positive)] if task.positive in ranking else ranking
-        pool = [i for i in pool if i != task.positive]
-        if not pool:
-            continue
+        pool = ranking[: outcome.rank - 1] if outcome.rank is not None else list(ranking)
+        trial = trajectory.header.trial
+        rng = random.Random(f"ppr:{seed}:{label}:{task.id}:{trial}")
         negative = rng.choice(pool)
-        opening = _opening(trajectory)
-        titles = dict(_CANDIDATE.findall(opening))
-        start = opening.find("User history")
-        history = opening[start : opening.find("\n\nCandidates", start)] if start >= 0 else ""
-        for direction, a, b, a_is in (
-            ("MORE", task.positive, negative, "positive"),
-            ("LESS", negative, task.positive, "negative"),
-        ):
-            yield {
-                "label": label,
-                "task_id": task.id,
-                "trial": trajectory.header.trial,
-                "direction": direction,
-                "prompt": PPR_PROMPT.format(
-                    direction=direction, history=history, a=titles.get(a, a), b=titles.get(b, b)
-                ),
-                "item_a": a,
-                "item_b": b,
-                "a_is": a_is,
-                "answer": "A",
-            }
+        history, titles = _titles(_opening(trajectory))
+        positive = PairItem(id=task.positive, title=titles.get(task.positive, task.positive))
+        other = PairItem(id=negative, title=titles.get(negative, negative))
+        for direction in ("MORE", "LESS"):
+            positive_first = (direction == "MORE") if fixed_order else rng.random() < 0.5
+            a, b = (positive, other) if positive_first else (other, positive)
+            answer = "A" if positive_first == (direction == "MORE") else "B"
+            yield PairTask(
+                id=f"{task.id}.{_slug(label)}.t{trial}.{direction.lower()}",
+                user_id=task.user_id,
+                target_time=task.target_time,
+                history=history[-MAX_HISTORY:],
+                direction=direction,
+                item_a=a,
+                item_b=b,
+                positive=task.positive,
+                answer=answer,
+                source_task_id=task.id,
+                source_label=label,
+                source_trial=trial,
+                source_rank=outcome.rank,
+            )
+
+
+def ppr_record(pair: PairTask) -> dict[str, Any]:
+    """One JSON line of `--format ppr`: the prompt, the two items, the answer and where
+    the pair came from."""
+    return {
+        "id": pair.id,
+        "label": pair.source_label,
+        "task_id": pair.source_task_id,
+        "trial": pair.source_trial,
+        "direction": pair.direction,
+        "prompt": pair_prompt(pair),
+        "item_a": pair.item_a.id,
+        "item_b": pair.item_b.id,
+        "answer": pair.answer,
+        "positive": pair.positive,
+        "a_is": "positive" if pair.item_a.id == pair.positive else "negative",
+    }

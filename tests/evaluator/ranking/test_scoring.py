@@ -1,4 +1,4 @@
-"""Scoring ranking logs, their report, and the RL exports (grpo groups, ppr pairs)."""
+"""Scoring ranking logs, their report, and the grpo export (ppr pairs: test_ppr_pairs.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs
+from taurec.evaluator.ranking.export import grpo_groups
 from taurec.evaluator.ranking.scoring import aggregate_ranking, ranking_rows, score_ranking_episode
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.trajectory.format import AgentInfo, Header, SimulatorInfo, SuiteRef, Trajectory
@@ -133,17 +133,3 @@ def test_a_group_whose_rewards_are_all_negative_is_dropped():
     episodes = [("a", TASK, _trajectory(None, trial=k), -1.0) for k in range(2)]
     (group,) = grpo_groups(episodes)
     assert group["dropped"]
-
-
-def test_ppr_draws_the_negative_from_items_ranked_above_the_positive():
-    ranking = _at(3)
-    pairs = list(ppr_pairs([("a", TASK, _trajectory(ranking), 0.5)], seed=0))
-    assert [p["direction"] for p in pairs] == ["MORE", "LESS"]
-    negative = pairs[0]["item_b"]
-    assert negative in ranking[:2]
-    assert pairs[1]["item_a"] == negative and pairs[1]["item_b"] == "c05"
-    assert "Item A: Title c05" in pairs[0]["prompt"] and "MORE LIKELY" in pairs[0]["prompt"]
-
-
-def test_ppr_skips_rollouts_that_ranked_the_positive_first():
-    assert list(ppr_pairs([("a", TASK, _trajectory(_at(1)), 1.1)], seed=0)) == []
