@@ -6,9 +6,8 @@ logs in `logs/`, the server in process. No API key, no network. Exit codes: 0 do
 it could not write, or every episode ended as an infrastructure error), 2 bad options or
 input (including a model whose API key is not set), 130 interrupted.
 
-`--agent` takes a registered name or one's own agent as `module:Class` or
-`path/file.py:Class` (see agents/custom.py); both get the same progress, resume, sealing
-and table (runner/session.py holds the rules shared with the Python `run_agent`).
+`--agent` takes a registered name or one's own agent as `module:Class` or `path/file.py:Class`
+(see agents/custom.py): the same progress, resume, sealing and table for both.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from taurec.clients.cli.run_options import (
     AGENT_HELP,
     A2aUrlOpt,
     AgentName,
+    AnswerRetriesOpt,
     BackendName,
     BackendOpt,
     CrsUrlOpt,
@@ -36,6 +36,7 @@ from taurec.clients.cli.run_options import (
     check_transport,
     err,
     fail,
+    given_options,
     known_agent,
     named_cause,
     print_dry_run,
@@ -151,6 +152,7 @@ def run(
     ] = 900.0,
     crs_url: CrsUrlOpt = None,
     a2a_url: A2aUrlOpt = None,
+    answer_retries: AnswerRetriesOpt = 0,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and an estimate; run nothing.")
     ] = False,
@@ -206,9 +208,7 @@ def run(
         check_out(out)
     except RunRefused as exc:
         fail(exc)
-    given: dict[str, object] = {
-        k: v for k, v in {"crs_url": crs_url, "a2a_url": a2a_url}.items() if v
-    }
+    given = given_options(crs_url=crs_url, a2a_url=a2a_url, answer_retries=answer_retries)
     given |= agent_stream_options(context, planning, planning_interval, confidence)
     settings = AgentSettings(
         label=label,

@@ -50,6 +50,15 @@ CrsUrlOpt = Annotated[
         "a CRS Arena server: http://HOST:PORT/).",
     ),
 ]
+AnswerRetriesOpt = Annotated[
+    int,
+    typer.Option(
+        "--answer-retries",
+        min=0,
+        help="--agent llm on a ranking suite: replies with no readable answer that get a "
+        "correction instead of scoring -1 (AgenticRec: 0); each one is logged.",
+    ),
+]
 A2aUrlOpt = Annotated[
     str | None, typer.Option("--a2a-url", help="--agent a2a: the A2A agent's base URL.")
 ]
@@ -165,6 +174,11 @@ def check_transport(
             "its task and trial; omit --seed (it applies only to --transport http, against a "
             "server without run plans)"
         )
+
+
+def given_options(**values: object) -> dict[str, object]:
+    """The agent options that were given (AgentSettings.options), by name."""
+    return {k: v for k, v in values.items() if v}
 
 
 def check_agent_options(name: str, given: dict[str, object], kind: str) -> None:

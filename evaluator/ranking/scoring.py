@@ -4,8 +4,10 @@ CIs per agent label, and pass^k where a trial passes when the positive is in the
 top `pass_k`.
 
 The answer is the `ranking` argument of the episode's submit_ranking call; the tool
-count is every other tool call (abort_episode excluded), so a call past the budget makes
-the answer invalid however the episode ended.
+count is every call to one of the seven tools (taurec.tasks.ranking.rules: the same count
+the server and the Python environment keep), so a call past the budget makes the answer
+invalid however the episode ended. Replies a harness rejected before the answer (its
+`rejected_replies`) are reported as `answer_retries`.
 """
 
 from __future__ import annotations
@@ -22,14 +24,13 @@ from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
 from taurec.tasks.ranking.metrics import score_ranking
+from taurec.tasks.ranking.rules import REJECTED, SUBMIT, is_tool_call
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.trajectory.format import EndReason, Trajectory
 
 if TYPE_CHECKING:
     from taurec.evaluator.resolver import Resolver, SuiteContext
 
-SUBMIT = "submit_ranking"
-NOT_TOOLS = frozenset({SUBMIT, "abort_episode"})
 METRICS = ("hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10")
 
 
@@ -43,9 +44,18 @@ def ranking_answer(trajectory: Trajectory) -> tuple[list[str] | None, int]:
         if ev["name"] == SUBMIT and ranking is None:
             value = ev.get("arguments", {}).get("ranking")
             ranking = [str(x) for x in value] if isinstance(value, list) else []
-        elif ev["name"] not in NOT_TOOLS:
+        elif is_tool_call(ev["name"]):
             calls += 1
     return ranking, calls
+
+
+def answer_retries(trajectory: Trajectory) -> int:
+    """How many replies the harness rejected before the answer (0 without a submission)."""
+    for ev in trajectory.events:
+        if ev["type"] == "tool_call" and ev["name"] == SUBMIT:
+            rejected = ev.get("arguments", {}).get(REJECTED)
+            return len(rejected) if isinstance(rejected, list) else 0
+    return 0
 
 
 def score_ranking_episode(
@@ -66,7 +76,12 @@ def score_ranking_episode(
         item_id=ranking[0] if ranking else None,
         kind="ranking",
         reward=outcome.reward,
-        metrics={**outcome.metrics(), "reward": outcome.reward, "valid": float(outcome.valid)},
+        metrics={
+            **outcome.metrics(),
+            "reward": outcome.reward,
+            "valid": float(outcome.valid),
+            "answer_retries": float(answer_retries(trajectory)),
+        },
         success=outcome.rank is not None and outcome.rank <= task.pass_k,
         tool_calls=calls,
     )
@@ -117,6 +132,9 @@ def aggregate_ranking(label: str, scores: list[EpisodeScore], seed: int = 0) -> 
         else None,
         "mean_reward": fmean(rewards) if rewards else None,
         "mean_tool_calls": fmean(s.tool_calls for s in scores) if scores else None,
+        "mean_answer_retries": fmean(s.metrics.get("answer_retries", 0.0) for s in scores)
+        if scores
+        else None,
         "infra_errors": sum(s.infra_error for s in scores),
         "episodes_with_problems": sum(bool(s.problems) for s in scores),
     }
@@ -143,6 +161,7 @@ def ranking_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     rows += [
         ("invalid answers", _num(group["invalid_rate"])),
         ("tool calls (mean)", _num(group["mean_tool_calls"])),
+        ("answer retries (mean)", _num(group.get("mean_answer_retries"))),
         ("infrastructure errors", f"{group['infra_errors']} (counted as failures)"),
     ]
     return rows

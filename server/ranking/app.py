@@ -30,7 +30,7 @@ from taurec.catalog.interaction_sources import load_interactions
 from taurec.catalog.splits import scheme_of
 from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.kinds import SERVER_KINDS, KindService
-from taurec.server.ranking.episode import SUBMIT, RankingEpisode, StepResult
+from taurec.server.ranking.episode import RankingEpisode, StepResult
 from taurec.server.ranking.profiles import load_profiles, suite_folder
 from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
 from taurec.server.run_facts import SERVER_NAME, default_run_label, derive_seed, server_version
@@ -38,6 +38,7 @@ from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
 from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
 from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.ranking.rules import REJECTED, REPLY, SUBMIT
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import Suite, portable_suite_spec
 from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
@@ -286,9 +287,22 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         ranking: Annotated[
             list[str], Field(description="Exactly 10 distinct candidate ids, most likely first.")
         ],
+        reply: Annotated[
+            str | None,
+            Field(max_length=50_000, description="Harnesses: the reply the ranking was read from."),
+        ] = None,
+        rejected_replies: Annotated[
+            list[Annotated[str, Field(max_length=50_000)]] | None,
+            Field(
+                max_length=20,
+                description="Harnesses that retry: earlier replies with no readable answer.",
+            ),
+        ] = None,
     ) -> str:
         """Submit the top-10 ranking; this ends the episode (an invalid list scores -1)."""
-        return (await service.call(episode_id, SUBMIT, {"ranking": ranking})).text
+        arguments: dict[str, Any] = {"ranking": ranking}
+        arguments |= {k: v for k, v in ((REPLY, reply), (REJECTED, rejected_replies)) if v}
+        return (await service.call(episode_id, SUBMIT, arguments)).text
 
     async def abort_episode(
         episode_id: EpisodeId,

@@ -2,8 +2,10 @@
 environment (env.py): the opening prompt, tool calls counted against the budget,
 and the submitted ranking. It does no I/O; callers log what `call` returns.
 
-The episode ends on `submit_ranking` (valid or not: an invalid answer is final and
-scores -1) and on the call past the budget (the 11th of 10), which makes it invalid.
+The episode ends on `submit_ranking` with a list of ids (valid or not: an invalid answer
+is final and scores -1) and on the tool call past the budget (the 11th of 10), which makes
+it invalid. A call to an unknown tool or with ill-formed arguments is refused, uncounted,
+as over MCP (taurec.tasks.ranking.rules).
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from typing import Any, Final
 
 from taurec.server.ranking.tools import TOOLS, RankingData, ToolInputError, run_tool
 from taurec.tasks.ranking.metrics import RankingOutcome, score_ranking
+from taurec.tasks.ranking.rules import SUBMIT, call_problem
 from taurec.tasks.ranking.task import RankingTask
-
-SUBMIT: Final = "submit_ranking"
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,11 @@ class RankingEpisode:
         """One tool call (or the submission). After the end, an error that says so."""
         if self.ended:
             return StepResult("the episode has ended; start a new one", is_error=True, done=True)
+        problem = call_problem(name, arguments)
+        if problem is not None:
+            return StepResult(problem, is_error=True)
         if name == SUBMIT:
-            return self.submit(arguments.get("ranking"))
+            return self.submit(arguments["ranking"])
         self.tool_calls += 1
         if self.tool_calls > self.task.tool_budget:
             return self._end(
@@ -88,9 +92,7 @@ class RankingEpisode:
         self.history.append({"name": name, "arguments": arguments, "text": result.text})
         return result
 
-    def submit(self, ranking: Any) -> StepResult:
-        if not isinstance(ranking, list) or not all(isinstance(x, str) for x in ranking):
-            return self._end(None, "ranking: expected a list of candidate ids (strings)")
+    def submit(self, ranking: list[str]) -> StepResult:
         outcome = score_ranking(self.task, ranking, self.tool_calls)
         text = (
             f"Ranking received ({len(ranking)} ids). The episode is over."

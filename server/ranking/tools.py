@@ -27,6 +27,7 @@ from taurec.server.ranking.candidate_analysis import analyze_candidates
 from taurec.server.ranking.categories import category_shape
 from taurec.server.ranking.profiles import Profiles
 from taurec.tasks.ranking.generator import horizons
+from taurec.tasks.ranking.rules import TOOL_ARGUMENTS
 from taurec.tasks.ranking.task import RankingTask
 
 SESSION_GAP: Final = 3600
@@ -267,13 +268,16 @@ def get_similar_users(rd: RankingData, task: RankingTask) -> str:
 
 #: name -> (function, its argument name or None). The order is the paper's.
 TOOLS: Final[dict[str, tuple[Any, str | None]]] = {
-    "get_user_profile": (get_user_profile, None),
-    "item_info_search": (item_info_search, "item_name"),
-    "candidates_analyze": (candidates_analyze, None),
-    "get_session_behavior": (get_session_behavior, None),
-    "get_rating_behavior": (get_rating_behavior, None),
-    "get_similar_items": (get_similar_items, "item_title"),
-    "get_similar_users": (get_similar_users, None),
+    name: (fn, TOOL_ARGUMENTS[name])
+    for name, fn in (
+        ("get_user_profile", get_user_profile),
+        ("item_info_search", item_info_search),
+        ("candidates_analyze", candidates_analyze),
+        ("get_session_behavior", get_session_behavior),
+        ("get_rating_behavior", get_rating_behavior),
+        ("get_similar_items", get_similar_items),
+        ("get_similar_users", get_similar_users),
+    )
 }
 
 

@@ -165,7 +165,14 @@ AGENT_KINDS.register("ranking")(
             lambda s: ScriptedRanker(s.label or "scripted"),
         ),
         "llm": AgentEntry(
-            AgentProfile("a litellm agent with the AgenticRec prompt", 5, 0, 6, needs_model=True),
+            AgentProfile(
+                "a litellm agent with the AgenticRec prompt",
+                5,
+                0,
+                6,
+                needs_model=True,
+                accepts=("answer_retries",),
+            ),
             _llm,
         ),
     }

@@ -1,8 +1,12 @@
 """The LLM agent on ranking tasks: AgenticRec's prompt (App. A), the seven tools offered
 as function tools, and the answer either as a submit_ranking call or as
 `<answer>\\boxed{[...]}</answer>` with 1-based candidate indices, which is turned into the
-submit_ranking call (so every answer reaches the log the same way). A reply with neither
-gets one note saying what is expected; the step budget bounds the episode."""
+submit_ranking call (so every answer reaches the log the same way, with the reply it was
+read from). A final reply with no readable answer (no tool call and no \\boxed list of
+candidate indices) is the paper's malformed answer: it is submitted as an empty ranking,
+which scores -1. With `answer_retries` N (`taurec run --answer-retries N`), up to N such
+replies get a note saying what is expected instead; the rejected replies are logged with
+the answer (`rejected_replies`) and reported as answer retries."""
 
 from __future__ import annotations
 
@@ -38,11 +42,14 @@ SYSTEM_PROMPT = (
 
 
 class RankingLLMAgent(LLMAgent):
+    answer_retries: int = 0
+
     async def run(self, episode: Episode) -> None:
         tools = episode.tools or (await episode.client.list_tools()).tools
         offered = function_tools(tools)
         names = frozenset(t["function"]["name"] for t in offered)
         ids = [cid for cid, _ in read_opening(episode.opening).candidates]
+        rejected: list[str] = []
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": SYSTEM_PROMPT.format(tools_schema=json.dumps(offered))},
             {"role": "user", "content": episode.opening},
@@ -65,9 +72,13 @@ class RankingLLMAgent(LLMAgent):
             try:
                 ranking = parse_boxed(text, ids)
             except AnswerError as exc:
-                messages.append({"role": "user", "content": f"[harness] {exc}"})
-                continue
-            await episode.call("submit_ranking", ranking=ranking)
+                if len(rejected) < self.answer_retries:
+                    rejected.append(text)
+                    messages.append({"role": "user", "content": f"[harness] {exc}"})
+                    continue
+                ranking = []  # malformed: scored -1, with the reply logged beside it
+            retried = {"rejected_replies": rejected} if rejected else {}
+            await episode.call("submit_ranking", ranking=ranking, reply=text, **retried)
             return
         log.info(
             "episode %s: %s steps without an answer",
@@ -83,4 +94,15 @@ def make_ranking_llm_agent(
         from taurec.clients.agents.registry import AgentUnavailable
 
         raise AgentUnavailable("--agent llm needs --model (a litellm model string)")
-    return RankingLLMAgent(_make_settings(settings).settings)
+    if not isinstance(settings, AgentSettings):
+        return RankingLLMAgent(_make_settings(settings).settings)
+    from dataclasses import replace
+
+    from taurec.clients.agents.registry import default_label
+
+    options = dict(settings.options)
+    retries = int(options.pop("answer_retries", None) or 0)
+    agent = RankingLLMAgent(_make_settings(replace(settings, options=options)).settings)
+    agent.answer_retries = retries
+    agent.label = default_label("llm", settings)  # names the retries, so runs never pool
+    return agent

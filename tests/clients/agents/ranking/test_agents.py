@@ -12,14 +12,17 @@ from mcp import Client
 from support.ranking import write_ranking_suite
 from typer.testing import CliRunner
 
-from taurec.clients.agents.base import Episode, outcome_of
+from taurec.clients.agents.base import AgentSettings, Episode, outcome_of
 from taurec.clients.agents.llm import LLMAgentSettings
-from taurec.clients.agents.ranking.llm import RankingLLMAgent
+from taurec.clients.agents.ranking.llm import RankingLLMAgent, make_ranking_llm_agent
 from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed
+from taurec.clients.agents.registry import default_label
 from taurec.clients.cli.main import app
+from taurec.evaluator.ranking.scoring import score_ranking_episode
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
+from taurec.tasks.trajectory.format import Trajectory
 from taurec.tasks.trajectory.reader import read_log
 
 runner = CliRunner()
@@ -96,7 +99,7 @@ class _Script:
         return await litellm.acompletion(**kwargs, mock_response="", mock_tool_calls=step)
 
 
-async def _play_llm(suite: str, tmp_path: Path, script: _Script) -> Path:
+async def _play_llm(suite: str, tmp_path: Path, script: _Script, retries: int = 0) -> Path:
     settings = ServerSettings(suite=suite, log_dir=tmp_path, run_label="llm-rank")
     task = load_suite(suite).tasks[0]
     async with Client(build_server(settings)) as client:
@@ -112,6 +115,7 @@ async def _play_llm(suite: str, tmp_path: Path, script: _Script) -> Path:
             tools=tools,
         )
         agent = RankingLLMAgent(LLMAgentSettings(model="gpt-4o-mini", completion=script))
+        agent.answer_retries = retries
         await agent.run(episode)
     (log,) = tmp_path.rglob("*.jsonl")
     return log
@@ -144,14 +148,61 @@ async def test_the_llm_agent_turns_a_boxed_answer_into_submit_ranking(
     assert "<tools>" in system and "submit_ranking" in system
 
 
-async def test_a_reply_without_an_answer_gets_a_note_and_another_turn(
+def _submission(log: Path) -> dict[str, Any]:
+    return next(
+        e["arguments"]
+        for e in read_log(log).events
+        if e["type"] == "tool_call" and e["name"] == "submit_ranking"
+    )
+
+
+def _score(suite: str, log: Path) -> Any:
+    parsed = read_log(log)
+    assert parsed.header is not None
+    task = load_suite(suite).get(parsed.header.task_id)
+    return score_ranking_episode(task, Trajectory(header=parsed.header, events=parsed.events))
+
+
+async def test_a_final_reply_without_an_answer_scores_minus_one_with_the_reply_logged(
     suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     script = _Script("I am not sure yet.", "\\boxed{[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}")
     log = await _play_llm(suite, tmp_path, script)
+    assert len(script.requests) == 1  # no second chance: AgenticRec's -1
+    assert _submission(log) == {"ranking": [], "reply": "I am not sure yet."}
+    score = _score(suite, log)
+    assert score.reward == -1.0 and score.metrics["answer_retries"] == 0
+
+
+async def test_with_answer_retries_a_reply_without_an_answer_gets_a_note_and_is_logged(
+    suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    script = _Script("I am not sure yet.", "\\boxed{[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}")
+    log = await _play_llm(suite, tmp_path, script, retries=1)
     assert "no \\boxed{[...]} answer found" in script.requests[1]["messages"][-1]["content"]
-    assert read_log(log).events[-1]["type"] == "end"
+    submitted = _submission(log)
+    assert submitted["rejected_replies"] == ["I am not sure yet."]
+    assert len(submitted["ranking"]) == 10
+    score = _score(suite, log)
+    assert score.metrics["answer_retries"] == 1 and score.metrics["valid"] == 1.0
+
+
+def test_answer_retries_is_an_option_of_the_llm_agent_only(suite: str, tmp_path: Path):
+    bad = _run(suite, tmp_path / "x", "--agent", "random", "--answer-retries", "1")
+    assert bad.exit_code == 2
+    assert "--answer-retries does not apply to --agent random on a ranking suite" in bad.stderr
+    ok = _run(
+        suite, tmp_path / "y", "--agent", "llm", "--model", "mock", "--answer-retries", "2",
+        "--dry-run",
+    )  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    # runs with retries are never pooled with runs without: the label says so
+    settings = AgentSettings(model="m", temperature=0.0, options={"answer_retries": 2})
+    assert default_label("llm", settings) == "m@t0+answer_retries=2"
+    agent = make_ranking_llm_agent(settings)
+    assert agent.label == "m@t0+answer_retries=2" and agent.answer_retries == 2
 
 
 def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(

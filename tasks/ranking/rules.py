@@ -1,0 +1,60 @@
+"""What a ranking episode counts, the same on every path: over MCP, in the Python
+environment (server/ranking/env.py) and in the evaluator and its RL exports.
+
+Only a call to one of the seven tools with well-formed arguments is a tool call: it
+counts against the budget (`RankingTask.tool_budget`; one more ends the episode invalid)
+and toward the +0.1 bonus. A call to an unknown tool, or with a missing or ill-typed
+argument, is refused and not counted, as an MCP server refuses it before the episode sees
+it (so it never reaches a log). A call that reaches a tool counts even when the tool
+answers with an error (an unknown title). The same goes for `submit_ranking`: a `ranking`
+that is not a list of strings is refused and the episode goes on; a list of strings ends
+it, scored -1 when it is not 10 distinct candidates (taurec.tasks.ranking.metrics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+SUBMIT: Final = "submit_ranking"
+#: The seven tools, in the paper's order, and the name of each one's argument (or None).
+TOOL_ARGUMENTS: Final[dict[str, str | None]] = {
+    "get_user_profile": None,
+    "item_info_search": "item_name",
+    "candidates_analyze": None,
+    "get_session_behavior": None,
+    "get_rating_behavior": None,
+    "get_similar_items": "item_title",
+    "get_similar_users": None,
+}
+#: submit_ranking's optional arguments, logged with the answer: the reply the ranking was
+#: read from, and replies before it that held no readable answer (a harness that retries).
+REPLY: Final = "reply"
+REJECTED: Final = "rejected_replies"
+
+
+def call_problem(name: str, arguments: Mapping[str, Any]) -> str | None:
+    """Why the call is refused uncounted (its schema), or None when it is a real call."""
+    if name == SUBMIT:
+        ranking = arguments.get("ranking")
+        if not isinstance(ranking, list) or not all(isinstance(x, str) for x in ranking):
+            return "submit_ranking needs ranking: a list of candidate ids (strings)"
+        rejected = arguments.get(REJECTED)
+        if rejected is not None and not (
+            isinstance(rejected, list) and all(isinstance(x, str) for x in rejected)
+        ):
+            return f"submit_ranking: {REJECTED} must be a list of strings"
+        return None
+    if name not in TOOL_ARGUMENTS:
+        return f"unknown tool {name!r}; expected one of {', '.join([*TOOL_ARGUMENTS, SUBMIT])}"
+    arg = TOOL_ARGUMENTS[name]
+    if arg is not None:
+        value = arguments.get(arg)
+        if not isinstance(value, str) or not value.strip():
+            return f"{name} needs {arg} (a title, as text)"
+    return None
+
+
+def is_tool_call(name: str) -> bool:
+    """Whether a logged call counts against the budget (every logged call passed its schema)."""
+    return name in TOOL_ARGUMENTS
