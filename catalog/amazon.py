@@ -28,7 +28,7 @@ import numpy as np
 import orjson
 
 from taurec.catalog.errors import DataError
-from taurec.catalog.interactions import Interactions, ItemInfo
+from taurec.catalog.interactions import CategoryShape, Interactions, ItemInfo
 
 REVIEW_FIELDS = ("rating", "parent_asin", "user_id", "timestamp")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -263,4 +263,5 @@ def read_amazon(
         np.array(cols[1], dtype=np.int32),
         np.array(cols[2], dtype=np.float32),
         np.array(cols[3], dtype=np.int64),
+        CategoryShape.PATH,
     )

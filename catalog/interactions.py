@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from functools import cached_property
 
 import numpy as np
@@ -34,6 +34,15 @@ class ItemInfo(BaseModel):
     )
 
 
+class CategoryShape(StrEnum):
+    """What an item's category list is: one root-to-leaf path (Amazon Reviews 2023:
+    ["CDs & Vinyl", "Rock", "Classic Rock"]) or independent labels (MovieLens genres),
+    in no order that means anything."""
+
+    PATH = "path"
+    LABELS = "labels"
+
+
 class Part(IntEnum):
     """Which part of the chronological 8:1:1 split a record is in."""
 
@@ -53,6 +62,7 @@ class Interactions:
     item: np.ndarray  # int32 index into items
     rating: np.ndarray  # float32, 1-5 (0 when the source has none)
     time: np.ndarray  # int64 unix seconds
+    category_shape: CategoryShape = CategoryShape.LABELS
     starts: np.ndarray = field(init=False)  # user u's records: starts[u]:starts[u + 1]
 
     def __post_init__(self) -> None:
@@ -68,6 +78,7 @@ class Interactions:
         item: np.ndarray,
         rating: np.ndarray,
         time: np.ndarray,
+        category_shape: CategoryShape = CategoryShape.LABELS,
     ) -> Interactions:
         n = len(user)
         if not (len(item) == len(rating) == len(time) == n):
@@ -87,6 +98,7 @@ class Interactions:
             np.ascontiguousarray(item[order], dtype=np.int32),
             np.ascontiguousarray(rating[order], dtype=np.float32),
             np.ascontiguousarray(time[order], dtype=np.int64),
+            category_shape,
         )
 
     def __len__(self) -> int:
@@ -180,4 +192,5 @@ class Interactions:
             self.item[keep],
             self.rating[keep],
             self.time[keep],
+            self.category_shape,
         )

@@ -18,8 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from taurec.catalog.interactions import ItemInfo
-from taurec.server.ranking.categories import CategoryShape
+from taurec.catalog.interactions import CategoryShape, ItemInfo
 
 TITLE_CHARS: Final = 30
 UNCATEGORISED: Final = "Uncategorised"

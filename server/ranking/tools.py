@@ -24,7 +24,6 @@ from taurec.catalog.interactions import Interactions, ItemInfo
 from taurec.catalog.splits import Scheme, train_end
 from taurec.server.ranking.candidate_analysis import SETTINGS as ANALYSIS_SETTINGS
 from taurec.server.ranking.candidate_analysis import analyze_candidates
-from taurec.server.ranking.categories import category_shape
 from taurec.server.ranking.profiles import Profiles
 from taurec.tasks.ranking.generator import horizons
 from taurec.tasks.ranking.rules import TOOL_ARGUMENTS
@@ -123,6 +122,7 @@ def _hide_from(data: Interactions, horizons: Mapping[str, int]) -> Interactions:
         data.item[keep],
         data.rating[keep],
         data.time[keep],
+        data.category_shape,
     )
 
 
@@ -181,7 +181,7 @@ def item_info_search(rd: RankingData, task: RankingTask, item_name: str) -> str:
 def candidates_analyze(rd: RankingData, task: RankingTask) -> str:
     """The candidates by category (full path, or each flat label) and by price band."""
     items = [rd.data.items[rd.data.item_of(cid)] for cid in task.candidates]
-    return analyze_candidates(items, category_shape(rd.data.source))
+    return analyze_candidates(items, rd.data.category_shape)
 
 
 def get_session_behavior(rd: RankingData, task: RankingTask) -> str:

@@ -5,16 +5,18 @@ from typing import Any
 
 import orjson
 import pytest
+from support.amazon23 import write_category
+from support.ranking import small_data
 
 from taurec.catalog.amazon import read_amazon
-from taurec.catalog.interactions import ItemInfo
+from taurec.catalog.interaction_sources import load_interactions
+from taurec.catalog.interactions import CategoryShape, ItemInfo
 from taurec.server.ranking.candidate_analysis import (
     PRICE_UNKNOWN,
     analyze_candidates,
     price_band,
     price_of,
 )
-from taurec.server.ranking.categories import CategoryShape, category_shape
 from taurec.server.ranking.tools import RankingData, candidates_analyze
 from taurec.tasks.ranking.task import RankingTask
 
@@ -43,18 +45,12 @@ def _groups(text: str, section: str) -> dict[str, list[int]]:
     return out
 
 
-@pytest.mark.parametrize(
-    ("source", "shape"),
-    [
-        ("amazon:reviews.jsonl,meta.jsonl", CategoryShape.PATH),
-        ("movielens:recbole", CategoryShape.LABELS),
-        ("movielens:ml mapped onto catalog items", CategoryShape.LABELS),
-        ("synthetic:users=300,interactions=3000,seed=1", CategoryShape.LABELS),
-        ("someone-elses-data:x", CategoryShape.LABELS),
-    ],
-)
-def test_each_source_names_the_shape_of_its_categories(source: str, shape: CategoryShape):
-    assert category_shape(source) is shape
+def test_amazon_data_holds_category_paths_and_other_sources_flat_labels(tmp_path: Path):
+    files = write_category(tmp_path)
+    assert load_interactions(files.source()).category_shape is CategoryShape.PATH
+    assert small_data().category_shape is CategoryShape.LABELS
+    # a copy keeps it
+    assert small_data().without_records_from(0).category_shape is CategoryShape.LABELS
 
 
 def test_a_hierarchy_path_is_shown_whole_not_cut_to_two_levels():

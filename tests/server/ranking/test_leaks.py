@@ -43,8 +43,9 @@ def _with_answers_swapped(
         )
         item[r] = (item[r] + 1) % len(data.items)
     return Interactions.build(
-        data.source, data.items, data.user_ids, data.user, item, data.rating, data.time
-    )
+        data.source, data.items, data.user_ids, data.user, item, data.rating, data.time,
+        data.category_shape,
+    )  # fmt: skip
 
 
 def _future_free(data: Interactions, rd: RankingData, task: RankingTask) -> RankingData:
