@@ -60,7 +60,7 @@ def main() -> None:
         generate_interactions, catalog.items, SyntheticSpec(args.users, args.interactions, 0)
     )
     tasks, task_s = _timed(generate_ranking_tasks, data, args.calls, 0)
-    rd, model_s = _timed(RankingData, data, min(t.target_time for t in tasks))
+    rd, model_s = _timed(RankingData.for_tasks, data, tasks, "global", "test")
     table = Table(
         title=f"ranking tools on {len(data.user_ids):,} users x {len(data):,} interactions"
     )

@@ -1,7 +1,7 @@
 """The text of `candidates_analyze`: the candidates grouped by category, then by price
 (AgenticRec App. B: "by category or price"; we show both, category first).
 
-By category: where the data's categories are a hierarchy path (see categories.py), an
+By category: where the data's categories are a hierarchy path (`Interactions.category_shape`), an
 item is listed under its full leaf path ("CDs & Vinyl > Rock > Classic Rock"); where
 they are flat labels (genres), under each of its labels, so an item with two genres
 appears twice and no made-up path ("Comedy > Drama") is ever shown. Groups are sorted
