@@ -16,30 +16,23 @@ submit_answer call's argument and the end record's reason is "recommended". Seal
 
 from __future__ import annotations
 
-import secrets
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.episode_end import EpisodeEnd
+from taurec.server.episode_service import Admitted, EpisodeService
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.env import Step
-from taurec.server.run_facts import SERVER_NAME, default_run_label, derive_seed, server_version
-from taurec.server.seal import Admission, Seals, load_seals
+from taurec.server.run_facts import SERVER_NAME
 from taurec.server.settings import ServerSettings
-from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
-from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.ranking.pair import SUBMIT, PairEpisode, PairOutcome, PairTask
-from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
-from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
-from taurec.tasks.trajectory.signing import load_log_key
+from taurec.tasks.suite import Suite, load_suite
+from taurec.tasks.trajectory.format import EndReason
 
 EpisodeId = Annotated[
     str, Field(min_length=1, description="The episode_id start_episode returned.")
@@ -61,113 +54,25 @@ class PairAnswered(BaseModel):
     end_reason: str = EndReason.RECOMMENDED.value
 
 
-@dataclass
-class _Open:
-    episode: PairEpisode
-    writer: TrajectoryWriter
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
-    admission: Admission | None = None  # sealed mode: the planned episode it plays
-
-
-class PairService:
-    def __init__(self, settings: ServerSettings, suite: Suite) -> None:
-        self.settings = settings
-        self.suite = suite
-        self.version = server_version()
-        self.run_id = settings.run_label or default_run_label()
-        self.suite_ref = SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec))
-        self.catalog_sha256 = suite.catalog.sha256()
-        self.key = load_log_key(create=True)
-        self._open: dict[str, _Open] = {}
-        self._ended: dict[str, str] = {}
-        self.seals: Seals | None = None
-        if settings.plans:
-            self.seals = load_seals(
-                settings.plans,
-                suite,
-                suite.catalog,
-                settings.log_dir,
-                self.key,
-                server_version=self.version,
-            )
-
-    @property
-    def plan_tokens(self) -> list[str]:
-        return [] if self.seals is None else self.seals.tokens
+class PairService(EpisodeService[PairEpisode]):
+    kind = "ppr"
 
     def start(
         self, task_id: str, trial: int, seed: int | None, agent_label: str | None
     ) -> PairStarted:
-        task = self.suite.get(task_id)
-        if task is None:
-            raise ToolError(
-                f"unknown task_id {task_id!r}; expected a task of suite {self.suite.id!r}"
-            )
-        admission = None
-        if self.seals is not None:
-            with _agent_errors():
-                admission = self.seals.admit(task.id, trial, seed, agent_label)
-            agent_label, seed = admission.label, admission.seed
-        try:
-            return self._start(task, trial, seed, agent_label, admission)
-        except BaseException:
-            if admission is not None and self.seals is not None:
-                self.seals.cancel(admission)
-            raise
+        return self.admit(task_id, trial, seed, agent_label, self._start)
 
-    def _start(
-        self,
-        task: PairTask,
-        trial: int,
-        seed: int | None,
-        agent_label: str | None,
-        admission: Admission | None,
-    ) -> PairStarted:
-        episode_id = secrets.token_hex(16)
-        run_id = self.run_id if admission is None else admission.run_id
-        header = Header(
-            run_id=run_id,
-            episode_id=episode_id,
-            kind="ppr",
-            mode="open" if admission is None else "sealed",
-            plan_id=None if admission is None else admission.plan_id,
-            agent=AgentInfo(label=agent_label or self.settings.agent_label),
-            task_id=task.id,
-            task_sha256=task.sha256(),
-            suite=self.suite_ref,
-            catalog_sha256=self.catalog_sha256,
-            trial=trial,
-            seed=derive_seed(task.id, trial) if seed is None else seed,
-            simulator=SimulatorInfo(kind="none"),
-            server_version=self.version,
-            started_at=now_utc(),
-        )
-        path = log_path(self.settings.log_dir, run_id, task.id, trial, episode_id)
-        writer = TrajectoryWriter(path, header, self.key)
+    def _start(self, admitted: Admitted) -> PairStarted:
+        task: PairTask = admitted.task
         episode = PairEpisode(task)
         opening = episode.opening()
-        writer.user_message(opening)
-        self._open[episode_id] = _Open(episode, writer, admission=admission)
-        if admission is not None and self.seals is not None:
-            self.seals.started(admission, episode_id, path)
-        return PairStarted(episode_id=episode_id, task_id=task.id, trial=trial, opening=opening)
-
-    def _get(self, episode_id: str) -> _Open:
-        if self.seals is not None:  # in sealed mode only the plan that started it may act
-            with _agent_errors():
-                self.seals.check_owner(episode_id)
-        hit = self._open.get(episode_id)
-        if hit is None:
-            ended = self._ended.get(episode_id)
-            if ended is not None:
-                raise ToolError(f"episode {episode_id[:12]} has ended ({ended})")
-            raise ToolError(
-                f"unknown episode_id {episode_id[:40]!r}; expected the id start_episode returned"
-            )
-        return hit
+        episode_id = self.open_log(admitted, episode, opening)
+        return PairStarted(
+            episode_id=episode_id, task_id=task.id, trial=admitted.trial, opening=opening
+        )
 
     async def submit(self, episode_id: str, answer: str) -> tuple[str, PairOutcome]:
-        op = self._get(episode_id)
+        op = self.get(episode_id)
         async with op.lock:
             if op.writer.ended:
                 raise ToolError(f"episode {episode_id[:12]} has ended")
@@ -181,47 +86,10 @@ class PairService:
                 is_error=not outcome.valid,
                 latency_ms=(time.perf_counter() - began) * 1000,
             )
-            end = EpisodeEnd(EndReason.RECOMMENDED, detail=outcome.problem)
-            await op.writer.end(end.reason, detail=end.detail)
-            self._retire(episode_id, op, end)
+            await self.end(
+                episode_id, op, EpisodeEnd(EndReason.RECOMMENDED, detail=outcome.problem)
+            )
             return text, outcome
-
-    async def abort(self, episode_id: str, reason: EndReason, detail: str | None) -> None:
-        """An agent's (or harness's) abort: its detail is marked as such."""
-        op = self._get(episode_id)
-        await self._abort(episode_id, op, EpisodeEnd(reason, detail=ABORTED + (detail or "")))
-
-    async def _abort(self, episode_id: str, op: _Open, end: EpisodeEnd) -> None:
-        async with op.lock:
-            if op.writer.ended:
-                return
-            await op.writer.end(end.reason, detail=end.detail)
-            self._retire(episode_id, op, end)
-
-    def _retire(self, episode_id: str, op: _Open, end: EpisodeEnd) -> None:
-        self._open.pop(episode_id, None)
-        self._ended[episode_id] = end.reason.value
-        if op.admission is not None and self.seals is not None:
-            self.seals.ended(op.admission, episode_id, end, op.writer.chain)
-
-    async def close_all(self) -> int:
-        n = 0
-        for episode_id in list(self._open):
-            op = self._open.get(episode_id)
-            if op is not None and not op.writer.ended:
-                # the server ends it: no caller's ownership to check
-                cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True)
-                await self._abort(episode_id, op, cut)
-                n += 1
-        return n
-
-
-@contextmanager
-def _agent_errors() -> Iterator[None]:
-    try:
-        yield
-    except AgentFacingError as exc:
-        raise ToolError(str(exc)) from None
 
 
 def register_pair_tools(mcp: MCPServer, service: PairService) -> None:

@@ -1,0 +1,195 @@
+"""What the MCP services of the tool-only kinds (ranking, ppr) share: finding a task,
+admitting a sealed run's planned episode, opening its signed log, finding an open
+episode (only its plan may act on it when sealed), aborts, retiring an ended episode and
+ending every open one at shutdown. A kind's service adds its episode and its tools.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import anyio
+from mcp.server.mcpserver.exceptions import ToolError
+
+from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.run_facts import default_run_label, derive_seed, server_version
+from taurec.server.seal import Admission, Seals, load_seals
+from taurec.server.settings import ServerSettings
+from taurec.server.trajectory_writer import TrajectoryWriter, log_path, now_utc
+from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.suite import Suite, portable_suite_spec
+from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo, SuiteRef
+from taurec.tasks.trajectory.signing import load_log_key
+
+E = TypeVar("E")  # the kind's episode (a state machine without I/O)
+R = TypeVar("R")
+
+
+@contextmanager
+def agent_errors() -> Iterator[None]:
+    """An error the agent can act on, as the tool error MCP returns."""
+    try:
+        yield
+    except AgentFacingError as exc:
+        raise ToolError(str(exc)) from None
+
+
+@dataclass
+class OpenEpisode(Generic[E]):
+    episode: E
+    writer: TrajectoryWriter
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    admission: Admission | None = None  # sealed mode: the planned episode it plays
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A started episode's identity: what its log header and log path are made of."""
+
+    task: Any
+    trial: int
+    seed: int | None
+    agent_label: str | None
+    admission: Admission | None
+
+
+class EpisodeService(Generic[E]):
+    kind: str
+
+    def __init__(self, settings: ServerSettings, suite: Suite) -> None:
+        self.settings = settings
+        self.suite = suite
+        self.version = server_version()
+        self.run_id = settings.run_label or default_run_label()
+        self.suite_ref = SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec))
+        self.catalog_sha256 = suite.catalog.sha256()
+        self.key = load_log_key(create=True)
+        self._open: dict[str, OpenEpisode[E]] = {}
+        self._ended: dict[str, str] = {}
+        self.seals: Seals | None = None
+        if settings.plans:
+            self.seals = load_seals(
+                settings.plans,
+                suite,
+                suite.catalog,
+                settings.log_dir,
+                self.key,
+                server_version=self.version,
+            )
+
+    @property
+    def plan_tokens(self) -> list[str]:
+        return [] if self.seals is None else self.seals.tokens
+
+    def admit(
+        self,
+        task_id: str,
+        trial: int,
+        seed: int | None,
+        agent_label: str | None,
+        start: Callable[[Admitted], R],
+    ) -> R:
+        """`start` the episode of (task, trial): when sealed, only as its plan admits it
+        (and the admission is given back when starting fails)."""
+        task = self.suite.get(task_id)
+        if task is None:
+            raise ToolError(
+                f"unknown task_id {task_id!r}; expected a task of suite {self.suite.id!r}"
+            )
+        admission = None
+        if self.seals is not None:
+            with agent_errors():
+                admission = self.seals.admit(task.id, trial, seed, agent_label)
+            agent_label, seed = admission.label, admission.seed
+        try:
+            return start(Admitted(task, trial, seed, agent_label, admission))
+        except BaseException:
+            if admission is not None and self.seals is not None:
+                self.seals.cancel(admission)
+            raise
+
+    def open_log(
+        self,
+        admitted: Admitted,
+        episode: E,
+        opening: str,
+        settings: dict[str, Any] | None = None,
+        **extra: Any,
+    ) -> str:
+        """Open `episode`: a new episode id, its signed log with the header and the
+        opening (the user turn the agent is shown)."""
+        a = admitted
+        episode_id = secrets.token_hex(16)
+        run_id = self.run_id if a.admission is None else a.admission.run_id
+        header = Header(
+            run_id=run_id,
+            episode_id=episode_id,
+            kind=self.kind,
+            mode="open" if a.admission is None else "sealed",
+            plan_id=None if a.admission is None else a.admission.plan_id,
+            agent=AgentInfo(label=a.agent_label or self.settings.agent_label),
+            task_id=a.task.id,
+            task_sha256=a.task.sha256(),
+            suite=self.suite_ref,
+            catalog_sha256=self.catalog_sha256,
+            trial=a.trial,
+            seed=derive_seed(a.task.id, a.trial) if a.seed is None else a.seed,
+            simulator=SimulatorInfo(kind="none", settings=settings or {}),
+            server_version=self.version,
+            started_at=now_utc(),
+            **extra,  # extra header fields: headers allow them
+        )
+        path = log_path(self.settings.log_dir, run_id, a.task.id, a.trial, episode_id)
+        writer = TrajectoryWriter(path, header, self.key)
+        writer.user_message(opening)
+        self._open[episode_id] = OpenEpisode(episode, writer, admission=a.admission)
+        if a.admission is not None and self.seals is not None:
+            self.seals.started(a.admission, episode_id, path)
+        return episode_id
+
+    def get(self, episode_id: str) -> OpenEpisode[E]:
+        if self.seals is not None:  # in sealed mode only the plan that started it may act
+            with agent_errors():
+                self.seals.check_owner(episode_id)
+        hit = self._open.get(episode_id)
+        if hit is None:
+            ended = self._ended.get(episode_id)
+            if ended is not None:
+                raise ToolError(f"episode {episode_id[:12]} has ended ({ended})")
+            raise ToolError(
+                f"unknown episode_id {episode_id[:40]!r}; expected the id start_episode returned"
+            )
+        return hit
+
+    async def end(self, episode_id: str, op: OpenEpisode[E], end: EpisodeEnd) -> None:
+        """Write the end record and retire the episode (the caller holds its lock)."""
+        await op.writer.end(end.reason, detail=end.detail)
+        self._open.pop(episode_id, None)
+        self._ended[episode_id] = end.reason.value
+        if op.admission is not None and self.seals is not None:
+            self.seals.ended(op.admission, episode_id, end, op.writer.chain)
+
+    async def abort(self, episode_id: str, reason: EndReason, detail: str | None) -> None:
+        """An agent's (or harness's) abort: its detail is marked as such."""
+        op = self.get(episode_id)
+        await self._abort(episode_id, op, EpisodeEnd(reason, detail=ABORTED + (detail or "")))
+
+    async def _abort(self, episode_id: str, op: OpenEpisode[E], end: EpisodeEnd) -> None:
+        async with op.lock:
+            if not op.writer.ended:
+                await self.end(episode_id, op, end)
+
+    async def close_all(self) -> int:
+        n = 0
+        for episode_id in list(self._open):
+            op = self._open.get(episode_id)
+            if op is not None and not op.writer.ended:
+                # the server ends it: no caller's ownership to check
+                cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True)
+                await self._abort(episode_id, op, cut)
+                n += 1
+        return n
