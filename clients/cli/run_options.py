@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from taurec.clients.cli.startup import missing_key
 from taurec.evaluator.text import plural
+from taurec.tasks.ranking.rules import MAX_REJECTED
 
 if TYPE_CHECKING:
     from taurec.clients.agents.registry import AgentProfile
@@ -55,6 +56,7 @@ AnswerRetriesOpt = Annotated[
     typer.Option(
         "--answer-retries",
         min=0,
+        max=MAX_REJECTED,
         help="--agent llm on a ranking suite: replies with no readable answer that get a "
         "correction instead of scoring -1 (AgenticRec: 0); each one is logged.",
     ),

@@ -10,7 +10,7 @@ from typing import Any
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import BUILTIN
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs, ppr_record
+from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs, ppr_record, suite_pairs
 from taurec.evaluator.ranking.scoring import score_ranking_episode
 from taurec.tasks.ranking.pair import PairTask
 from taurec.tasks.ranking.task import RankingTask
@@ -61,11 +61,12 @@ def export_lines(
 
 def write_ppr_suite(files: list[Path], resolver: Resolver, seed: int, folder: Path) -> int:
     """Mine the PPR pairs of the ranking logs in `files` and write them as a suite folder
-    of kind "ppr" (suite.json + tasks/); the number of pair tasks. DataError when no
+    of kind "ppr" (suite.json + tasks/), one pair per source task (`suite_pairs`); the
+    number of pair tasks. DataError when no
     rollout yields a pair. The tasks carry their titles, so the suite's catalog (the
     built-in one) is never read by its episodes."""
     episodes = ranking_episodes(files, resolver)
-    pairs: list[PairTask] = list(ppr_pairs(episodes, seed))
+    pairs: list[PairTask] = suite_pairs(list(ppr_pairs(episodes, seed)), seed)
     if not pairs:
         raise DataError(
             f"no PPR pairs in {len(episodes)} ranking episodes: a pair needs a valid ranking "

@@ -164,3 +164,28 @@ def ppr_record(pair: PairTask) -> dict[str, Any]:
         "positive": pair.positive,
         "a_is": "positive" if pair.item_a.id == pair.positive else "negative",
     }
+
+
+def suite_pairs(pairs: list[PairTask], seed: int) -> list[PairTask]:
+    """The pairs a playable PPR suite holds: one pair (its MORE and its LESS task) per
+    source ranking task, drawn from that task's rollouts (seeded), under ids that say
+    nothing of their source (`pair_<n>.more|less`, numbered in a seeded order). Several
+    rollouts of one task share its positive: with all their pairs in one suite, "the item
+    in the most pairs" would find it."""
+    by_source: dict[str, dict[tuple[str, int], list[PairTask]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for pair in pairs:
+        by_source[pair.source_task_id][pair.source_label, pair.source_trial].append(pair)
+    rng = random.Random(f"ppr-suite:{seed}")
+    sources = sorted(by_source)
+    rng.shuffle(sources)
+    width = len(str(max(len(sources) - 1, 1)))
+    out = []
+    for n, source in enumerate(sources):
+        rollouts = by_source[source]
+        chosen = rollouts[sorted(rollouts)[rng.randrange(len(rollouts))]]
+        for pair in chosen:
+            new_id = f"pair_{n:0{width}d}.{pair.direction.lower()}"
+            out.append(PairTask.model_validate(pair.model_dump() | {"id": new_id}))
+    return out

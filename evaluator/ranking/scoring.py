@@ -44,7 +44,7 @@ def ranking_answer(trajectory: Trajectory) -> tuple[list[str] | None, int]:
         if ev["name"] == SUBMIT and ranking is None:
             value = ev.get("arguments", {}).get("ranking")
             ranking = [str(x) for x in value] if isinstance(value, list) else []
-        elif is_tool_call(ev["name"]):
+        elif is_tool_call(ev["name"], ev.get("arguments") or {}):
             calls += 1
     return ranking, calls
 

@@ -31,7 +31,7 @@ from taurec.server.ranking.profiles import load_profiles, suite_folder
 from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
 from taurec.server.run_facts import SERVER_NAME
 from taurec.server.settings import ServerSettings
-from taurec.tasks.ranking.rules import REJECTED, REPLY, SUBMIT
+from taurec.tasks.ranking.rules import MAX_REJECTED, MAX_REPLY, REJECTED, REPLY, SUBMIT
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory.format import EndReason
@@ -148,12 +148,14 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         ],
         reply: Annotated[
             str | None,
-            Field(max_length=50_000, description="Harnesses: the reply the ranking was read from."),
+            Field(
+                max_length=MAX_REPLY, description="Harnesses: the reply the ranking was read from."
+            ),
         ] = None,
         rejected_replies: Annotated[
-            list[Annotated[str, Field(max_length=50_000)]] | None,
+            list[Annotated[str, Field(max_length=MAX_REPLY)]] | None,
             Field(
-                max_length=20,
+                max_length=MAX_REJECTED,
                 description="Harnesses that retry: earlier replies with no readable answer.",
             ),
         ] = None,
@@ -190,7 +192,7 @@ _DOCS = {
 }
 
 
-Title = Annotated[str, Field(min_length=1, description="An item title, as shown.")]
+Title = Annotated[str, Field(pattern=r"\S", description="An item title, as shown.")]
 
 
 def _tool(service: RankingService, name: str, arg: str | None) -> Any:

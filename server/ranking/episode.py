@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from taurec.server.ranking.tools import TOOLS, RankingData, ToolInputError, run_tool
 from taurec.tasks.ranking.metrics import RankingOutcome, score_ranking
-from taurec.tasks.ranking.rules import SUBMIT, call_problem
+from taurec.tasks.ranking.rules import SUBMIT, call_problem, normalised
 from taurec.tasks.ranking.task import RankingTask
 
 
@@ -71,6 +71,7 @@ class RankingEpisode:
         """One tool call (or the submission). After the end, an error that says so."""
         if self.ended:
             return StepResult("the episode has ended; start a new one", is_error=True, done=True)
+        arguments = normalised(name, arguments)
         problem = call_problem(name, arguments)
         if problem is not None:
             return StepResult(problem, is_error=True)

@@ -39,6 +39,9 @@ EpisodeId = Annotated[
 ]
 
 
+MAX_ANSWER = 1000  # characters of submit_answer's answer (longer: refused, as any bad schema)
+
+
 class PairStarted(BaseModel):
     episode_id: str = Field(description="Pass this id to submit_answer.")
     task_id: str
@@ -104,7 +107,7 @@ def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
 
     async def submit_answer(
         episode_id: EpisodeId,
-        answer: Annotated[str, Field(max_length=1000, description="'A' or 'B'.")],
+        answer: Annotated[str, Field(max_length=MAX_ANSWER, description="'A' or 'B'.")],
     ) -> PairAnswered:
         """Answer 'A' or 'B'; this ends the episode (any other answer scores 0)."""
         text, outcome = await service.submit(episode_id, answer)
@@ -171,6 +174,10 @@ class PairEnv:
             step = Step("the episode has ended; call reset(task)", True, None, is_error=True)
         elif name != SUBMIT:
             step = Step(f"unknown tool {name!r}; expected {SUBMIT}", False, None, is_error=True)
+        elif not isinstance(answer := arguments.get("answer"), str) or len(answer) > MAX_ANSWER:
+            # refused as the MCP tool's schema refuses it: the episode goes on
+            problem = f"{SUBMIT} needs answer: 'A' or 'B' (text, at most {MAX_ANSWER} characters)"
+            step = Step(problem, False, None, is_error=True)
         else:
             text, outcome = self.episode.submit(arguments.get("answer"))
             step = Step(text, True, outcome.reward, is_error=not outcome.valid)

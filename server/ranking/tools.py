@@ -89,12 +89,17 @@ class RankingData:
         self._titles = {it.title.casefold(): i for i, it in enumerate(self.data.items)}
 
     def find_title(self, name: str, task: RankingTask) -> int | None:
-        """An exact (case-insensitive) title, else the closest title among the task's
-        candidates and history, else among all items (rapidfuzz WRatio >= 80)."""
-        exact = self._titles.get(name.strip().casefold())
+        """An exact (case-insensitive) title among the task's candidates and history, else
+        among all items, else the closest title among the candidates and history, else
+        among all items (rapidfuzz WRatio >= 80). Titles repeat in real data (Amazon):
+        the task's own item comes first."""
+        key = name.strip().casefold()
+        local = [self.data.item_of(i) for i in [*task.candidates, *task.history]]
+        exact = next((i for i in local if self.data.items[i].title.casefold() == key), None)
+        if exact is None:
+            exact = self._titles.get(key)
         if exact is not None:
             return exact
-        local = [self.data.item_of(i) for i in [*task.candidates, *task.history]]
         for pool in (local, None):
             choices = {
                 i: self.data.items[i].title

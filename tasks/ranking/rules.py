@@ -13,6 +13,7 @@ it, scored -1 when it is not 10 distinct candidates (taurec.tasks.ranking.metric
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -31,6 +32,25 @@ TOOL_ARGUMENTS: Final[dict[str, str | None]] = {
 #: read from, and replies before it that held no readable answer (a harness that retries).
 REPLY: Final = "reply"
 REJECTED: Final = "rejected_replies"
+MAX_REPLY: Final = 50_000  # characters of one logged reply (a harness cuts longer ones)
+MAX_REJECTED: Final = 20  # rejected replies one answer may carry
+
+
+def normalised(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """`arguments` as an MCP server hands them to its tool: a list argument sent as a
+    JSON-encoded string (a shape LLMs often write) is parsed into the list."""
+    out = dict(arguments)
+    if name == SUBMIT:
+        for key in ("ranking", REJECTED):
+            value = out.get(key)
+            if isinstance(value, str):
+                try:
+                    parsed = json.loads(value)
+                except ValueError:
+                    continue
+                if isinstance(parsed, list):
+                    out[key] = parsed
+    return out
 
 
 def call_problem(name: str, arguments: Mapping[str, Any]) -> str | None:
@@ -55,6 +75,6 @@ def call_problem(name: str, arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
-def is_tool_call(name: str) -> bool:
-    """Whether a logged call counts against the budget (every logged call passed its schema)."""
-    return name in TOOL_ARGUMENTS
+def is_tool_call(name: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether a call counts against the budget: one of the seven tools, well-formed."""
+    return name in TOOL_ARGUMENTS and call_problem(name, arguments) is None

@@ -29,7 +29,10 @@ def small_tasks() -> tuple[RankingTask, ...]:
 
 def write_ranking_suite(folder: Path, n: int = 6) -> Path:
     manifest = SuiteManifest(
-        format_version=1, id="rank-small", kind="ranking", data={"interactions": SMALL}
+        format_version=1,
+        id="rank-small",
+        kind="ranking",
+        data={"interactions": SMALL, "split": "global", "part": "test"},
     )
     return write_suite_dir(folder, manifest, list(small_tasks()[:n]))
 

@@ -27,6 +27,7 @@ from taurec.clients.agents.llm import make_llm_agent as _make_settings
 from taurec.clients.agents.provider_calls import report_usage
 from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed, read_opening
 from taurec.clients.agents.tool_schema import function_tools
+from taurec.tasks.ranking.rules import MAX_REPLY
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,8 @@ class RankingLLMAgent(LLMAgent):
                     messages.append({"role": "user", "content": f"[harness] {exc}"})
                     continue
                 ranking = []  # malformed: scored -1, with the reply logged beside it
-            retried = {"rejected_replies": rejected} if rejected else {}
-            await episode.call("submit_ranking", ranking=ranking, reply=text, **retried)
+            retried = {"rejected_replies": [r[:MAX_REPLY] for r in rejected]} if rejected else {}
+            await episode.call("submit_ranking", ranking=ranking, reply=text[:MAX_REPLY], **retried)
             return
         log.info(
             "episode %s: %s steps without an answer",

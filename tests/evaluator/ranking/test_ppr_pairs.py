@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from taurec.evaluator.ranking.export import ppr_pairs, ppr_record
+from taurec.evaluator.ranking.export import ppr_pairs, ppr_record, suite_pairs
 from taurec.tasks.ranking.pair import PairTask, score_answer
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.trajectory.format import AgentInfo, Header, SimulatorInfo, SuiteRef, Trajectory
@@ -185,3 +186,19 @@ def test_pair_ids_are_unique_per_label_task_trial_and_direction():
     ]
     ids = [p.id for p in ppr_pairs(episodes, seed=0)]
     assert len(ids) == len(set(ids)) == 8
+
+
+def test_a_suite_keeps_one_pair_per_source_task_under_ids_that_hide_the_source():
+    """Eight rollouts of one task share its positive: all their pairs in one suite would
+    give it away as "the item in the most pairs"."""
+    other = TASK.model_copy(update={"id": "t2"})
+    episodes = [*_episodes(8), ("b", other, _trajectory(_at(3), trial=0), 0.5)]
+    pairs = suite_pairs(list(ppr_pairs(episodes, seed=0)), seed=0)
+    assert len(pairs) == 4  # one MORE and one LESS per source task
+    assert sorted(p.source_task_id for p in pairs) == ["t", "t", "t2", "t2"]
+    assert all(re.fullmatch(r"pair_\d+\.(more|less)", p.id) for p in pairs)
+    for source in ("t", "t2"):  # the MORE and LESS tasks of a source come from one rollout
+        mine = [p for p in pairs if p.source_task_id == source]
+        assert len({(p.source_label, p.source_trial) for p in mine}) == 1
+        assert len({frozenset((p.item_a.id, p.item_b.id)) for p in mine}) == 1
+    assert suite_pairs(list(ppr_pairs(episodes, seed=0)), seed=0) == pairs

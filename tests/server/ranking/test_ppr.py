@@ -106,6 +106,16 @@ def test_the_env_needs_reset_and_refuses_other_tools_without_ending(pairs: str):
     assert step.is_error and not step.done and step.reward is None
 
 
+@pytest.mark.parametrize("answer", [None, 3, ["A"], "A" * 1001])
+def test_the_env_refuses_an_answer_the_mcp_schema_refuses_and_stays_open(pairs: str, answer):
+    env = PairEnv.from_suite(pairs)
+    env.reset(env.suite.tasks[0])  # type: ignore[union-attr]
+    arguments = {} if answer is None else {"answer": answer}
+    step = env.step({"name": "submit_answer", "arguments": arguments})
+    assert step.is_error and not step.done and "needs answer" in step.observation
+    assert env.step({"name": "submit_answer", "arguments": {"answer": "A"}}).done
+
+
 async def test_the_same_answers_get_the_same_rewards_over_mcp_in_the_env_and_in_the_evaluator(
     pairs: str, tmp_path: Path
 ):

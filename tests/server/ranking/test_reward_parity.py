@@ -5,6 +5,7 @@ MCP server refuses them before the episode sees them); a call that reaches a too
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,17 @@ BEHAVIOURS: dict[str, tuple[Callable[[RankingTask], list[Call]], float]] = {
     "a call missing its argument is not a tool call": (
         lambda t: [("item_info_search", {}), ("submit_ranking", {"ranking": _first(t)})],
         1.0,
+    ),
+    "a blank title is not a tool call": (
+        lambda t: [
+            ("item_info_search", {"item_name": "   "}),
+            ("submit_ranking", {"ranking": _first(t)}),
+        ],
+        1.0,
+    ),
+    "the ranking as a JSON-encoded string": (
+        lambda t: [PROFILE, ("submit_ranking", {"ranking": json.dumps(_first(t))})],
+        1.1,
     ),
     "an unknown title still counts": (
         lambda t: [

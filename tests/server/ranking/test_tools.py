@@ -99,3 +99,19 @@ def test_similar_users_show_recent_purchases(rd: RankingData):
     text = get_similar_users(rd, TASKS[0])
     assert text.startswith("The following users have similar preferences to the current user.")
     assert "\nUser [1]: [" in text
+
+
+def test_a_title_shared_with_another_item_finds_the_tasks_own_item(rd: RankingData):
+    """Titles repeat in real data: asking for a candidate's title answers for it."""
+    task = TASKS[0]
+    candidate = rd.data.item_of(task.candidates[0])
+    title = rd.data.items[candidate].title
+    elsewhere = next(
+        i for i in range(len(rd.data.items)) if rd.data.items[i].id not in task.candidates
+    )
+    saved = rd._titles[title.casefold()]
+    rd._titles[title.casefold()] = elsewhere  # another item of the same title, indexed last
+    try:
+        assert rd.find_title(title, task) == candidate
+    finally:
+        rd._titles[title.casefold()] = saved

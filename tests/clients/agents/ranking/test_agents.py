@@ -21,6 +21,7 @@ from taurec.clients.cli.main import app
 from taurec.evaluator.ranking.scoring import score_ranking_episode
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
+from taurec.tasks.ranking.rules import MAX_REPLY
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.format import Trajectory
 from taurec.tasks.trajectory.reader import read_log
@@ -187,6 +188,17 @@ async def test_with_answer_retries_a_reply_without_an_answer_gets_a_note_and_is_
     assert len(submitted["ranking"]) == 10
     score = _score(suite, log)
     assert score.metrics["answer_retries"] == 1 and score.metrics["valid"] == 1.0
+
+
+async def test_a_reply_longer_than_the_log_takes_is_cut_not_lost(
+    suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    answer = "\\boxed{[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}"
+    log = await _play_llm(suite, tmp_path, _Script("x" * (MAX_REPLY + 10) + answer))
+    submitted = _submission(log)
+    assert len(submitted["ranking"]) == 10 and len(submitted["reply"]) == MAX_REPLY
+    assert _score(suite, log).metrics["valid"] == 1.0
 
 
 def test_answer_retries_is_an_option_of_the_llm_agent_only(suite: str, tmp_path: Path):
