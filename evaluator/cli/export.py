@@ -50,22 +50,36 @@ def ranking_episodes(
     return out
 
 
-def export_lines(
-    files: list[Path], fmt: str, resolver: Resolver, seed: int
-) -> list[dict[str, Any]]:
-    episodes = ranking_episodes(files, resolver)
+Episode = tuple[str, RankingTask, Trajectory, float]
+
+
+def not_for_training(episodes: list[Episode], resolver: Resolver) -> list[str]:
+    """The suites of these episodes whose tasks are not from a train part (`data.part`; a
+    suite without one predates the split option and drew its tasks from the test part):
+    training data mined from them is training on the evaluation set."""
+    out = set()
+    for spec in {
+        trajectory.header.suite.spec or trajectory.header.suite.id for *_, trajectory, _ in episodes
+    }:
+        suite = resolver.context(spec).suite
+        part = suite.data.get("part", "test")
+        if part != "train":
+            out.add(f"{suite.id} ({part} part)")
+    return sorted(out)
+
+
+def export_lines(episodes: list[Episode], fmt: str, seed: int) -> list[dict[str, Any]]:
     if fmt == "grpo":
         return list(grpo_groups(episodes))
     return [ppr_record(pair) for pair in ppr_pairs(episodes, seed)]
 
 
-def write_ppr_suite(files: list[Path], resolver: Resolver, seed: int, folder: Path) -> int:
+def write_ppr_suite(episodes: list[Episode], seed: int, folder: Path) -> int:
     """Mine the PPR pairs of the ranking logs in `files` and write them as a suite folder
     of kind "ppr" (suite.json + tasks/), one pair per source task (`suite_pairs`); the
     number of pair tasks. DataError when no
     rollout yields a pair. The tasks carry their titles, so the suite's catalog (the
     built-in one) is never read by its episodes."""
-    episodes = ranking_episodes(files, resolver)
     pairs: list[PairTask] = suite_pairs(list(ppr_pairs(episodes, seed)), seed)
     if not pairs:
         raise DataError(

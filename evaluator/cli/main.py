@@ -310,7 +310,12 @@ def export(
     import orjson
 
     from taurec.catalog.errors import DataError
-    from taurec.evaluator.cli.export import export_lines, write_ppr_suite
+    from taurec.evaluator.cli.export import (
+        export_lines,
+        not_for_training,
+        ranking_episodes,
+        write_ppr_suite,
+    )
     from taurec.evaluator.files import NotARunFile, find_logs
     from taurec.evaluator.logs import Resolver
 
@@ -318,13 +323,19 @@ def export(
         err.print("[red]error:[/red] --suite-out: expected --format ppr and no --out")
         raise typer.Exit(2)
     try:
-        files = find_logs(logdirs)
+        resolver = Resolver(suite=suite)
+        episodes = ranking_episodes(find_logs(logdirs), resolver)
+        if held_out := not_for_training(episodes, resolver):
+            err.print(
+                f"[yellow]note:[/yellow] rollouts of {markup(', '.join(held_out))}: for "
+                "training, mine a suite of the train part (taurec tasks generate --split train)"
+            )
         if suite_out is not None:
-            n = write_ppr_suite(files, Resolver(suite=suite), seed, suite_out)
+            n = write_ppr_suite(episodes, seed, suite_out)
             where = markup(str(suite_out))
             err.print(f"wrote {n} ppr tasks to {where} (play them: taurec run --suite {where})")
             return
-        lines = export_lines(files, fmt.value, Resolver(suite=suite), seed)
+        lines = export_lines(episodes, fmt.value, seed)
     except (FileNotFoundError, NotARunFile, DataError) as exc:
         err.print(f"[red]error:[/red] {markup(str(exc))}")
         raise typer.Exit(2) from None

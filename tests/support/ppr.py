@@ -10,7 +10,7 @@ import anyio
 from mcp import Client
 
 from support.ranking import write_ranking_suite
-from taurec.evaluator.cli.export import write_ppr_suite
+from taurec.evaluator.cli.export import ranking_episodes, write_ppr_suite
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.logs import Resolver
 from taurec.server.app import build_server
@@ -45,5 +45,6 @@ def write_pair_suite(folder: Path, n: int = 6, seed: int = 0) -> Path:
     suite = str(write_ranking_suite(folder / "ranking", n=n))
     anyio.run(play_rankings, suite, folder / "ranking-logs", [3, None, 2, 1])
     out = folder / "pairs"
-    write_ppr_suite(find_logs([folder / "ranking-logs"]), Resolver(suite=suite), seed, out)
+    episodes = ranking_episodes(find_logs([folder / "ranking-logs"]), Resolver(suite=suite))
+    write_ppr_suite(episodes, seed, out)
     return out

@@ -27,14 +27,19 @@ def small_tasks() -> tuple[RankingTask, ...]:
     return tuple(generate_ranking_tasks(small_data(), 12, seed=0))
 
 
-def write_ranking_suite(folder: Path, n: int = 6) -> Path:
+def write_ranking_suite(folder: Path, n: int = 6, split: str = "test") -> Path:
+    tasks = (
+        small_tasks()
+        if split == "test"
+        else generate_ranking_tasks(small_data(), n, 0, split=split)
+    )
     manifest = SuiteManifest(
         format_version=1,
         id="rank-small",
         kind="ranking",
-        data={"interactions": SMALL, "split": "global", "part": "test"},
+        data={"interactions": SMALL, "split": "global", "part": split},
     )
-    return write_suite_dir(folder, manifest, list(small_tasks()[:n]))
+    return write_suite_dir(folder, manifest, list(tasks[:n]))
 
 
 def all_tool_outputs(rd: RankingData, task: RankingTask) -> dict[str, str]:

@@ -121,9 +121,9 @@ async def test_every_path_gives_the_same_reward(tmp_path: Path):
     for trial, name in enumerate(names):
         await _play_over_mcp(server, task, trial, BEHAVIOURS[name][0](task))
     files = find_logs([tmp_path / "logs"])
-    (group,) = export_lines(files, "grpo", Resolver(suite=suite_dir), 0)
-    exported = {r["trial"]: r["reward"] for r in group["rollouts"]}
     episodes = ranking_episodes(files, Resolver(suite=suite_dir))
+    (group,) = export_lines(episodes, "grpo", 0)
+    exported = {r["trial"]: r["reward"] for r in group["rollouts"]}
     scored = {trajectory.header.trial: reward for _, _, trajectory, reward in episodes}
     for trial, name in enumerate(names):
         calls, expected = BEHAVIOURS[name]

@@ -227,6 +227,7 @@ def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
         evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo", "--suite", suite]
     )
     assert grpo.exit_code == 0, grpo.output
+    assert "for training, mine a suite of the train part" in grpo.stderr
     groups = [orjson.loads(line) for line in grpo.stdout.splitlines()]
     assert len(groups) == 4 and all(g["group_size"] == 1 for g in groups)
     ppr = runner.invoke(
@@ -235,6 +236,18 @@ def test_evaluator_export_writes_grpo_groups_and_ppr_pairs_from_run_logs(
     assert ppr.exit_code == 0, ppr.output
     pairs = [orjson.loads(line) for line in ppr.stdout.splitlines()]
     assert all(p["answer"] in ("A", "B") and p["positive"] for p in pairs)
+
+
+def test_exporting_rollouts_of_a_train_part_suite_needs_no_note(tmp_path: Path):
+    from taurec.evaluator.cli.main import app as evaluator_app
+
+    suite = str(write_ranking_suite(tmp_path / "train", n=2, split="train"))
+    assert _run(suite, tmp_path / "logs", "--agent", "random").exit_code == 0
+    grpo = runner.invoke(
+        evaluator_app, ["export", str(tmp_path / "logs"), "--format", "grpo", "--suite", suite]
+    )
+    assert grpo.exit_code == 0, grpo.output
+    assert "note:" not in grpo.stderr and len(grpo.stdout.splitlines()) == 2
 
 
 def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: Path):
