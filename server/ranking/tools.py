@@ -25,8 +25,8 @@ from taurec.catalog.splits import Scheme, train_end
 from taurec.server.ranking.candidate_analysis import SETTINGS as ANALYSIS_SETTINGS
 from taurec.server.ranking.candidate_analysis import analyze_candidates
 from taurec.server.ranking.profiles import Profiles
-from taurec.tasks.ranking.generator import horizons
 from taurec.tasks.ranking.rules import TOOL_ARGUMENTS
+from taurec.tasks.ranking.siblings import horizons
 from taurec.tasks.ranking.task import RankingTask
 
 SESSION_GAP: Final = 3600

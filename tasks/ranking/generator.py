@@ -5,7 +5,8 @@ over all records sorted by time, by default) and tasks are drawn for one part
 (`split`: train, valid or test). For a sampled user, a target is a record of that part
 whose item is new to them and which has at least one record before it (the first
 `per_user` such records, default 1); the 19 negatives are drawn uniformly from the items
-outside every record of theirs up to the target.
+the user had not had by their earliest target in the suite (the target itself, when it
+is their only one).
 
 The history is the user's last (at most 10) items before the user's *earliest* target in
 the suite, so with `per_user` > 1 no task's history holds a sibling task's answer (the
@@ -21,13 +22,14 @@ of any task's future.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions, Part
 from taurec.catalog.splits import Scheme, part_of, scheme_of, split_parts
+from taurec.tasks.ranking.siblings import sibling_leaks
 from taurec.tasks.ranking.task import MAX_HISTORY, N_CANDIDATES, RankingTask
 
 #: Where the 60th-percentile default cutoff applies (see the module docstring).
@@ -40,15 +42,6 @@ def default_cutoff(
     if scheme == "global" and part != Part.TRAIN:
         return None
     return int(np.quantile(data.time, LATE_SHARE)) if len(data) else 0
-
-
-def horizons(tasks: Iterable[RankingTask]) -> dict[str, int]:
-    """Each user's earliest target time among `tasks`: what that user's histories and every
-    tool see stops there."""
-    out: dict[str, int] = {}
-    for task in tasks:
-        out[task.user_id] = min(task.target_time, out.get(task.user_id, task.target_time))
-    return out
 
 
 def _targets(
@@ -99,6 +92,9 @@ def generate_ranking_tasks(
             for r in targets:
                 task_id = f"{prefix}_{len(tasks):0{width}d}"
                 tasks.append(_task(data, rng, int(u), r, first, task_id))
+    if tasks and (leaks := sibling_leaks(tasks)):
+        task_id, problems = next(iter(leaks.items()))
+        raise DataError(f"task {task_id!r}: {problems[0]}; refusing a suite that leaks it")
     if not tasks:
         after = "" if cutoff is None else " after the cutoff"
         raise DataError(
@@ -113,19 +109,24 @@ def _task(
     data: Interactions, rng: np.random.Generator, u: int, r: int, first: int, task_id: str
 ) -> RankingTask:
     """The task whose target is record r of user u; the history ends before `first`, the
-    user's earliest target in the suite."""
+    user's earliest target in the suite, and the negatives are drawn from the items the
+    user had not had by then. All of a user's tasks draw from that one pool, so an item in
+    two siblings' lists says nothing of either answer (with a pool cut at each target, an
+    earlier answer could never be a later negative, and a shared item would be a negative
+    of the earlier task)."""
     t = int(data.time[r])
+    positive = int(data.item[r])
     lo, hi = data.span(u)
     b_lo, b_hi = data.before(u, first)
     history = [data.items[i].id for i in data.item[max(b_lo, b_hi - MAX_HISTORY) : b_hi]]
-    upto = lo + int(np.searchsorted(data.time[lo:hi], t, side="right"))
-    seen = set(data.item[lo:upto].tolist())  # everything the user had by the target time
+    upto = lo + int(np.searchsorted(data.time[lo:hi], first, side="right"))
+    seen = set(data.item[lo:upto].tolist())  # everything the user had by their first target
     negatives: list[int] = []
     while len(negatives) < N_CANDIDATES - 1:
         i = int(rng.integers(0, len(data.items)))
-        if i not in seen and i not in negatives:
+        if i not in seen and i != positive and i not in negatives:
             negatives.append(i)
-    candidates = [data.items[i].id for i in [int(data.item[r]), *negatives]]
+    candidates = [data.items[i].id for i in [positive, *negatives]]
     rng.shuffle(candidates)
     return RankingTask(
         id=task_id,
@@ -133,5 +134,5 @@ def _task(
         target_time=t,
         history=history,
         candidates=candidates,
-        positive=data.items[int(data.item[r])].id,
+        positive=data.items[positive].id,
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.interactions import Interactions
-from taurec.tasks.ranking.generator import horizons
+from taurec.tasks.ranking.siblings import horizons, sibling_leaks
 from taurec.tasks.ranking.task import MAX_HISTORY, RankingTask
 
 
@@ -34,10 +34,13 @@ def ranking_task_problems(
         problems.append(
             "history is not the user's last items before their earliest target in the suite"
         )
-    had = {data.items[data.item[r]].id for r in range(lo, hi) if data.time[r] <= task.target_time}
+    cut = task.target_time if horizon is None else horizon
+    had = {data.items[data.item[r]].id for r in range(lo, hi) if data.time[r] <= cut}
     bad = sorted((set(task.candidates) - {task.positive}) & had)
     if bad:
-        problems.append(f"negative {bad[0]!r} is an item the user had by the target time")
+        problems.append(
+            f"negative {bad[0]!r} is an item the user had by their earliest target in the suite"
+        )
     return problems
 
 
@@ -45,4 +48,6 @@ def validate_ranking_tasks(tasks: list[RankingTask], data: Interactions) -> dict
     """Task id -> problems, for the tasks that have any."""
     first = horizons(tasks)
     out = {t.id: ranking_task_problems(t, data, first[t.user_id]) for t in tasks}
+    for task_id, problems in sibling_leaks(tasks).items():
+        out[task_id] = [*out.get(task_id, []), *problems]
     return {k: v for k, v in out.items() if v}

@@ -1,16 +1,18 @@
 """Ranking tasks: the schema's checks, the generator, the validator, the shipped suite."""
 
+import itertools
 from pathlib import Path
 
 import orjson
 import pytest
-from support.ranking import small_data, small_tasks, write_ranking_suite
+from support.ranking import SMALL, small_data, small_tasks, write_ranking_suite
 
 from taurec.catalog.errors import DataError
 from taurec.tasks.ranking.generator import generate_ranking_tasks
+from taurec.tasks.ranking.siblings import sibling_leaks
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.ranking.validate import validate_ranking_tasks
-from taurec.tasks.suite import load_suite
+from taurec.tasks.suite import SuiteManifest, load_suite, write_suite_dir
 
 
 def test_generated_tasks_have_twenty_distinct_candidates_holding_the_positive():
@@ -49,7 +51,7 @@ def test_validator_reports_a_negative_from_the_users_past():
         }
     )
     problems = validate_ranking_tasks([bad], small_data())
-    assert "is an item the user had by the target time" in problems[task.id][-1]
+    assert "is an item the user had by their earliest target in the suite" in problems[task.id][-1]
 
 
 def test_a_positive_outside_the_candidates_is_a_load_error_naming_the_field(tmp_path: Path):
@@ -99,3 +101,52 @@ def test_tasks_validate_checks_a_ranking_suite_against_its_data(tmp_path: Path):
     path.write_bytes(orjson.dumps(doc))
     result = CliRunner().invoke(app, ["tasks", "validate", str(folder)])
     assert result.exit_code == 1 and "unknown user 'nobody'" in result.stdout
+
+
+def _siblings() -> list[RankingTask]:
+    return generate_ranking_tasks(small_data(), 60, seed=3, per_user=3)
+
+
+def test_a_history_holding_a_siblings_answer_is_named_by_the_validator():
+    tasks = _siblings()
+    first, second = next((a, b) for a, b in itertools.pairwise(tasks) if a.user_id == b.user_id)
+    assert sibling_leaks(tasks) == {}
+    leaky = second.model_copy(update={"history": [*second.history[1:], first.positive]})
+    found = sibling_leaks(
+        [first if t.id == first.id else leaky if t.id == second.id else t for t in tasks]
+    )
+    assert (
+        f"its positive {first.positive!r} is in the history of task {second.id!r}"
+        in found[first.id][0]
+    )
+    assert "must stop where the earliest's does" in found[second.id][0]
+
+
+def test_the_validator_reports_a_leaking_suite_from_its_files(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from taurec.clients.cli.main import app
+
+    tasks = _siblings()
+    first, second = next((a, b) for a, b in itertools.pairwise(tasks) if a.user_id == b.user_id)
+    manifest = SuiteManifest(
+        format_version=1,
+        id="leaky",
+        kind="ranking",
+        data={"interactions": SMALL, "split": "global", "part": "test"},
+    )
+    leaky = second.model_copy(update={"history": [*second.history[1:], first.positive]})
+    folder = write_suite_dir(tmp_path / "s", manifest, [first, leaky])
+    result = CliRunner().invoke(app, ["tasks", "validate", str(folder)])
+    assert result.exit_code == 1 and "is in the history of task" in result.stdout
+
+
+def test_siblings_draw_their_negatives_from_one_pool():
+    """An earlier sibling's answer may be a later one's negative, as any other item the
+    user had not had by the earliest target: an item in two siblings' lists says nothing
+    of either answer. (Drawn per target, an earlier answer never was a later negative.)"""
+    tasks = _siblings()
+    pairs = [(a, b) for a, b in itertools.pairwise(tasks) if a.user_id == b.user_id]
+    assert pairs
+    assert any(a.positive in b.candidates for a, b in pairs)
+    assert validate_ranking_tasks(tasks, small_data()) == {}

@@ -1,0 +1,46 @@
+"""A suite's tasks of one user (siblings): where each user's view of the data stops, and
+the ways one sibling could give another's answer away. The generator refuses a suite
+that leaks; `taurec tasks validate` reports it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from taurec.tasks.ranking.task import RankingTask
+
+
+def horizons(tasks: Iterable[RankingTask]) -> dict[str, int]:
+    """Each user's earliest target time among `tasks`: what that user's histories and every
+    tool see stops there."""
+    out: dict[str, int] = {}
+    for task in tasks:
+        out[task.user_id] = min(task.target_time, out.get(task.user_id, task.target_time))
+    return out
+
+
+def sibling_leaks(tasks: Sequence[RankingTask]) -> dict[str, list[str]]:
+    """Task id -> how another task of the suite gives its answer away: its positive in a
+    history of the same user (a sealed contestant opens every planned episode, so it
+    reads every history), or a history that runs past the user's earliest target."""
+    earliest: dict[str, RankingTask] = {}
+    answers: dict[str, dict[str, str]] = {}
+    for task in tasks:
+        answers.setdefault(task.user_id, {})[task.positive] = task.id
+        known = earliest.get(task.user_id)
+        if known is None or task.target_time < known.target_time:
+            earliest[task.user_id] = task
+    out: dict[str, list[str]] = {}
+    for task in tasks:
+        for item in task.history:
+            source = answers[task.user_id].get(item)
+            if source is not None:
+                out.setdefault(source, []).append(
+                    f"its positive {item!r} is in the history of task {task.id!r} (same user)"
+                )
+        first = earliest[task.user_id]
+        if task.history != first.history:
+            out.setdefault(task.id, []).append(
+                f"history differs from that of task {first.id!r}, the same user's earliest; "
+                "a later task's history must stop where the earliest's does"
+            )
+    return out
