@@ -20,13 +20,17 @@ from taurec.tasks.trajectory.reader import read_log
 
 
 def ranking_episodes(
-    files: list[Path], resolver: Resolver
+    files: list[Path], resolver: Resolver, unfinished: list[Path] | None = None
 ) -> list[tuple[str, RankingTask, Trajectory, float]]:
     """(label, task, trajectory, reward) of every complete ranking log; DataError naming
-    the first log that is not one."""
+    the first log that is not one. With `unfinished`, the logs of episodes that have not
+    ended (a live run, or an episode left open) are put there and skipped instead."""
     out = []
     for path in files:
         log = read_log(path)
+        if unfinished is not None and log.unfinished:
+            unfinished.append(path)
+            continue
         if log.header is None or log.problems:
             raise DataError(
                 f"cannot be read: {log.problems[0] if log.problems else 'no header'}", source=path

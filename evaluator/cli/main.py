@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +11,7 @@ from rich.console import Console
 
 from taurec.evaluator.cli.command_line import CommandGroup, add_version_option, prepare, run_app
 from taurec.evaluator.cli.dialogues import dialogues
+from taurec.evaluator.cli.export_command import export_command
 from taurec.evaluator.cli.judge import judge
 from taurec.evaluator.cli.options import (
     CatalogOpt,
@@ -216,6 +216,13 @@ def view(
         Path | None,
         typer.Option("--bundle", help="Write the viewer as static files to this folder and exit."),
     ] = None,
+    show_hidden: Annotated[
+        bool,
+        typer.Option(
+            "--show-hidden",
+            help="Show the answer key (hidden constraints, positives) of tasks still being played.",
+        ),
+    ] = False,
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
@@ -223,15 +230,14 @@ def view(
     """Browse episodes in a local web page, updated as new logs appear.
 
     Filter by label, task, stratum, pass/fail, failed policy, end reason or simulator
-    fault; read each conversation with its verdicts. Served on 127.0.0.1; --bundle
-    writes it as static files instead."""
+    fault; read each conversation with its verdicts. Served on 127.0.0.1 to holders of
+    the token in the printed address; --bundle writes it as static files instead."""
     from taurec.evaluator.cli.view import run_view
     from taurec.evaluator.logs import Resolver
 
     (name,) = rules_of(rules)[:1]
-    code = run_view(
-        logdirs, Resolver(suite=suite, catalog=catalog, rules=name), port, not no_open, bundle, err
-    )
+    resolver = Resolver(suite=suite, catalog=catalog, rules=name)
+    code = run_view(logdirs, resolver, port, not no_open, bundle, err, show_hidden=show_hidden)
     if code:
         raise typer.Exit(code)
 
@@ -286,65 +292,7 @@ def _compare(label_a: str, label_b: str, scores: list[EpisodeScore], seed: int, 
     )
 
 
-class ExportFormat(StrEnum):
-    GRPO = "grpo"
-    PPR = "ppr"
-
-
-@app.command()
-def export(
-    logdirs: Annotated[list[Path], typer.Argument(help="Ranking episode logs or folders.")],
-    fmt: Annotated[ExportFormat, typer.Option("--format", help="grpo or ppr.")],
-    out: Annotated[
-        Path | None, typer.Option("--out", help="JSONL file to write (default: stdout).")
-    ] = None,
-    suite: SuiteOpt = None,
-    seed: SeedOpt = 0,
-    suite_out: Annotated[
-        Path | None,
-        typer.Option("--suite-out", help="ppr: write the pairs as a suite folder of kind ppr."),
-    ] = None,
-) -> None:
-    """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL),
-    or with --suite-out the PPR pairs as a suite that `taurec run --suite DIR` plays."""
-    import orjson
-
-    from taurec.catalog.errors import DataError
-    from taurec.evaluator.cli.export import (
-        export_lines,
-        not_for_training,
-        ranking_episodes,
-        write_ppr_suite,
-    )
-    from taurec.evaluator.files import NotARunFile, find_logs
-    from taurec.evaluator.logs import Resolver
-
-    if suite_out is not None and (fmt is not ExportFormat.PPR or out is not None):
-        err.print("[red]error:[/red] --suite-out: expected --format ppr and no --out")
-        raise typer.Exit(2)
-    try:
-        resolver = Resolver(suite=suite)
-        episodes = ranking_episodes(find_logs(logdirs), resolver)
-        if held_out := not_for_training(episodes, resolver):
-            err.print(
-                f"[yellow]note:[/yellow] rollouts of {markup(', '.join(held_out))}: for "
-                "training, mine a suite of the train part (taurec tasks generate --split train)"
-            )
-        if suite_out is not None:
-            n = write_ppr_suite(episodes, seed, suite_out)
-            where = markup(str(suite_out))
-            err.print(f"wrote {n} ppr tasks to {where} (play them: taurec run --suite {where})")
-            return
-        lines = export_lines(episodes, fmt.value, seed)
-    except (FileNotFoundError, NotARunFile, DataError) as exc:
-        err.print(f"[red]error:[/red] {markup(str(exc))}")
-        raise typer.Exit(2) from None
-    blob = b"".join(orjson.dumps(line) + b"\n" for line in lines)
-    if out is None:
-        sys.stdout.buffer.write(blob)
-    else:
-        out.write_bytes(blob)
-        err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+app.command("export")(export_command)
 
 
 @app.command()

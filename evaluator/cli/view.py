@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import html
+import tempfile
 import webbrowser
 from pathlib import Path
 
@@ -20,8 +22,11 @@ def run_view(
     open_browser: bool,
     bundle: Path | None,
     err: Console,
+    *,
+    show_hidden: bool = False,
 ) -> int:
-    """Serve until interrupted, or write the bundle; the exit code."""
+    """Serve until interrupted, or write the bundle; the exit code. `show_hidden`: show
+    the answer key of tasks still being played (see viewer/answers.py)."""
     from taurec.evaluator.viewer.data import LogSet
 
     try:
@@ -30,7 +35,7 @@ def run_view(
     except NotLogs as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         return 2
-    logs = LogSet(paths, resolver)
+    logs = LogSet(paths, resolver, show_hidden=show_hidden)
     if bundle is not None:
         from taurec.evaluator.viewer.bundle import write_bundle
 
@@ -42,6 +47,7 @@ def run_view(
             f"wrote {n} episodes to {markup(bundle)}; open {markup((bundle / 'index.html').resolve().as_uri())}"
         )
         return 0
+    from taurec.evaluator.viewer.access import new_token, tokened_url
     from taurec.evaluator.viewer.app import bind_loopback, serve
 
     try:
@@ -51,17 +57,34 @@ def run_view(
             f"[red]error:[/red] --port {port}: cannot listen on 127.0.0.1 ({markup(exc.strerror or exc)}); give another port, or 0 for any free one"
         )
         return 2
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    token = new_token()
+    url = tokened_url(f"http://127.0.0.1:{sock.getsockname()[1]}/", token)
     logs.refresh(force=True)
     print(url, flush=True)
     err.print(
         f"serving {len(logs.rows)} episodes from {markup(', '.join(map(str, paths)))} at {url} (Ctrl-C stops)"
     )
 
-    def ready() -> None:
-        if open_browser:
-            webbrowser.open(url)
+    with tempfile.TemporaryDirectory(prefix="taurec-view-") as private:
 
-    with contextlib.suppress(KeyboardInterrupt):
-        serve(logs, sock, ready)
+        def ready() -> None:
+            if open_browser:
+                webbrowser.open(redirect_page(Path(private), url).as_uri())
+
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(logs, token, sock, ready)
     return 0
+
+
+def redirect_page(folder: Path, url: str) -> Path:
+    """A page in `folder` (private: mkdtemp makes it 0700) that sends the browser on to
+    `url`. The browser is opened on it rather than on `url`, whose token would show in
+    the process list to every user (Jupyter does the same)."""
+    page = folder / "open.html"
+    target = html.escape(url, quote=True)
+    page.write_text(
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
+        f'<a href="{target}">open the viewer</a>\n'
+    )
+    page.chmod(0o600)
+    return page

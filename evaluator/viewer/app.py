@@ -1,7 +1,8 @@
 """The viewer served on loopback: the static page, and two JSON endpoints the page polls
 (`api/episodes`, the list; `api/episode/{key}`, one episode). Only requests addressed
 to the loopback host are answered (a web page elsewhere cannot reach it by rebinding a
-name of its own to 127.0.0.1)."""
+name of its own to 127.0.0.1), and only those carrying the viewer's token (access.py):
+another user of the machine reaches loopback too."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from taurec.evaluator.viewer.access import TokenGate
 from taurec.evaluator.viewer.data import LogSet
 
 LOOPBACK = "127.0.0.1"
@@ -28,7 +30,11 @@ STATIC = {
     "viewer.js": ("viewer.js", "text/javascript; charset=utf-8"),
     "viewer.css": ("viewer.css", "text/css; charset=utf-8"),
 }
-_NO_CACHE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+_NO_CACHE = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 #: The page runs its own script only, loads nothing from elsewhere and is never framed.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -45,7 +51,9 @@ class _JSON(JSONResponse):
         return orjson.dumps(content)
 
 
-def viewer_app(logs: LogSet) -> Starlette:
+def viewer_app(logs: LogSet, token: str) -> Starlette:
+    """The viewer over `logs`, answering requests that carry `token` only."""
+
     async def page(request: Request) -> Response:
         name, media = STATIC[request.path_params.get("name", "")]
         return Response(
@@ -75,7 +83,11 @@ def viewer_app(logs: LogSet) -> Starlette:
     ]
     hosts = [LOOPBACK, "localhost"]
     app = Starlette(
-        routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+        routes=routes,
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+            Middleware(TokenGate, token=token),
+        ],
     )
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -97,17 +109,17 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
-def viewer_server(logs: LogSet) -> Any:
+def viewer_server(logs: LogSet, token: str) -> Any:
     """A uvicorn server of the viewer (run it with `.run(sockets=[...])`)."""
     import uvicorn
 
-    config = uvicorn.Config(viewer_app(logs), log_level="warning", access_log=False)
+    config = uvicorn.Config(viewer_app(logs, token), log_level="warning", access_log=False)
     return uvicorn.Server(config)
 
 
-def serve(logs: LogSet, sock: socket.socket, on_ready: Callable[[], None]) -> None:
+def serve(logs: LogSet, token: str, sock: socket.socket, on_ready: Callable[[], None]) -> None:
     """Serve the viewer on `sock` until interrupted; `on_ready` runs once it answers."""
-    server = viewer_server(logs)
+    server = viewer_server(logs, token)
 
     async def started() -> None:
         while not server.started:

@@ -4,11 +4,17 @@ scores them, as rows (a list) and one detailed view per episode.
 `refresh()` looks at the folders again and scores only the logs that are new or changed
 since (by size and modification time), so a viewer left open over a run that is still
 writing logs stays current at the cost of the new logs only.
+
+While a task is being played its answer key is withheld (answers.py). A log is read
+only up to the limit `evaluator score` applies (`Resolver.max_log_bytes`), and an
+episode's suite is loaded only as the scorer would load it: a suite named by a log the
+scorer refused is never loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from dataclasses import replace
@@ -23,7 +29,8 @@ from taurec.evaluator.episodes.view import episode_view
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.files import JUDGE_DIR, find_run_files
 from taurec.evaluator.logs import Resolver
-from taurec.tasks.trajectory.reader import read_log
+from taurec.evaluator.viewer.answers import live_tasks, withhold_detail, withhold_row
+from taurec.tasks.trajectory.reader import ParsedLog, parse_log_bytes
 
 #: Seconds between two looks at the folders, however often the page asks.
 MIN_REFRESH_S = 1.0
@@ -69,12 +76,30 @@ def _judge_signatures(paths: list[Path]) -> dict[str, tuple[int, int] | None]:
     }
 
 
-class LogSet:
-    """The episodes under `paths`, kept current by refresh()."""
+def read_capped(path: str, max_bytes: int) -> tuple[ParsedLog | None, str | None]:
+    """The parsed log at `path`, or why it was not read (too big, unreadable): a file over
+    `max_bytes` is never read, whatever its size on disk."""
+    try:
+        with open(path, "rb", buffering=0) as f:  # one open: its size, then all of it
+            size = os.fstat(f.fileno()).st_size
+            if size > max_bytes:
+                return None, f"log not read: {size:,} bytes, over the limit of {max_bytes:,}"
+            raw = f.read(max_bytes + 1)  # grown since fstat: still no more than the limit
+    except OSError as exc:
+        return None, f"log not read: {exc.strerror or exc}"
+    if len(raw) > max_bytes:
+        return None, f"log not read: over the limit of {max_bytes:,} bytes"
+    return parse_log_bytes(raw, path), None
 
-    def __init__(self, paths: list[Path], resolver: Resolver) -> None:
+
+class LogSet:
+    """The episodes under `paths`, kept current by refresh(). `show_hidden`: show every
+    episode's answer key, even while its task is live (`--show-hidden`)."""
+
+    def __init__(self, paths: list[Path], resolver: Resolver, *, show_hidden: bool = False) -> None:
         self.paths = paths
         self.resolver = resolver
+        self.show_hidden = show_hidden
         self.revision = 0
         self.updated_at = ""
         self.rows: list[dict[str, Any]] = []
@@ -85,6 +110,8 @@ class LogSet:
         self._last = 0.0
         self._on_disk: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self._judge_sig: dict[str, tuple[int, int] | None] | None = None
+        self._live: frozenset[str] = frozenset()  # task ids with a live episode
+        self._plan_specs: frozenset[str] = frozenset()  # suites of the plans scored
 
     def refresh(self, *, force: bool = False) -> bool:
         """Score what changed on disk; True when the rows changed."""
@@ -114,18 +141,26 @@ class LogSet:
             self._seen = {
                 s.path: (signatures[s.path], s) for s in everything if s.path in signatures
             }
+            live = frozenset() if self.show_hidden else live_tasks(everything)
             rows = []
             scores = {}
             for s in everything:
                 key = episode_key(s)
                 scores[key] = s
                 row = episode_row(s)
+                if s.task_id in live:
+                    row = withhold_row(row, s)
                 row["key"] = key
                 row["excluded"] = excluded.get(id(s))
                 rows.append(row)
+            self._plan_specs = frozenset(
+                str(run["suite"]["spec"])
+                for run in check.runs
+                if isinstance(run.get("suite"), dict) and isinstance(run["suite"].get("spec"), str)
+            )
             if rows == self.rows and not judge_moved:
                 return False
-            self.rows, self._scores, self.judged = rows, scores, judged
+            self.rows, self._scores, self.judged, self._live = rows, scores, judged, live
             self.revision += 1
             self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
             return True
@@ -149,7 +184,9 @@ class LogSet:
         score = self._scores.get(key)
         if score is None:
             return None
-        log = read_log(score.path) if score.path.endswith(".jsonl") else None
+        log, unread = None, None
+        if score.path.endswith(".jsonl"):
+            log, unread = read_capped(score.path, self.resolver.max_log_bytes)
         header = log.header.model_dump(mode="json") if log and log.header else None
         events = log.events if log else []
         task, title_of = self._task(score)
@@ -161,6 +198,11 @@ class LogSet:
             title_of=title_of,
             judged=self.judged.get(score.episode_id or ""),
         )
+        if unread is not None:
+            doc["verdicts"]["problems"].append(unread)
+        if score.task_id in self._live:
+            doc = withhold_detail(doc)
+            doc["row"] = withhold_row(doc["row"], score)
         doc["row"]["key"] = key
         return doc
 
@@ -169,9 +211,10 @@ class LogSet:
         suite does not load: the episode was scored without it anyway)."""
         if score.suite_spec is None:
             return None, lambda _: None
-        # the suite was accepted when the episode was scored (a plan's, or --suite)
+        # only the suites the scorer accepts (built-in, --suite, a plan's): never one a
+        # log names for itself, even though the log's score carries that name
         resolver = replace(
-            self.resolver, allowed_specs=self.resolver.allowed_specs | {score.suite_spec}
+            self.resolver, allowed_specs=self.resolver.allowed_specs | self._plan_specs
         )
         try:
             ctx = resolver.context(score.suite_spec)

@@ -19,6 +19,8 @@ from pydantic import ValidationError
 from taurec.tasks.trajectory.format import EVENT_TYPES, Header, Trajectory
 from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS
 
+NO_END = "no end record: the episode did not finish (incomplete log)"
+
 
 @dataclass(frozen=True)
 class LogProblem:
@@ -41,6 +43,15 @@ class ParsedLog:
     @property
     def ok(self) -> bool:
         return self.header is not None and not self.problems
+
+    @property
+    def unfinished(self) -> bool:
+        """A clean log of an episode that has not ended (yet): its only problem is that."""
+        return (
+            self.header is not None
+            and len(self.problems) == 1
+            and self.problems[0].message == NO_END
+        )
 
     @property
     def trajectory(self) -> Trajectory | None:
@@ -144,7 +155,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
     if out.header is None and not any(p.message.startswith("bad header") for p in out.problems):
         problem(1, "no header record")
     if ended_at is None:
-        problem(None, "no end record: the episode did not finish (incomplete log)")
+        problem(None, NO_END)
     return out
 
 

@@ -18,6 +18,7 @@ from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
 from taurec.evaluator.logs import Resolver
+from taurec.evaluator.viewer.access import new_token, tokened_url
 from taurec.evaluator.viewer.app import bind_loopback, viewer_server
 from taurec.evaluator.viewer.data import LogSet
 from taurec.server.settings import ServerSettings
@@ -67,9 +68,11 @@ def hostile_copy(out: Path, name: str = "hostile") -> Path:
 
 @contextmanager
 def served(paths: list[Path]) -> Iterator[str]:
-    """The viewer over `paths` on a free loopback port, in a thread; yields its URL."""
+    """The viewer over `paths` on a free loopback port, in a thread; yields its URL with
+    its token, as `evaluator view` prints it."""
     sock = bind_loopback(0)
-    server = viewer_server(LogSet(paths, Resolver()))
+    token = new_token()
+    server = viewer_server(LogSet(paths, Resolver()), token)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -77,7 +80,7 @@ def served(paths: list[Path]) -> Iterator[str]:
             if server.started:
                 break
             threading.Event().wait(0.05)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+        yield tokened_url(f"http://127.0.0.1:{sock.getsockname()[1]}/", token)
     finally:
         server.should_exit = True
         thread.join(timeout=HANG_GUARD_S)

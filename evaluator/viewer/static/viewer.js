@@ -115,6 +115,7 @@
     ...(r.excluded ? ["excluded: " + r.excluded] : []),
     ...(r.simulator_faults ? [r.simulator_faults + " simulator fault(s)"] : []),
     ...(r.passed ? [] : r.failure ? [r.failure] : []),
+    ...(r.withheld ? ["answer key withheld (task still live)"] : []),
   ].join("; ");
   const COLUMNS = [
     { key: "label", title: "label", sort: (r) => r.label, cell: (r) => r.label },
@@ -207,6 +208,7 @@
       ...(r.failure && !r.passed ? [[el("span", {}, r.failure)]] : []),
       ...v.problems.filter((p) => p !== r.failure).map((p) => [el("span", {}, "problem: " + p)]),
       ...(r.excluded ? [[el("span", {}, "excluded from the score: " + r.excluded)]] : []),
+      ...(doc.withheld ? [[el("span", { id: "withheld" }, doc.withheld)]] : []),
     ];
     const h = doc.header || {};
     fill(art, [

@@ -13,6 +13,7 @@ from support.hang_guard import HANG_GUARD_S
 from typer.testing import CliRunner
 
 from taurec.evaluator.cli.main import app
+from taurec.evaluator.cli.view import redirect_page
 
 runner = CliRunner()
 
@@ -69,7 +70,7 @@ def test_a_bundle_path_that_is_a_file_is_refused(logs, tmp_path: Path):
     assert result.exit_code == 2 and "not a folder" in result.output
 
 
-def test_view_prints_its_loopback_address_and_serves_the_episodes(logs):
+def test_view_prints_its_tokened_address_and_serves_the_episodes_to_the_token_only(logs):
     logs.run({"ta": 1, "tb": 0}, trials=1)
     command = [
         str(Path(sys.executable).parent / "evaluator"),
@@ -83,9 +84,21 @@ def test_view_prints_its_loopback_address_and_serves_the_episodes(logs):
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
-        doc = httpx.get(url + "api/episodes", timeout=HANG_GUARD_S).json()
+        base, _, token = url.partition("?token=")
+        assert base.startswith("http://127.0.0.1:") and base.endswith("/") and len(token) >= 43
+        doc = httpx.get(f"{base}api/episodes?token={token}", timeout=HANG_GUARD_S).json()
         assert sorted(r["task"] for r in doc["rows"]) == ["ta", "tb"]
+        refused = httpx.get(base + "api/episodes", timeout=HANG_GUARD_S)
+        assert refused.status_code == 403 and "rows" not in refused.text
     finally:
         proc.terminate()
         proc.wait(timeout=HANG_GUARD_S)
+
+
+def test_the_browser_is_opened_on_a_private_page_not_on_the_tokened_address(tmp_path: Path):
+    url = "http://127.0.0.1:1/?token=" + "s" * 43
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    page = redirect_page(folder, url)
+    assert page.stat().st_mode & 0o077 == 0
+    assert f'url={url}"' in page.read_text()

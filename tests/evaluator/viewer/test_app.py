@@ -1,4 +1,5 @@
-"""The viewer's HTTP surface: the page, the episode list and one episode, loopback only."""
+"""The viewer's HTTP surface: the page, the episode list and one episode, loopback only,
+to holders of the token."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.app import viewer_app
 from taurec.evaluator.viewer.data import LogSet
 
+TOKEN = "t" * 43
+
 
 def _client(logs) -> TestClient:
+    """A client that carries the token (as a header; test_access.py tries the others)."""
     return TestClient(
-        viewer_app(LogSet([logs.out], Resolver(suite=logs.spec))), base_url="http://127.0.0.1"
+        viewer_app(LogSet([logs.out], Resolver(suite=logs.spec)), TOKEN),
+        base_url="http://127.0.0.1",
+        headers={"Authorization": f"token {TOKEN}"},
     )
 
 
