@@ -49,6 +49,20 @@ def ranking_answer(trajectory: Trajectory) -> tuple[list[str] | None, int]:
     return ranking, calls
 
 
+def answered_calls(trajectory: Trajectory) -> int:
+    """Tool calls the tool answered without an error (what the +0.1 bonus needs)."""
+    counted = {
+        ev["call_id"]
+        for ev in trajectory.events
+        if ev["type"] == "tool_call" and is_tool_call(ev["name"], ev.get("arguments") or {})
+    }
+    return sum(
+        1
+        for ev in trajectory.events
+        if ev["type"] == "tool_result" and ev.get("call_id") in counted and not ev.get("is_error")
+    )
+
+
 def answer_retries(trajectory: Trajectory) -> int:
     """How many replies the harness rejected before the answer (0 without a submission)."""
     for ev in trajectory.events:
@@ -65,7 +79,7 @@ def score_ranking_episode(
     header = trajectory.header
     end = trajectory.end
     ranking, calls = ranking_answer(trajectory)
-    outcome = score_ranking(task, ranking, calls)
+    outcome = score_ranking(task, ranking, calls, answered_calls(trajectory))
     score = EpisodeScore(
         path=path,
         label=header.agent.label,

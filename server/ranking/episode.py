@@ -55,6 +55,7 @@ class RankingEpisode:
     rd: RankingData
     task: RankingTask
     tool_calls: int = 0
+    answered_calls: int = 0  # tool calls the tool answered without an error
     ranking: list[str] | None = None
     outcome: RankingOutcome | None = None
     detail: str | None = None
@@ -90,11 +91,12 @@ class RankingEpisode:
             result = StepResult(str(exc), is_error=True)
         else:
             result = StepResult(text)
+            self.answered_calls += 1
         self.history.append({"name": name, "arguments": arguments, "text": result.text})
         return result
 
     def submit(self, ranking: list[str]) -> StepResult:
-        outcome = score_ranking(self.task, ranking, self.tool_calls)
+        outcome = score_ranking(self.task, ranking, self.tool_calls, self.answered_calls)
         text = (
             f"Ranking received ({len(ranking)} ids). The episode is over."
             if outcome.valid
@@ -106,7 +108,9 @@ class RankingEpisode:
         self, ranking: list[str] | None, text: str, outcome: RankingOutcome | None = None
     ) -> StepResult:
         self.ranking = ranking
-        self.outcome = outcome or score_ranking(self.task, ranking, self.tool_calls)
+        self.outcome = outcome or score_ranking(
+            self.task, ranking, self.tool_calls, self.answered_calls
+        )
         self.detail = self.outcome.problem
         return StepResult(text, is_error=not self.outcome.valid, done=True, outcome=self.outcome)
 

@@ -4,7 +4,9 @@ when p <= K, else 0 (the ideal DCG is 1).
 
 reward: -1 for an invalid answer (none, wrong length, a duplicate, an id outside the
 candidates, or more tool calls than the budget); -0.5 when the positive is not listed;
-NDCG@top_n otherwise, plus 0.1 when the positive is first and at least one tool was called.
+NDCG@top_n otherwise, plus 0.1 when the positive is first and at least one tool call was
+answered (a call the tool refused, such as an unknown title, costs budget but earns no
+bonus).
 """
 
 from __future__ import annotations
@@ -60,8 +62,14 @@ class RankingOutcome:
 
 
 def score_ranking(
-    task: RankingTask, ranking: Sequence[str] | None, tool_calls: int
+    task: RankingTask,
+    ranking: Sequence[str] | None,
+    tool_calls: int,
+    answered_calls: int | None = None,
 ) -> RankingOutcome:
+    """`tool_calls` count against the budget; the bonus needs one of them answered without
+    an error (`answered_calls`; default: all of them were): a call a tool refuses, such as
+    an unknown title, costs budget but earns nothing."""
     problem = invalid_reason(task, ranking, tool_calls)
     if problem is not None or ranking is None:
         return RankingOutcome(False, None, INVALID, problem)
@@ -69,5 +77,6 @@ def score_ranking(
     if task.positive not in ranked:
         return RankingOutcome(True, None, MISSING)
     rank = ranked.index(task.positive) + 1
-    bonus = TOOL_BONUS if rank == 1 and tool_calls >= 1 else 0.0
+    answered = tool_calls if answered_calls is None else answered_calls
+    bonus = TOOL_BONUS if rank == 1 and answered >= 1 else 0.0
     return RankingOutcome(True, rank, ndcg_at(rank, task.top_n) + bonus)

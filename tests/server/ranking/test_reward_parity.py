@@ -1,7 +1,8 @@
 """One reward on every path: the same scripted behaviour played over MCP, in the Python
 environment, and scored from its log by the evaluator and by `evaluator export`, earns the
 same reward. Unknown tools and ill-formed arguments are refused uncounted everywhere (an
-MCP server refuses them before the episode sees them); a call that reaches a tool counts."""
+MCP server refuses them before the episode sees them); a call that reaches a tool counts
+against the budget, and earns the bonus only when the tool answers it."""
 
 from __future__ import annotations
 
@@ -63,12 +64,16 @@ BEHAVIOURS: dict[str, tuple[Callable[[RankingTask], list[Call]], float]] = {
         lambda t: [PROFILE, ("submit_ranking", {"ranking": json.dumps(_first(t))})],
         1.1,
     ),
-    "an unknown title still counts": (
+    "an unknown title earns no bonus": (
         lambda t: [
             ("item_info_search", {"item_name": "zzqx no such title"}),
             ("submit_ranking", {"ranking": _first(t)}),
         ],
-        1.1,
+        1.0,
+    ),
+    "eleven unknown titles still spend the budget": (
+        lambda t: [("item_info_search", {"item_name": "zzqx no such title"})] * 11,
+        -1.0,
     ),
     "eleven tool calls": (lambda t: [PROFILE] * 11, -1.0),
     "a refused submission, then the positive second": (
