@@ -11,25 +11,37 @@ do, and a data part with everything it needs
 The agent talks to the user (send_message) and uses the catalog through those tools,
 and commits with recommend; its final A2A reply (a message, or a task that reaches a
 final state) ends its turn. An episode it leaves open is ended by the runner as
-agent_error. Needs the `a2a` extra (a2a-sdk); imported only when this agent is asked for.
+agent_error, and so is one whose reply does not come within A2A_EPISODE_TIMEOUT or is
+larger than MAX_REPLY_BYTES (bounded_http.py, where every limit is set). Needs the `a2a`
+extra (a2a-sdk); imported only when this agent is asked for.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any, Final
 
+import anyio
 import httpx
-from a2a.client import ClientConfig, create_client
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client.card_resolver import parse_agent_card
+from a2a.client.errors import A2AClientError
 from a2a.helpers import get_message_text, new_data_part, new_text_part
-from a2a.types import Message, Role, SendMessageRequest
+from a2a.types import AgentCard, Message, Role, SendMessageRequest
+from google.protobuf.json_format import ParseError
 
 from taurec.clients.agents.base import AgentSettings, Episode
+from taurec.clients.agents.contestants import bounded_http as limits
+from taurec.clients.agents.contestants.bounded_http import (
+    ResponseTooLarge,
+    contestant_client,
+    failure_detail,
+    one_line,
+)
 from taurec.clients.agents.contestants.mcp_relay import relayed_tools, serve_relay
 
 CARD_PATH: Final = "/.well-known/agent-card.json"
-#: Seconds an A2A agent may take over one whole episode (LLM agents are slow).
-EPISODE_TIMEOUT: Final = 900.0
 INSTRUCTION: Final = (
     "You are the recommender in a taurec episode. Connect to the MCP server at mcp_url "
     "(Streamable HTTP) and play episode episode_id: the user's opening message is given; "
@@ -44,19 +56,50 @@ class A2AUnavailable(Exception):
     """The A2A agent cannot be reached or has no usable agent card (one line)."""
 
 
-def check_card(url: str) -> None:
-    """The agent must serve its card at URL/.well-known/agent-card.json."""
+def check_card(url: str) -> AgentCard:
+    """The agent card served at URL/.well-known/agent-card.json, read within
+    limits.STARTUP_TIMEOUT in all and limits.MAX_CARD_BYTES; A2AUnavailable (one line
+    naming the card's URL, what happened and what was expected) otherwise."""
     card_url = url.rstrip("/") + CARD_PATH
+    expected = (
+        f"expected HTTP 200 and a JSON agent card of at most {limits.MAX_CARD_BYTES} bytes "
+        f"within {limits.STARTUP_TIMEOUT:g} s"
+    )
     try:
-        response = httpx.get(card_url, timeout=10.0)
+        status, body = anyio.run(_fetch, card_url)
+    except (TimeoutError, httpx.ReadTimeout):
+        raise A2AUnavailable(
+            f"the A2A agent card at {card_url} did not arrive in time ({expected})"
+        ) from None
+    except ResponseTooLarge:
+        raise A2AUnavailable(
+            f"the A2A agent card at {card_url} is larger than {limits.MAX_CARD_BYTES} bytes, "
+            f"reading stopped there ({expected})"
+        ) from None
     except httpx.HTTPError as exc:
         raise A2AUnavailable(
-            f"no A2A agent answers at {card_url} ({exc or type(exc).__name__})"
+            f"no A2A agent answers at {card_url} ({failure_detail(exc)})"
         ) from None
-    if response.status_code != 200:
+    if status != 200:
         raise A2AUnavailable(
-            f"the A2A agent card at {card_url} answered HTTP {response.status_code}, expected 200"
+            f"the A2A agent card at {card_url} answered HTTP {status}, expected 200"
         )
+    try:
+        return parse_agent_card(json.loads(body))
+    except (ValueError, ParseError, RecursionError, TypeError, AttributeError) as exc:
+        raise A2AUnavailable(
+            f"the A2A agent card at {card_url} is not a valid agent card ({one_line(exc)})"
+        ) from None
+
+
+async def _fetch(card_url: str) -> tuple[int, bytes]:
+    with anyio.fail_after(limits.STARTUP_TIMEOUT):
+        client = contestant_client(
+            read_timeout=limits.STARTUP_TIMEOUT, max_bytes=limits.MAX_CARD_BYTES
+        )
+        async with client as http:
+            response = await http.get(card_url)
+            return response.status_code, response.content
 
 
 def briefing(episode: Episode, mcp_url: str) -> dict[str, Any]:
@@ -73,10 +116,12 @@ def briefing(episode: Episode, mcp_url: str) -> dict[str, Any]:
 
 
 class A2AAgent:
-    """Hands each episode to the A2A agent at `url` (see the module docstring)."""
+    """Hands each episode to the A2A agent at `url`, whose card was read when the agent
+    was made (see the module docstring)."""
 
-    def __init__(self, url: str, label: str = "a2a") -> None:
+    def __init__(self, url: str, card: AgentCard, label: str = "a2a") -> None:
         self.url = url.rstrip("/")
+        self.card = card
         self.label = label
         self.last_reply: str | None = None  # the agent's final text of the last episode
 
@@ -87,19 +132,40 @@ class A2AAgent:
                 message_id=uuid.uuid4().hex,
                 parts=[new_text_part(INSTRUCTION), new_data_part(briefing(episode, mcp_url))],
             )
-            async with httpx.AsyncClient(timeout=EPISODE_TIMEOUT) as http:
-                config = ClientConfig(streaming=False, httpx_client=http)
-                client = await create_client(self.url, client_config=config)
-                try:
-                    async for response in client.send_message(SendMessageRequest(message=message)):
-                        if response.HasField("message"):
-                            self.last_reply = get_message_text(response.message)
-                finally:
-                    await client.close()
+            try:
+                with anyio.fail_after(limits.A2A_EPISODE_TIMEOUT):
+                    await self._send(message)
+            except TimeoutError:
+                await _abort(
+                    episode,
+                    f"the A2A agent at {self.url} did not answer within "
+                    f"{limits.A2A_EPISODE_TIMEOUT:g} s",
+                )
+            except (A2AClientError, httpx.HTTPError) as exc:
+                await _abort(episode, f"the A2A agent at {self.url} failed: {failure_detail(exc)}")
+
+    async def _send(self, message: Message) -> None:
+        client_http = contestant_client(
+            read_timeout=limits.A2A_EPISODE_TIMEOUT, max_bytes=limits.MAX_REPLY_BYTES
+        )
+        async with client_http as http:
+            config = ClientConfig(streaming=False, httpx_client=http)
+            client = ClientFactory(config).create(self.card)
+            try:
+                async for response in client.send_message(SendMessageRequest(message=message)):
+                    if response.HasField("message"):
+                        self.last_reply = get_message_text(response.message)
+            finally:
+                await client.close()
+
+
+async def _abort(episode: Episode, detail: str) -> None:
+    if not episode.ended:
+        await episode.call("abort_episode", reason="agent_error", detail=detail[:2000])
 
 
 def make_a2a_agent(settings: AgentSettings) -> A2AAgent:
-    """The A2A agent at settings.options["a2a_url"], once its card answers."""
+    """The A2A agent at settings.options["a2a_url"], once its card is read (A2AUnavailable
+    when it cannot be)."""
     url = str(settings.options["a2a_url"])
-    check_card(url)
-    return A2AAgent(url, settings.label or "a2a")
+    return A2AAgent(url, check_card(url), settings.label or "a2a")

@@ -14,26 +14,28 @@ send_message; the titles it names are resolved to catalog items by exact title m
 (catalog.mentions.TitleMatcher). When the user accepts a title the CRS named, the harness
 commits it (recommend): the CRS cannot call tools, so the user's acceptance is its
 commitment. The episode also ends when the user leaves or the turns run out. A CRS that
-cannot be reached, errs, or answers without a `response` ends the episode as agent_error.
+cannot be reached, errs, answers without a `response`, too late or too much (the limits
+of bounded_http.py) ends the episode as agent_error.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 import anyio
 import httpx
 
 from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
 from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError
+from taurec.clients.agents.contestants import bounded_http as limits
+from taurec.clients.agents.contestants.bounded_http import (
+    ResponseTooLarge,
+    contestant_client,
+    failure_detail,
+    one_line,
+)
 from taurec.clients.agents.recommendation.reading import read_verdict
 from taurec.tasks.suite import load_suite
-
-#: Seconds a CRS may take to answer one message (neural CRSs on a CPU are slow).
-REPLY_TIMEOUT: Final = 120.0
-HEALTH_TIMEOUT: Final = 10.0
-#: The largest answer read from a CRS; a longer one is an error, not a reply.
-MAX_REPLY_BYTES: Final = 1_000_000
 
 
 class CrsError(Exception):
@@ -47,15 +49,20 @@ def endpoint(url: str) -> str:
 
 
 def health_check(url: str) -> None:
-    """GET `url` must answer 200; CrsError (one line naming the URL and what it answered)
-    otherwise. Only the status is read: a body that never ends cannot hold the run before
-    it starts."""
+    """GET `url` must answer 200 within limits.STARTUP_TIMEOUT in all; CrsError (one line
+    naming the URL, what happened and what was expected) otherwise. Only the status is
+    read: a body that never ends cannot hold the run before it starts, and headers that
+    never end are cut off by the deadline."""
     where = endpoint(url)
+    expected = f"GET {where} must answer HTTP 200 within {limits.STARTUP_TIMEOUT:g} s"
     try:
-        with httpx.stream("GET", where, timeout=HEALTH_TIMEOUT) as response:
-            status = response.status_code
+        status = anyio.run(_health_status, where)
+    except (TimeoutError, httpx.ReadTimeout):
+        raise CrsError(
+            f"the CRS at {where} did not answer its health check in time ({expected})"
+        ) from None
     except httpx.HTTPError as exc:
-        raise CrsError(f"no CRS answers at {where} ({exc or type(exc).__name__})") from None
+        raise CrsError(f"no CRS answers at {where} ({failure_detail(exc)})") from None
     if status != 200:
         raise CrsError(
             f"the CRS at {where} failed its health check: GET {where} answered HTTP "
@@ -63,14 +70,23 @@ def health_check(url: str) -> None:
         )
 
 
+async def _health_status(where: str) -> int:
+    with anyio.fail_after(limits.STARTUP_TIMEOUT):
+        client = contestant_client(
+            read_timeout=limits.STARTUP_TIMEOUT, max_bytes=limits.MAX_REPLY_BYTES
+        )
+        async with client as http, http.stream("GET", where) as response:
+            return response.status_code
+
+
 def response_text(response: httpx.Response) -> str:
     """The `response` field of a CRS's answer; CrsError when it has none."""
     if response.status_code != 200:
-        raise CrsError(f"the CRS answered HTTP {response.status_code}: {response.text[:200]}")
+        raise CrsError(f"the CRS answered HTTP {response.status_code}: {one_line(response.text)}")
     try:
         body = response.json()
     except ValueError:
-        raise CrsError(f"the CRS answered non-JSON text: {response.text[:200]!r}") from None
+        raise CrsError(f"the CRS answered non-JSON text: {one_line(repr(response.text))}") from None
     text = body.get("response") if isinstance(body, dict) else None
     if not isinstance(text, str):
         raise CrsError('the CRS answer has no "response" string (expected {"response": ...})')
@@ -88,7 +104,10 @@ class CrsAgent:
     async def run(self, episode: Episode) -> None:
         context: list[str] = []
         message = episode.opening
-        async with httpx.AsyncClient(timeout=REPLY_TIMEOUT) as http:
+        client = contestant_client(
+            read_timeout=limits.CRS_REPLY_TIMEOUT, max_bytes=limits.MAX_REPLY_BYTES
+        )
+        async with client as http:
             try:
                 while True:
                     try:
@@ -120,23 +139,28 @@ class CrsAgent:
 
 
 async def ask(http: httpx.AsyncClient, url: str, context: list[str], message: str) -> str:
-    """The CRS's reply to `message`; CrsError when it does not answer within REPLY_TIMEOUT
-    in all (httpx's timeout bounds each read only: a CRS dribbling bytes never trips it),
-    or answers more than MAX_REPLY_BYTES."""
+    """The CRS's reply to `message`; CrsError when it does not answer within
+    limits.CRS_REPLY_TIMEOUT in all (httpx's timeout bounds each read only: a CRS dribbling
+    bytes never trips it), or answers more than limits.MAX_REPLY_BYTES (reading stops
+    there, here and in contestant_client's transport)."""
+    cap = limits.MAX_REPLY_BYTES
+    too_large = f"the CRS at {url} answered more than {cap} bytes (a reply may hold at most {cap})"
     try:
-        with anyio.fail_after(REPLY_TIMEOUT):
+        with anyio.fail_after(limits.CRS_REPLY_TIMEOUT):
             async with http.stream("POST", url, json={"context": context, "message": message}) as r:
                 body = bytearray()
                 async for chunk in r.aiter_bytes():
                     body += chunk
-                    if len(body) > MAX_REPLY_BYTES:
-                        raise CrsError(
-                            f"the CRS at {url} answered more than {MAX_REPLY_BYTES} bytes"
-                        )
+                    if len(body) > cap:
+                        raise CrsError(too_large)
     except TimeoutError:
-        raise CrsError(f"the CRS at {url} did not answer within {REPLY_TIMEOUT:g} s") from None
+        raise CrsError(
+            f"the CRS at {url} did not answer within {limits.CRS_REPLY_TIMEOUT:g} s"
+        ) from None
+    except ResponseTooLarge:
+        raise CrsError(too_large) from None
     except httpx.HTTPError as exc:
-        raise CrsError(f"the CRS at {url} did not answer ({exc or type(exc).__name__})") from None
+        raise CrsError(f"the CRS at {url} did not answer ({failure_detail(exc)})") from None
     content_type = {"content-type": r.headers.get("content-type", "application/json")}
     return response_text(httpx.Response(r.status_code, content=bytes(body), headers=content_type))
 

@@ -21,7 +21,7 @@ from support.scoring import score_groups
 from typer.testing import CliRunner
 
 from taurec.catalog.mentions import Mention
-from taurec.clients.agents.contestants import crs
+from taurec.clients.agents.contestants import bounded_http, crs
 from taurec.clients.agents.contestants.crs import CrsError, health_check, response_text
 from taurec.clients.agents.contestants.crs_demo import ASK, DemoCrs, crs_app
 from taurec.clients.cli.main import app
@@ -175,14 +175,14 @@ def _dribbling_crs(request: httpx.Request) -> httpx.Response:
 
 
 async def test_a_crs_that_never_finishes_its_answer_is_cut_off(monkeypatch) -> None:
-    monkeypatch.setattr(crs, "REPLY_TIMEOUT", 0.3)
+    monkeypatch.setattr(bounded_http, "CRS_REPLY_TIMEOUT", 0.3)
     async with httpx.AsyncClient(transport=httpx.MockTransport(_dribbling_crs)) as http:
         with anyio.fail_after(HANG_GUARD_S), pytest.raises(CrsError, match=r"within 0\.3 s"):
             await crs.ask(http, "http://crs.test/receive_message", [], "Hi")
 
 
 async def test_a_crs_answer_larger_than_the_limit_is_an_error() -> None:
-    huge = b'{"response": "' + b"a" * (crs.MAX_REPLY_BYTES + 1) + b'"}'
+    huge = b'{"response": "' + b"a" * (bounded_http.MAX_REPLY_BYTES + 1) + b'"}'
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=huge))
     async with httpx.AsyncClient(transport=transport) as http:
         with pytest.raises(CrsError, match="more than"):
