@@ -1,8 +1,10 @@
 """Text from logs (labels, task ids, paths, problems) printed as data, never as markup.
 
 Agent labels, task ids and paths come from files anyone can write. Printed raw, `[/bold]`
-crashes a rich table, `[conceal]` hides text, ANSI escapes drive the terminal, and `|` or
-a newline forges a Markdown row. Everything printed from a log goes through one of these.
+crashes a rich table, `[conceal]` hides text, ANSI escapes drive the terminal, `|` or a
+newline forges a Markdown row, `<script>` runs in a rendered Markdown page, and a CSV cell
+starting with `=` runs as a spreadsheet formula. Everything printed from a log goes through
+one of these.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import re
 from rich.markup import escape
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MD_ACTIVE = re.compile(r"[\\`*_\[\]~|]")
+#: What makes a spreadsheet read a cell as a formula (tab and CR are escaped before).
+_FORMULA_START = ("=", "+", "-", "@")
 
 
 def plain(text: object) -> str:
@@ -25,8 +30,20 @@ def markup(text: object) -> str:
 
 
 def md_cell(text: object) -> str:
-    """`text` for one Markdown table cell: control characters and | escaped."""
-    return plain(text).replace("\\", "\\\\").replace("|", "\\|")
+    """`text` for one Markdown table cell, shown literally: control characters escaped,
+    HTML (`<`, `>`, `&`) as entities, so no renderer runs a tag a label carries, and the
+    characters that make emphasis, code, links or a cell border (\\ ` * _ [ ] ~ |)
+    backslash-escaped."""
+    shown = plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_ACTIVE.sub(r"\\\g<0>", shown)
+
+
+def csv_cell(text: object) -> str:
+    """`text` for one CSV cell that a spreadsheet shows and never runs: control characters
+    escaped, and a cell starting (after spaces) with = + - @ given a leading ' (OWASP's
+    rule against formula injection). Only for text: numbers are written as they are."""
+    shown = plain(text)
+    return f"'{shown}" if shown.lstrip(" ").startswith(_FORMULA_START) else shown
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from taurec.evaluator.cli.options import Format, err
-from taurec.evaluator.text import markup
+from taurec.evaluator.text import markup, md_cell
 
 
 def dialogues(
@@ -67,7 +67,7 @@ def dialogues(
     ]
     if fmt is Format.MARKDOWN:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += ["| " + " | ".join(map(md_cell, r)) + " |" for r in rows]
         sys.stdout.write("\n".join(lines) + "\n")
         return
     table = Table(title="dialogue metrics")

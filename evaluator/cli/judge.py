@@ -65,7 +65,11 @@ def judge(
 
 
 def _print(report: JudgeReport, console: Console) -> None:
-
+    if report.discarded:
+        err.print(
+            f"[yellow]warning:[/yellow] {markup(report.discarded)}; "
+            "its answers were not reused, and it is replaced by a signed file"
+        )
     by_label: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     failures: dict[str, int] = defaultdict(int)
     episodes: dict[str, int] = defaultdict(int)

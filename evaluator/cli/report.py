@@ -59,7 +59,7 @@ def write_report(
     page = render_report(
         aggregate(check.scores, seed=seed),
         check.scores,
-        load_judgements(logdirs),
+        load_judgements(logdirs, warn=lambda line: _left_out(line, err)),
         title=title,
         sources=[str(p) for p in logdirs],
     )
@@ -68,3 +68,7 @@ def write_report(
     except OSError as exc:
         raise ReportError(f"-o {out} cannot be written: {exc.strerror}") from None
     err.print(f"wrote {markup(out)} ({len(check.scores)} episodes, {len(page) // 1024} KiB)")
+
+
+def _left_out(line: str, err: Console) -> None:
+    err.print(f"[yellow]warning:[/yellow] judge file {markup(line)}; left out of the report")

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.episodes.rows import COLUMNS, episode_rows
-from taurec.evaluator.text import markup
+from taurec.evaluator.text import csv_cell, markup
 
 #: the table's width when stdout is no terminal (a pipe, a file): wide enough for every column
 PIPED_WIDTH = 240
@@ -29,13 +29,17 @@ def rows_json(rows: list[dict[str, Any]]) -> bytes:
 
 
 def _cell(value: Any) -> str:
+    """One CSV cell. Text comes from logs anyone can write: it goes through csv_cell (no
+    control bytes, no cell a spreadsheet runs as a formula); numbers are written as they are."""
     if value is None:
         return ""
     if isinstance(value, list):
-        return LIST_SEP.join(map(str, value))
+        return csv_cell(LIST_SEP.join(map(str, value)))
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    if isinstance(value, int | float):
+        return str(value)
+    return csv_cell(value)
 
 
 def _natural(name: str) -> list[Any]:

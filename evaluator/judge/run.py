@@ -28,8 +28,15 @@ from taurec.evaluator.judge.prompt import (
     prompt_digest,
 )
 from taurec.evaluator.judge.rubrics import ASPECTS, RUBRIC_VERSION, aspect
-from taurec.evaluator.judge.store import JudgeFile, call_key, judge_path, load_judge_file
+from taurec.evaluator.judge.store import (
+    JudgeFile,
+    JudgeFileError,
+    call_key,
+    judge_path,
+    load_judge_file,
+)
 from taurec.tasks.trajectory.reader import read_log
+from taurec.tasks.trajectory.signing import LogKey, load_log_key
 
 #: Answers written to disk after this many new calls (an interrupted run keeps them).
 SAVE_EVERY = 25
@@ -49,6 +56,8 @@ class JudgeSettings:
     completion: Callable[..., Any] | None = None
     litellm_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. temperature
     check_credentials: bool = True
+    #: Signs the judge file; default the log key (created, like the server does, if absent).
+    key: LogKey | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,8 @@ class JudgeReport:
     scores: dict[str, dict[str, JudgeScore]] = field(default_factory=dict)  # episode -> aspect
     labels: dict[str, str] = field(default_factory=dict)  # episode -> agent label
     skipped: list[Skipped] = field(default_factory=list)
+    #: the judge file found there could not be trusted (why): its answers were not reused
+    discarded: str | None = None
     calls_made: int = 0
     cached: int = 0
     call_errors: int = 0
@@ -97,10 +108,15 @@ def judge_logs(logdir: Path, settings: JudgeSettings) -> JudgeReport:
         aspect(name)
     if settings.samples < 1:
         raise ValueError(f"--samples must be at least 1, got {settings.samples}")
-    store = load_judge_file(logdir, settings.model)
+    log_key = settings.key or _signing_key()
     report = JudgeReport(
         judge_path(logdir, settings.model), settings.model, settings.aspects, settings.samples
     )
+    try:
+        store = load_judge_file(logdir, settings.model, log_key)
+    except JudgeFileError as exc:  # a forged cache must not be signed anew: start afresh
+        report.discarded = str(exc)
+        store = JudgeFile(model=settings.model)
     dialogues = _dialogues(logdir, report)
     todo: list[_Call] = []
     prompts = {
@@ -117,7 +133,7 @@ def judge_logs(logdir: Path, settings: JudgeSettings) -> JudgeReport:
             else:
                 todo.append(_Call(key, episode, name, sample, text))
     if todo:
-        _call_all(todo, settings, store, report)
+        _call_all(todo, settings, store, report, log_key)
     for episode in dialogues:
         report.scores[episode] = {
             name: combine(
@@ -141,8 +157,17 @@ def judge_logs(logdir: Path, settings: JudgeSettings) -> JudgeReport:
         }
         store.episodes.setdefault(episode, {}).update(report.scores[episode])
     store.settings = {"samples": settings.samples, "rubric_version": RUBRIC_VERSION}
-    store.write(report.path)
+    store.write(report.path, log_key)
     return report
+
+
+def _signing_key() -> LogKey:
+    from taurec.catalog.errors import DataError
+
+    try:
+        return load_log_key(create=True)
+    except DataError as exc:
+        raise JudgeError(f"cannot sign the judge file: {exc}") from None
 
 
 def _score_of(answer: dict[str, Any] | None) -> float:
@@ -170,7 +195,11 @@ def _dialogues(logdir: Path, report: JudgeReport) -> dict[str, list[Turn]]:
 
 
 def _call_all(
-    todo: Sequence[_Call], settings: JudgeSettings, store: JudgeFile, report: JudgeReport
+    todo: Sequence[_Call],
+    settings: JudgeSettings,
+    store: JudgeFile,
+    report: JudgeReport,
+    log_key: LogKey,
 ) -> None:
     completion = settings.completion
     if completion is None:
@@ -202,12 +231,12 @@ def _call_all(
                     _count(report, answer)
                     unsaved += 1
                 if unsaved >= SAVE_EVERY:
-                    store.write(report.path)
+                    store.write(report.path, log_key)
                     unsaved = 0
         except BaseException:
             for future in pending:
                 future.cancel()
-            store.write(report.path)  # keep what was paid for
+            store.write(report.path, log_key)  # keep what was paid for
             raise
 
 

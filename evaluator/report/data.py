@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean, stdev
@@ -84,17 +84,23 @@ def report_data(
     return ReportData(series, judgements)
 
 
-def load_judgements(logdirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+def load_judgements(
+    logdirs: Iterable[Path], warn: Callable[[str], None] = lambda line: None
+) -> dict[str, dict[str, Any]]:
     """The judge's scores found beside the logs, when the judge store is installed and a
-    judge has run; empty otherwise (the report then has no judge section)."""
+    judge has run; empty otherwise (the report then has no judge section). A judge file
+    that is unsigned, altered or malformed is left out: `warn` gets one line naming it."""
     try:
-        from taurec.evaluator.judge.store import load_judgements as load
+        from taurec.evaluator.judge.store import read_judgements
     except ImportError:
         return {}
     out: dict[str, dict[str, Any]] = {}
     for folder in logdirs:
         if folder.is_dir():
-            for episode, aspects in load(folder).items():
+            found = read_judgements(folder)
+            for line in found.skipped:
+                warn(line)
+            for episode, aspects in found.scores.items():
                 out.setdefault(episode, {}).update(aspects)
     return out
 

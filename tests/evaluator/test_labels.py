@@ -3,10 +3,11 @@ table separators and newlines in a label cannot crash, hide or forge any report.
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
 from taurec.evaluator.cli.main import app
-from taurec.evaluator.text import markup, md_cell, plain
+from taurec.evaluator.text import csv_cell, markup, md_cell, plain
 
 runner = CliRunner()
 HOSTILE = ["[/bold]", "[conceal]scripted", "x|1|2\n| forged | 99 |", "\x1b[31mred\x1b[0m"]
@@ -50,3 +51,38 @@ def test_explain_and_compare_print_hostile_labels_literally(logs) -> None:
     )
     assert compared.exit_code == 0, compared.output
     assert "pass^1([/bold]) - pass^1([conceal]x)" in compared.stdout
+
+
+def test_markdown_cells_show_html_and_emphasis_literally() -> None:
+    assert md_cell("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert md_cell("&lt;b&gt;") == "&amp;lt;b&amp;gt;"  # an entity stays text, too
+    assert md_cell("*a* _b_ [c](d) `e` ~f~") == "\\*a\\* \\_b\\_ \\[c\\](d) \\`e\\` \\~f\\~"
+
+
+def test_html_in_a_label_is_escaped_in_the_markdown_report(logs) -> None:
+    for label in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>"):
+        logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1, label=label)
+    result = runner.invoke(
+        app, ["score", str(logs.out), "--suite", logs.spec, "--format", "markdown"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "<" not in result.stdout and ">" not in result.stdout
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "cell"),
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1", "'+1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("  =1+1", "'  =1+1"),
+        ("\tcmd", "\\tcmd"),
+        ("\x1b[31mred\x07", "\\x1b[31mred\\x07"),
+        ("agentA", "agentA"),
+        ("", ""),
+    ],
+)
+def test_csv_cells_never_start_a_formula_nor_carry_control_bytes(text: str, cell: str) -> None:
+    assert csv_cell(text) == cell

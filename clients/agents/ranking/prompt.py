@@ -9,6 +9,9 @@ from dataclasses import dataclass
 _CANDIDATE = re.compile(r"^(\d+)\. \[([^\]]+)\] (.*)$")
 _HISTORY = re.compile(r"^(\d+)\. (.*)$")
 _BOXED = re.compile(r"\\boxed\{\s*\[([^\]]*)\]\s*\}")
+# ASCII digits only: str.isdigit() also takes "²" or "٣", which int() refuses or reads
+# as another number; nine digits bound int() far below any huge-number limit
+_INDEX = re.compile(r"[0-9]{1,9}")
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,10 @@ def parse_boxed(text: str, candidates: list[str], top_n: int = 10) -> list[str]:
         )
     ids = []
     for part in filter(None, (p.strip() for p in found[-1].split(","))):
-        if not part.isdigit() or not 1 <= int(part) <= len(candidates):
+        if not _INDEX.fullmatch(part) or not 1 <= int(part) <= len(candidates):
+            shown = part if len(part) <= 20 else part[:20] + "..."
             raise AnswerError(
-                f"{part!r} is not a candidate index; expected numbers 1..{len(candidates)}"
+                f"{shown!r} is not a candidate index; expected numbers 1..{len(candidates)}"
             )
         ids.append(candidates[int(part) - 1])
     return ids

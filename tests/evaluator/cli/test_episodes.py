@@ -82,3 +82,16 @@ def test_json_and_csv_together_are_refused(logs):
     logs.run({"ta": 1}, trials=1)
     result = _run(str(logs.out), "--json", "--csv")
     assert result.exit_code == 2 and "exclude each other" in result.output
+
+
+def test_csv_neutralises_formula_labels_and_control_bytes(logs):
+    hostile = ['=HYPERLINK("http://evil","x")', "+1", "-2", "@SUM(A1)", "\x1b[31mred\x07"]
+    for label in hostile:
+        logs.run({"ta": 1}, trials=1, label=label)
+    result = _run(str(logs.out), "--suite", logs.spec, "--csv")
+    assert result.exit_code == 0, result.output
+    assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in result.stdout)
+    table = list(csv.DictReader(io.StringIO(result.stdout)))
+    labels = sorted(r["label"] for r in table)
+    assert labels == sorted(["'" + h for h in hostile[:4]] + ["\\x1b[31mred\\x07"])
+    assert {r["reward"] for r in table} == {"1.0"}  # numbers are written as they are

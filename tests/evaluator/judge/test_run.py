@@ -240,3 +240,20 @@ def test_the_judge_folder_is_beside_the_logs(logs, mocked_litellm):
     logs.episode("ta", 0, item="c1")
     runner.invoke(app, ["judge", str(logs.out), "--model", "openai/gpt-4o-mini"])
     assert [p.name for p in Path(logs.out, "judge").iterdir()] == ["openai_gpt-4o-mini.judge.json"]
+
+
+def test_a_forged_cache_is_not_reused_nor_signed_anew(logs):
+    logs.episode("ta", 0, item="c1")
+    judge_logs(logs.out, _settings(Mocked('{"score": 2}'), aspects=("fluency",)))
+    path = judge_path(logs.out, MODEL)
+    forged = orjson.loads(path.read_bytes())
+    for answer in forged["calls"].values():
+        answer["score"] = 5.0  # the cache keys are public: a forger can compute them
+    del forged["signature"]
+    path.write_bytes(orjson.dumps(forged))
+    again = Mocked('{"score": 2}')
+    report = judge_logs(logs.out, _settings(again, aspects=("fluency",)))
+    assert again.calls == 1 and report.cached == 0
+    assert report.discarded is not None and str(path) in report.discarded
+    (aspects,) = load_judgements(logs.out).values()
+    assert aspects["fluency"].mean == 2.0

@@ -18,9 +18,11 @@ from typer.testing import CliRunner
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.cli.main import app
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.judge.signature import sign
 from taurec.evaluator.report.build import render_report
 from taurec.evaluator.report.data import load_judgements
 from taurec.evaluator.report.sections import pareto_front
+from taurec.tasks.trajectory.signing import load_log_key
 from tests.support.report_runs import ranking_run, recommendation_run, stream_run
 
 runner = CliRunner()
@@ -248,19 +250,18 @@ def test_judge_scores_are_averaged_per_aspect_with_unscored_samples_counted():
 def test_judgements_come_from_the_judge_store_beside_the_logs(monkeypatch, tmp_path):
     seen: list[Path] = []
 
-    def load(logdir: Path) -> dict[str, Any]:
+    def read(logdir: Path) -> Any:
         seen.append(logdir)
-        return {"e1": {"fluency": _Judged(3.0)}}
+        return types.SimpleNamespace(scores={"e1": {"fluency": _Judged(3.0)}}, skipped=[])
 
     store = types.ModuleType("taurec.evaluator.judge.store")
-    store.load_judgements = load  # type: ignore[attr-defined]
+    store.read_judgements = read  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "taurec.evaluator.judge.store", store)
     assert load_judgements([tmp_path])["e1"]["fluency"].mean == 3.0
     assert seen == [tmp_path]
 
 
 def test_a_judge_file_on_disk_reaches_the_report(logs, tmp_path):
-    pytest.importorskip("taurec.evaluator.judge.store", reason="the judge store is not built")
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
     episode = {"fluency": {"mean": 4.0, "spread": 0.0, "samples": [4.0], "failures": 0}}
     doc = {
@@ -272,7 +273,8 @@ def test_a_judge_file_on_disk_reaches_the_report(logs, tmp_path):
         "calls": {},
     }
     (logs.out / "judge").mkdir()
-    (logs.out / "judge" / "m.judge.json").write_bytes(orjson.dumps(doc))
+    signed = sign(doc, load_log_key(create=True))  # as `evaluator judge` writes it
+    (logs.out / "judge" / "m.judge.json").write_bytes(orjson.dumps(signed))
     _, page = _report(tmp_path, logs.out, extra=("--suite", logs.spec))
     assert "judge" in page.sections
 

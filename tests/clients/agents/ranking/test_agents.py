@@ -83,6 +83,14 @@ def test_boxed_indices_are_one_based_candidate_positions():
         parse_boxed("\\boxed{[4]}", ["a", "b", "c"])
 
 
+@pytest.mark.parametrize("part", ["\u00b2", "1\u00b2", "\u0663", "\uff11", "9" * 5000, "+1", "1.0"])
+def test_a_non_ascii_or_odd_index_is_an_answer_error_naming_it(part: str):
+    with pytest.raises(AnswerError, match="is not a candidate index") as raised:
+        parse_boxed(f"\\boxed{{[1, {part}]}}", ["a", "b", "c"])
+    shown = part if len(part) <= 20 else part[:20] + "..."
+    assert f"{shown!r} is not a candidate index" in str(raised.value)
+
+
 class _Script:
     """litellm's own mock path, one scripted step per call: text, or a list of tool calls."""
 
