@@ -2,6 +2,13 @@
 admitting a sealed run's planned episode, opening its signed log, finding an open
 episode (only its plan may act on it when sealed), aborts, retiring an ended episode and
 ending every open one at shutdown. A kind's service adds its episode and its tools.
+
+Limits (open_limits.py): the server's cap on open episodes and each client's; an episode
+no call addressed for `idle_timeout_seconds` is ended by the sweep (agent_error, "idle
+timeout"), a failure. At shutdown an open episode is ended as infra_error, and may be
+played again in a sealed run only when its contestant has seen nothing past the opening
+(`revealed`); one that has is a played failure, so parking it and waiting for a restart
+buys nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +22,9 @@ from typing import Any, Generic, TypeVar
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
-from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.episode_end import ABORTED, IDLE, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.open_limits import OpenLimits, sweep_forever
+from taurec.server.raw_calls import request_owner
 from taurec.server.run_facts import default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
@@ -55,6 +64,7 @@ class Admitted:
     seed: int | None
     agent_label: str | None
     admission: Admission | None
+    owner: str  # the client it counts against: its plan, its token, or "open"
 
 
 class EpisodeService(Generic[E]):
@@ -70,6 +80,7 @@ class EpisodeService(Generic[E]):
         self.key = load_log_key(create=True)
         self._open: dict[str, OpenEpisode[E]] = {}
         self._ended: dict[str, str] = {}
+        self.limits = OpenLimits(settings.max_open_episodes, settings.max_open_per_client)
         self.seals: Seals | None = None
         if settings.plans:
             self.seals = load_seals(
@@ -106,7 +117,10 @@ class EpisodeService(Generic[E]):
                 admission = self.seals.admit(task.id, trial, seed, agent_label)
             agent_label, seed = admission.label, admission.seed
         try:
-            return start(Admitted(task, trial, seed, agent_label, admission))
+            owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
+            with agent_errors():
+                self.limits.check(owner)
+            return start(Admitted(task, trial, seed, agent_label, admission, owner))
         except BaseException:
             if admission is not None and self.seals is not None:
                 self.seals.cancel(admission)
@@ -147,6 +161,7 @@ class EpisodeService(Generic[E]):
         writer = TrajectoryWriter(path, header, self.key)
         writer.user_message(opening)
         self._open[episode_id] = OpenEpisode(episode, writer, admission=a.admission)
+        self.limits.opened(episode_id, a.owner)
         if a.admission is not None and self.seals is not None:
             self.seals.started(a.admission, episode_id, path)
         return episode_id
@@ -163,12 +178,14 @@ class EpisodeService(Generic[E]):
             raise ToolError(
                 f"unknown episode_id {episode_id[:40]!r}; expected the id start_episode returned"
             )
+        self.limits.touched(episode_id)
         return hit
 
     async def end(self, episode_id: str, op: OpenEpisode[E], end: EpisodeEnd) -> None:
         """Write the end record and retire the episode (the caller holds its lock)."""
         await op.writer.end(end.reason, detail=end.detail)
         self._open.pop(episode_id, None)
+        self.limits.closed(episode_id)
         self._ended[episode_id] = end.reason.value
         if op.admission is not None and self.seals is not None:
             self.seals.ended(op.admission, episode_id, end, op.writer.chain)
@@ -183,13 +200,44 @@ class EpisodeService(Generic[E]):
             if not op.writer.ended:
                 await self.end(episode_id, op, end)
 
+    def revealed(self, episode: E) -> bool:
+        """Whether the contestant has seen more of the episode than its opening (a kind
+        with tools or feedback says so)."""
+        return False
+
     async def close_all(self) -> int:
         n = 0
         for episode_id in list(self._open):
             op = self._open.get(episode_id)
             if op is not None and not op.writer.ended:
                 # the server ends it: no caller's ownership to check
-                cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True)
+                if self.revealed(op.episode):
+                    detail = f"{SHUTDOWN_DETAIL} (after the contestant saw tool outputs: played)"
+                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail)
+                else:
+                    cut = EpisodeEnd(
+                        EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True
+                    )
                 await self._abort(episode_id, op, cut)
                 n += 1
         return n
+
+    async def expire_idle(self, timeout: float) -> int:
+        """End every open episode no call addressed for `timeout` seconds (agent_error,
+        "idle timeout: ..."), skipping any with a call in flight; how many were ended."""
+        ended = 0
+        for episode_id in self.limits.idle(timeout):
+            op = self._open.get(episode_id)
+            if op is None or op.lock.locked():
+                continue
+            async with op.lock:
+                if op.writer.ended or self.limits.idle_for(episode_id) < timeout:
+                    continue
+                detail = f"{IDLE}no call for {timeout:g} s"
+                await self.end(episode_id, op, EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+                ended += 1
+        return ended
+
+    async def sweep_idle(self) -> None:
+        """Forever, end episodes idle for the settings' `idle_timeout_seconds`."""
+        await sweep_forever(self.expire_idle, self.settings.idle_timeout_seconds)

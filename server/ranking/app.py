@@ -102,6 +102,9 @@ class RankingService(EpisodeService[RankingEpisode]):
             candidates=list(task.candidates),
         )
 
+    def revealed(self, episode: RankingEpisode) -> bool:
+        return episode.tool_calls > 0
+
     async def call(self, episode_id: str, name: str, arguments: dict[str, Any]) -> StepResult:
         op = self.get(episode_id)
         async with op.lock:

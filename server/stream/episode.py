@@ -47,6 +47,12 @@ class StreamEpisode:
         self._on_end = on_end
 
     @property
+    def revealed(self) -> bool:
+        """Whether the contestant has had an answer past the opening (a question answered,
+        feedback on a recommendation)."""
+        return self._calls > 0
+
+    @property
     def log_path(self) -> Any:
         return self._log.path
 

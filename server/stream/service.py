@@ -24,7 +24,9 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message
+from taurec.server.episode_end import IDLE, SHUTDOWN_DETAIL, EpisodeEnd, ended_message
+from taurec.server.open_limits import OpenLimits, sweep_forever
+from taurec.server.raw_calls import request_owner
 from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
@@ -99,6 +101,7 @@ class StreamService:
         self.version = self.facts.server_version
         self._open: dict[str, StreamEpisode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
+        self.limits = OpenLimits(self.settings.max_open_episodes, self.settings.max_open_per_client)
 
     @property
     def plan_tokens(self) -> list[str]:
@@ -159,8 +162,6 @@ class StreamService:
     async def start(
         self, task_id: str | None, trial: int | None, seed: int | None, agent_label: str | None
     ) -> StreamStarted:
-        if len(self._open) >= self.settings.max_open_episodes:
-            raise EpisodeError(f"the server already has {len(self._open)} open streams, its limit")
         if agent_label is not None and (problem := label_problem(agent_label)) is not None:
             raise ArgumentError("agent_label", problem.removeprefix("agent label "))
         task = self._task(task_id)
@@ -171,7 +172,10 @@ class StreamService:
             agent_label, seed = admission.label, admission.seed
         seed = derive_seed(task.id, trial) if seed is None else seed
         try:
+            owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
+            self.limits.check(owner)
             stream = self._open_stream(task, trial, seed, agent_label, admission)
+            self.limits.opened(stream.id, owner)
         except BaseException:
             if admission is not None and self.seals is not None:
                 self.seals.cancel(admission)
@@ -247,6 +251,7 @@ class StreamService:
             self.seals.check_owner(episode_id)
         stream = self._open.get(episode_id)
         if stream is not None:
+            self.limits.touched(episode_id)
             return stream
         end = self._ended.get(episode_id)
         if end is not None:
@@ -277,15 +282,41 @@ class StreamService:
             async with stream.lock:
                 if stream.end is None:
                     try:
-                        cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail, cut_by_server=True)
+                        if stream.revealed:  # it heard the customer: a replay would know
+                            played = f"{detail} (after the contestant heard the customer: played)"
+                            cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=played)
+                        else:
+                            cut = EpisodeEnd(
+                                EndReason.INFRA_ERROR, detail=detail, cut_by_server=True
+                            )
                         await stream.close(cut)
                         ended += 1
                     except Exception:
                         log.exception("stream %s: could not write its end record", stream.id[:8])
         return ended
 
+    async def expire_idle(self, timeout: float) -> int:
+        """End every open stream no call addressed for `timeout` seconds (agent_error,
+        "idle timeout: ..."), skipping any with a call in flight; how many were ended."""
+        ended = 0
+        for episode_id in self.limits.idle(timeout):
+            stream = self._open.get(episode_id)
+            if stream is None or stream.lock.locked():
+                continue
+            async with stream.lock:
+                if stream.end is None and self.limits.idle_for(episode_id) >= timeout:
+                    detail = f"{IDLE}no call for {timeout:g} s"
+                    await stream.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+                    ended += 1
+        return ended
+
+    async def sweep_idle(self) -> None:
+        """Forever, end streams idle for the settings' `idle_timeout_seconds`."""
+        await sweep_forever(self.expire_idle, self.settings.idle_timeout_seconds)
+
     def _retire(self, stream: StreamEpisode) -> None:
         assert stream.end is not None
+        self.limits.closed(stream.id)
         self._open.pop(stream.id, None)
         self._ended[stream.id] = stream.end
         while len(self._ended) > ENDED_KEPT:

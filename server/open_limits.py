@@ -1,0 +1,91 @@
+"""Limits on a server's open episodes, shared by the kinds whose episodes a client opens
+and may abandon (ranking, ppr, stream): at most `max_open` open at once, at most
+`max_per_owner` of one owner (a client: its run plan, its bearer token, or "open" for
+every client without one), so one client that opens and abandons episodes cannot lock
+the others out; and the time each was last addressed, so a periodic sweep ends the idle
+ones (`sweep_forever`) and they stop holding the limits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from taurec.tasks.errors import EpisodeError
+
+Clock = Callable[[], float]
+
+log = logging.getLogger(__name__)
+
+
+class OpenLimits:
+    def __init__(self, max_open: int, max_per_owner: int, clock: Clock = time.monotonic) -> None:
+        self.max_open = max_open
+        self.max_per_owner = max_per_owner
+        self._clock = clock
+        self._owner: dict[str, str] = {}  # open episode id -> owner
+        self._last: dict[str, float] = {}  # open episode id -> last addressed
+        self._by_owner: Counter[str] = Counter()
+
+    @property
+    def open_count(self) -> int:
+        return len(self._owner)
+
+    def open_count_of(self, owner: str) -> int:
+        return self._by_owner[owner]
+
+    def check(self, owner: str) -> None:
+        """EpisodeError when `owner` may not open one more episode now."""
+        if len(self._owner) >= self.max_open:
+            raise EpisodeError(
+                f"the server already has {self.max_open} open episodes, its limit; finish "
+                "some before starting more"
+            )
+        if self._by_owner[owner] >= self.max_per_owner:
+            raise EpisodeError(
+                f"you already have {self.max_per_owner} open episodes, this server's limit per "
+                "client (max_open_per_client); finish some (or abort_episode) before starting "
+                "more"
+            )
+
+    def opened(self, episode_id: str, owner: str) -> None:
+        self._owner[episode_id] = owner
+        self._last[episode_id] = self._clock()
+        self._by_owner[owner] += 1
+
+    def touched(self, episode_id: str) -> None:
+        if episode_id in self._last:
+            self._last[episode_id] = self._clock()
+
+    def closed(self, episode_id: str) -> None:
+        owner = self._owner.pop(episode_id, None)
+        self._last.pop(episode_id, None)
+        if owner is not None:
+            self._by_owner[owner] -= 1
+            if not self._by_owner[owner]:
+                del self._by_owner[owner]
+
+    def idle(self, timeout: float) -> list[str]:
+        """The open episodes not addressed for `timeout` seconds, longest idle first."""
+        now = self._clock()
+        stale = [(t, e) for e, t in self._last.items() if now - t >= timeout]
+        return [e for _, e in sorted(stale)]
+
+    def idle_for(self, episode_id: str) -> float:
+        return self._clock() - self._last.get(episode_id, self._clock())
+
+
+async def sweep_forever(expire: Callable[[float], Awaitable[int]], timeout: float) -> None:
+    """Forever: every tenth of `timeout` (at most a minute), `expire(timeout)`, shielded
+    from cancellation; each sweep that ends episodes is logged."""
+    every = min(timeout / 10, 60.0)
+    while True:
+        await anyio.sleep(every)
+        with anyio.CancelScope(shield=True):
+            ended = await expire(timeout)
+        if ended:
+            log.warning("ended %d episodes idle for %g s", ended, timeout)
