@@ -4,7 +4,8 @@ well under a second at a million items.
 The JSON (or JSONL) catalog file stays the interchange format; a folder is the same items
 saved with every index already built, for catalogs too large to parse on each start:
 
-    manifest.json          format, version, meta, item count, the catalog's sha256
+    manifest.json          format, version, meta, item count, the catalog's sha256 and
+                           every other file's (`taurec.catalog.manifest`)
     items.jsonl            one item record per line, in row order, keys sorted
     offsets.npy            int64 byte offset of each line (and the end of the file)
     ids.npy, id_rows.npy   the ids in sorted order (UTF-8, fixed width) and their rows
@@ -20,14 +21,14 @@ saved with every index already built, for catalogs too large to parse on each st
 
 Arrays open with `mmap_mode="r"`: the operating system pages in what a query touches.
 Items are decoded only when asked for (`taurec.catalog.records`). The sha256 is computed
-as the folder is written, over the same bytes `Catalog.sha256` hashes for a JSON catalog,
-and read back from the manifest, so one content has one digest whichever format loads it.
+over the same bytes `Catalog.sha256` hashes for a JSON catalog, so one content has one
+digest whichever format loads it; opening a folder computes it again and hashes every
+file, and refuses a folder that differs from its manifest.
 """
 
 from __future__ import annotations
 
 import array
-import hashlib
 import itertools
 import os
 import shutil
@@ -51,16 +52,26 @@ from taurec.catalog.columns import (
 from taurec.catalog.errors import DataError
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import Item
+from taurec.catalog.manifest import (
+    MANIFEST,
+    RECORDS,
+    check_layout,
+    read_manifest,
+    verify,
+    write_manifest,
+)
 from taurec.catalog.records import REWRITE_HINT, ItemRecords, SortedIds
 from taurec.catalog.search import SearchIndex, SearchIndexBuilder
-from taurec.catalog.title_index import TitledRecord, TitleIndexBuilder, missing_title_files
+from taurec.catalog.title_index import (
+    TITLES_FOLDER,
+    TitledRecord,
+    TitleIndexBuilder,
+    title_files,
+)
 
 FOLDER_SUFFIX = ".taurec-catalog"
-FOLDER_FORMAT = "taurec-catalog"
-FOLDER_FORMAT_VERSION = 1
 #: Items written (and indexed) per chunk: bounds the memory of decoded items.
 CHUNK = 20_000
-_MANIFEST = "manifest.json"
 #: what `bm25s.BM25.save` writes for the search index, and the exact-title hashes
 _SEARCH_FILES = (
     "params.index.json",
@@ -74,7 +85,7 @@ _SEARCH_FILES = (
 
 def is_catalog_folder(path: Path) -> bool:
     """A directory with a catalog folder manifest (the suffix is a convention only)."""
-    return path.is_dir() and (path / _MANIFEST).is_file()
+    return path.is_dir() and (path / MANIFEST).is_file()
 
 
 def _order_name(key: str, descending: bool) -> str:
@@ -156,14 +167,9 @@ def _write(folder: Path, meta: CatalogMeta, items: Iterable[Item], *, source: Pa
     np.save(folder / "search" / "title_hash.npy", title_hashes)
     del title_hashes
     _write_titles(folder)
-    manifest = {
-        "format": FOLDER_FORMAT,
-        "format_version": FOLDER_FORMAT_VERSION,
-        "items": n,
-        "sha256": _sha256(folder / "items.jsonl", offset_arr, id_rows),
-        "meta": meta.model_dump(mode="json"),
-    }
-    (folder / _MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    del offset_arr, id_rows
+    written = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+    write_manifest(folder, n, meta, [name for name in written if name != RECORDS])
 
 
 def _write_titles(folder: Path) -> None:
@@ -205,24 +211,6 @@ def _sorted_ids(
     return np.asarray(encoded, dtype=np.bytes_)
 
 
-def _sha256(records: Path, offsets: npt.NDArray[np.int64], id_rows: npt.NDArray[np.int64]) -> str:
-    """`Catalog.sha256`'s digest: each record's sorted-key JSON plus a newline, in id order.
-
-    Lines are read with `pread`, not a memory map: a mapped file's pages would count in
-    the writer's resident memory, and the whole file is read here.
-    """
-    h = hashlib.sha256()
-    starts = offsets[id_rows].tolist()
-    sizes = (offsets[id_rows + 1] - offsets[id_rows]).tolist()
-    fd = os.open(records, os.O_RDONLY)
-    try:
-        for start, size in zip(starts, sizes, strict=True):
-            h.update(os.pread(fd, size, start))
-    finally:
-        os.close(fd)
-    return h.hexdigest()
-
-
 def _save_columns(folder: Path, cols: Columns) -> None:
     out = folder / "columns"
     out.mkdir()
@@ -248,13 +236,14 @@ class CatalogFolder:
     """An opened catalog folder: meta, lazily read items, and loaders for the indexes."""
 
     def __init__(self, path: Path) -> None:
+        """Check the folder against its manifest (see `taurec.catalog.manifest`); any
+        difference is one DataError naming the file, raised before anything is served."""
         self.path = path
-        manifest = _manifest(path)
-        self.meta = CatalogMeta.model_validate(manifest["meta"])
-        self.n: int = manifest["items"]
-        self.sha256: str = manifest["sha256"]
-        missing = [name for name in expected_files() if not (path / name).is_file()]
-        missing += missing_title_files(path)  # the title index is optional, but whole
+        manifest = read_manifest(path)
+        self.meta = manifest.meta
+        self.n = manifest.items
+        names = self._files()
+        missing = [name for name in [RECORDS, *names] if not (path / name).is_file()]
         if missing:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             raise DataError(
@@ -262,20 +251,35 @@ class CatalogFolder:
                 source=path,
             )
         offsets = self._array("offsets.npy")
-        size = (path / "items.jsonl").stat().st_size
-        if len(offsets) == 0 or int(offsets[-1]) != size:
-            ends = int(offsets[-1]) if len(offsets) else 0
+        if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 2:
+            raise DataError(f"offsets.npy holds no line offsets; {REWRITE_HINT}", source=path)
+        size = (path / RECORDS).stat().st_size
+        if int(offsets[-1]) != size:
             raise DataError(
-                f"items.jsonl holds {size} bytes but offsets.npy says {ends}; {REWRITE_HINT}",
+                f"{RECORDS} holds {size} bytes but offsets.npy says {int(offsets[-1])}; "
+                f"{REWRITE_HINT}",
                 source=path,
             )
-        self.items = ItemRecords(path / "items.jsonl", offsets)
-        self.rows = SortedIds(self._array("ids.npy"), self._array("id_rows.npy"))
-        if len(self.items) != self.n:
+        if len(offsets) - 1 != self.n:
             raise DataError(
-                f"holds {len(self.items)} records but its manifest says {self.n}; {REWRITE_HINT}",
+                f"holds {len(offsets) - 1} records but its manifest says {self.n}; {REWRITE_HINT}",
                 source=path,
             )
+        ids, id_rows = self._array("ids.npy"), self._array("id_rows.npy")
+        check_layout(path, self.n, offsets, id_rows, ids)
+        verify(path, manifest, names, offsets, id_rows)
+        #: equal to the digest just recomputed from the records
+        self.sha256: str = manifest.sha256
+        self.items = ItemRecords(path / RECORDS, offsets)
+        self.rows = SortedIds(ids, id_rows)
+
+    def _files(self) -> list[str]:
+        """Every file to hash: the indexes, and the title index when there is one (without
+        it, its tables are built from the verified items, so the answers are the same)."""
+        names = [name for name in expected_files() if name != RECORDS]
+        if (self.path / TITLES_FOLDER).is_dir():
+            names += title_files()
+        return names
 
     def _array(self, name: str) -> Any:
         try:
@@ -326,25 +330,3 @@ class CatalogFolder:
 
     def ids(self, columns: Columns) -> list[str]:
         return self.rows.in_row_order(columns.id_rank)
-
-
-def _manifest(path: Path) -> dict[str, Any]:
-    try:
-        doc = orjson.loads((path / _MANIFEST).read_bytes())
-    except FileNotFoundError:
-        raise DataError(
-            f"has no {_MANIFEST}; expected a catalog folder written by `taurec catalog "
-            "generate` or `build` (or a catalog JSON or JSONL file)",
-            source=path,
-        ) from None
-    except orjson.JSONDecodeError as exc:
-        raise DataError(f"{_MANIFEST} is not valid JSON ({exc})", source=path) from None
-    if not isinstance(doc, dict) or doc.get("format") != FOLDER_FORMAT:
-        raise DataError(f'{_MANIFEST}: expected "format": "{FOLDER_FORMAT}"', source=path)
-    if doc.get("format_version") != FOLDER_FORMAT_VERSION:
-        raise DataError(
-            f"{_MANIFEST}: expected format_version {FOLDER_FORMAT_VERSION}, "
-            f"got {doc.get('format_version')!r}",
-            source=path,
-        )
-    return doc

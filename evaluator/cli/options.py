@@ -14,6 +14,7 @@ from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from taurec.evaluator.text import markup
 
 if TYPE_CHECKING:
+    from taurec.evaluator.resolver import Resolver
     from taurec.evaluator.sealed import RunCheck
     from taurec.tasks.trajectory.signing import LogKey
 
@@ -139,6 +140,7 @@ def score_logs(
         max_log_bytes=max_log_mb * 2**20,
         rules=rules,
     )
+    _open_named(resolver, suite, catalog)
     try:
         with scoring_progress(err) as progress:
             check = evaluate(paths, resolver, workers=workers, progress=progress)
@@ -152,3 +154,19 @@ def score_logs(
         )
         raise typer.Exit(1)
     return check
+
+
+def _open_named(resolver: Resolver, suite: str | None, catalog: str | None) -> None:
+    """A --suite or --catalog that cannot be used (a damaged catalog folder, say) is one
+    error line and exit 2, not a failure reported against every log."""
+    from taurec.catalog.errors import DataError
+    from taurec.catalog.store import Catalog
+
+    try:
+        if suite is not None:
+            resolver.context(None)  # loads the suite and catalog once, kept for scoring
+        elif catalog is not None:
+            Catalog.load(catalog)
+    except DataError as exc:
+        err.print(f"[red]error:[/red] {markup(exc)}")
+        raise typer.Exit(2) from None
