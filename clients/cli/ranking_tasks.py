@@ -39,6 +39,24 @@ def validate_ranking(loaded: Suite, json_out: bool) -> None:
     raise typer.Exit(1 if problems else 0)
 
 
+def validate_pairs(loaded: Suite, json_out: bool) -> None:
+    """A PPR suite: each task passed its kind's checks when it loaded; across tasks, no
+    source ranking task gives pairs from several rollouts (they would share its positive)."""
+    from taurec.tasks.ranking.siblings import pair_leaks
+
+    problems = pair_leaks(loaded.tasks)
+    if json_out:
+        typer.echo(
+            orjson.dumps({"suite_id": loaded.id, "ok": not problems, "problems": problems}).decode()
+        )
+    else:
+        out = console()
+        out.print(f"{loaded.id}: {len(loaded.tasks)} ppr tasks; {len(problems)} with problems")
+        for task_id, ps in problems.items():
+            out.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
+    raise typer.Exit(1 if problems else 0)
+
+
 def generate_ranking(
     out: Path,
     catalog: str,

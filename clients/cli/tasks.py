@@ -20,7 +20,7 @@ from taurec.catalog.spec import BUILTIN
 from taurec.clients.cli.output import console as _console
 from taurec.clients.cli.output import fail as _fail
 from taurec.clients.cli.ranking_profiles import profiles_cmd
-from taurec.clients.cli.ranking_tasks import generate_ranking, validate_ranking
+from taurec.clients.cli.ranking_tasks import generate_ranking, validate_pairs, validate_ranking
 from taurec.clients.cli.stream_info import info_cmd
 from taurec.clients.cli.stream_tasks import generate_streams_cmd
 from taurec.evaluator.cli.command_line import CommandGroup
@@ -67,7 +67,11 @@ def validate(
     from taurec.tasks.recommendation.validate import validate_suite
 
     loaded = _load(suite)
-    other_kind = {"ranking": validate_ranking, "stream": _validate_loaded}.get(loaded.kind)
+    other_kind = {
+        "ranking": validate_ranking,
+        "ppr": validate_pairs,
+        "stream": _validate_loaded,
+    }.get(loaded.kind)
     if other_kind is not None:
         other_kind(loaded, json_out)
         return

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from taurec.tasks.ranking.pair import PairTask
 from taurec.tasks.ranking.task import RankingTask
 
 
@@ -44,3 +45,21 @@ def sibling_leaks(tasks: Sequence[RankingTask]) -> dict[str, list[str]]:
                 "a later task's history must stop where the earliest's does"
             )
     return out
+
+
+def pair_leaks(tasks: Sequence[PairTask]) -> dict[str, list[str]]:
+    """Task id -> how a PPR suite gives its answer away: pairs of one source ranking task
+    mined from several rollouts share its positive, so "the item in the most pairs"
+    finds it (a suite keeps one rollout's MORE and LESS task per source)."""
+    rollouts: dict[str, set[tuple[str, int]]] = {}
+    for task in tasks:
+        rollouts.setdefault(task.source_task_id, set()).add((task.source_label, task.source_trial))
+    return {
+        task.id: [
+            f"source task {task.source_task_id!r} gives pairs from "
+            f"{len(rollouts[task.source_task_id])} rollouts, which share its positive; "
+            "expected one rollout's pair per source"
+        ]
+        for task in tasks
+        if len(rollouts[task.source_task_id]) > 1
+    }

@@ -202,3 +202,18 @@ def test_a_suite_keeps_one_pair_per_source_task_under_ids_that_hide_the_source()
         assert len({(p.source_label, p.source_trial) for p in mine}) == 1
         assert len({frozenset((p.item_a.id, p.item_b.id)) for p in mine}) == 1
     assert suite_pairs(list(ppr_pairs(episodes, seed=0)), seed=0) == pairs
+
+
+def test_tasks_validate_names_a_ppr_suite_whose_pairs_share_a_source(tmp_path):
+    from typer.testing import CliRunner
+
+    from taurec.clients.cli.main import app
+    from taurec.tasks.suite import SuiteManifest, write_suite_dir
+
+    every_pair = list(ppr_pairs(_episodes(4), seed=0))  # four rollouts of one task
+    manifest = SuiteManifest(format_version=1, id="pairs", kind="ppr")
+    leaky = write_suite_dir(tmp_path / "leaky", manifest, every_pair)
+    result = CliRunner().invoke(app, ["tasks", "validate", str(leaky)])
+    assert result.exit_code == 1 and "gives pairs from 4 rollouts" in result.stdout
+    fair = write_suite_dir(tmp_path / "fair", manifest, suite_pairs(every_pair, seed=0))
+    assert CliRunner().invoke(app, ["tasks", "validate", str(fair)]).exit_code == 0
