@@ -8,7 +8,11 @@ its train part; each suite user's records from their earliest target on are hidd
 every tool (see RankingData). Logs have the same format, chain and signature
 as every other kind (header kind "ranking"); a submitted ranking ends the episode with
 reason "recommended" and the ranking in the end record, the call past the tool budget
-with reason "max_turns".
+with reason "max_turns". Every string argument has a schema cap (tasks/ranking/rules.py's
+MAX_ caps, mirrored there so the Python environment refuses the same calls), and the call
+past the server's `max_tool_calls_per_episode` ends the episode as agent_error ("tool-call
+limit: ..."), unlogged (it was never run, and a logged submit_ranking would read as the
+answer); so one episode's log is bounded.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
@@ -23,22 +28,50 @@ from pydantic import BaseModel, Field
 from taurec.catalog.errors import DataError
 from taurec.catalog.interaction_sources import load_interactions
 from taurec.catalog.splits import scheme_of
-from taurec.server.episode_end import EpisodeEnd
-from taurec.server.episode_service import Admitted, EpisodeService
+from taurec.server.episode_end import CALL_LIMIT, EpisodeEnd
+from taurec.server.episode_service import Admitted, EpisodeService, OpenEpisode
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.episode import RankingEpisode, StepResult
 from taurec.server.ranking.profiles import load_profiles, suite_folder
 from taurec.server.ranking.tools import SETTINGS, TOOLS, RankingData
 from taurec.server.run_facts import SERVER_NAME
 from taurec.server.settings import ServerSettings
-from taurec.tasks.ranking.rules import MAX_REJECTED, MAX_REPLY, REJECTED, REPLY, SUBMIT
+from taurec.tasks.ranking.rules import (
+    MAX_ID,
+    MAX_RANKING_IDS,
+    MAX_REJECTED,
+    MAX_REPLY,
+    MAX_TITLE,
+    REJECTED,
+    REPLY,
+    SUBMIT,
+)
 from taurec.tasks.ranking.task import RankingTask
+from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory.format import EndReason
 
 EpisodeId = Annotated[
-    str, Field(min_length=1, description="The episode_id start_episode returned.")
+    str,
+    Field(min_length=1, max_length=MAX_ID, description="The episode_id start_episode returned."),
 ]
+TaskId = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID, description="A task id of the suite.")
+]
+Trial = Annotated[int, Field(ge=0, le=2**31 - 1, description="Trial number (0, 1, ...).")]
+Seed = Annotated[int | None, Field(ge=-(2**63), le=2**63 - 1, description="A 64-bit seed.")]
+AgentLabel = Annotated[
+    str | None, Field(min_length=1, max_length=200, description="Groups episodes in reports.")
+]
+#: Characters of abort_episode's detail.
+MAX_DETAIL = 2000
+
+
+def checked_label(agent_label: str | None) -> str | None:
+    """`agent_label`, or a tool error when it is not a valid label (as every kind checks)."""
+    if agent_label is not None and (problem := label_problem(agent_label)) is not None:
+        raise ToolError(problem)
+    return agent_label
 
 
 class RankingStarted(BaseModel):
@@ -83,7 +116,7 @@ class RankingService(EpisodeService[RankingEpisode]):
     def start(
         self, task_id: str, trial: int, seed: int | None, agent_label: str | None
     ) -> RankingStarted:
-        return self.admit(task_id, trial, seed, agent_label, self._start)
+        return self.admit(task_id, trial, seed, checked_label(agent_label), self._start)
 
     def _start(self, admitted: Admitted) -> RankingStarted:
         task: RankingTask = admitted.task
@@ -110,6 +143,9 @@ class RankingService(EpisodeService[RankingEpisode]):
         async with op.lock:
             if op.episode.ended:
                 raise ToolError(f"episode {episode_id[:12]} has ended")
+            limit = self.settings.max_tool_calls_per_episode
+            if op.episode.calls >= limit:
+                raise await self._end_at_call_limit(episode_id, op, name, limit)
             call_id = f"c{op.writer.seq + 1}"
             op.writer.tool_call(call_id, name, arguments)
             began = time.perf_counter()
@@ -127,6 +163,19 @@ class RankingService(EpisodeService[RankingEpisode]):
                 await self.end(episode_id, op, EpisodeEnd(reason, detail=ep.detail))
             return result
 
+    async def _end_at_call_limit(
+        self, episode_id: str, op: OpenEpisode[RankingEpisode], name: str, limit: int
+    ) -> ToolError:
+        """End the episode at the call past `limit` (agent_error); the error to raise."""
+        detail = f"{CALL_LIMIT}{limit} tool calls made; call {limit + 1} ({name}) refused"
+        with anyio.CancelScope(shield=True):
+            await self.end(episode_id, op, EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+        return ToolError(
+            f"episode {episode_id[:8]}... has ended (agent_error): it reached this server's "
+            f"limit of {limit} tool calls per episode (max_tool_calls_per_episode), so this "
+            f"{name} call was not run. Call start_episode to begin a new episode."
+        )
+
 
 def _text(result: StepResult) -> str:
     if result.is_error and not result.done:
@@ -136,10 +185,10 @@ def _text(result: StepResult) -> str:
 
 def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
     async def start_episode(
-        task_id: Annotated[str, Field(min_length=1, description="A ranking task id of the suite.")],
-        trial: Annotated[int, Field(ge=0, description="Trial number (0, 1, ...).")] = 0,
-        seed: int | None = None,
-        agent_label: Annotated[str | None, Field(description="Groups episodes in reports.")] = None,
+        task_id: TaskId,
+        trial: Trial = 0,
+        seed: Seed = None,
+        agent_label: AgentLabel = None,
     ) -> RankingStarted:
         """Start a ranking episode: the answer holds the user's history and 20 candidates."""
         return service.start(task_id, trial, seed, agent_label)
@@ -147,7 +196,11 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
     async def submit_ranking(
         episode_id: EpisodeId,
         ranking: Annotated[
-            list[str], Field(description="Exactly 10 distinct candidate ids, most likely first.")
+            list[Annotated[str, Field(max_length=MAX_ID)]],
+            Field(
+                max_length=MAX_RANKING_IDS,
+                description="Exactly 10 distinct candidate ids, most likely first.",
+            ),
         ],
         reply: Annotated[
             str | None,
@@ -171,7 +224,7 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
     async def abort_episode(
         episode_id: EpisodeId,
         reason: Literal["agent_error", "infra_error"],
-        detail: Annotated[str | None, Field(max_length=2000)] = None,
+        detail: Annotated[str | None, Field(max_length=MAX_DETAIL)] = None,
     ) -> str:
         """For harnesses: end the episode without a ranking, recording why."""
         await service.abort(episode_id, EndReason(reason), detail)
@@ -195,7 +248,9 @@ _DOCS = {
 }
 
 
-Title = Annotated[str, Field(pattern=r"\S", description="An item title, as shown.")]
+Title = Annotated[
+    str, Field(pattern=r"\S", max_length=MAX_TITLE, description="An item title, as shown.")
+]
 
 
 def _tool(service: RankingService, name: str, arg: str | None) -> Any:

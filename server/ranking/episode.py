@@ -54,6 +54,7 @@ def opening_prompt(rd: RankingData, task: RankingTask) -> str:
 class RankingEpisode:
     rd: RankingData
     task: RankingTask
+    calls: int = 0  # every call that reached the episode, refused ones included
     tool_calls: int = 0
     answered_calls: int = 0  # tool calls the tool answered without an error
     ranking: list[str] | None = None
@@ -72,6 +73,7 @@ class RankingEpisode:
         """One tool call (or the submission). After the end, an error that says so."""
         if self.ended:
             return StepResult("the episode has ended; start a new one", is_error=True, done=True)
+        self.calls += 1
         arguments = normalised(name, arguments)
         problem = call_problem(name, arguments)
         if problem is not None:

@@ -3,7 +3,9 @@ episodes as a small Python environment (`PairEnv`).
 
 Tools: start_episode (the opening shows the history and items A and B), submit_answer
 (ends the episode: reward 1 for the task's letter, 0 otherwise, an answer other than A/B
-included; the reply never names the correct letter) and abort_episode. Logs have the same
+included; the reply never names the correct letter) and abort_episode. Every string
+argument has a schema cap (the ranking kind's, and MAX_ANSWER) and the answer ends the
+episode, so one episode's log holds at most one call. Logs have the same
 format, chain and signature as every other kind (header kind "ppr"); the answer is the
 submit_answer call's argument and the end record's reason is "recommended". Sealed runs
 (`--plans`) work as for the ranking kind: one admission per planned (task, trial).
@@ -27,17 +29,21 @@ from pydantic import BaseModel, Field
 from taurec.server.episode_end import EpisodeEnd
 from taurec.server.episode_service import Admitted, EpisodeService
 from taurec.server.kinds import SERVER_KINDS, KindService
+from taurec.server.ranking.app import (
+    MAX_DETAIL,
+    AgentLabel,
+    EpisodeId,
+    Seed,
+    TaskId,
+    Trial,
+    checked_label,
+)
 from taurec.server.ranking.env import Step
 from taurec.server.run_facts import SERVER_NAME
 from taurec.server.settings import ServerSettings
 from taurec.tasks.ranking.pair import SUBMIT, PairEpisode, PairOutcome, PairTask
 from taurec.tasks.suite import Suite, load_suite
 from taurec.tasks.trajectory.format import EndReason
-
-EpisodeId = Annotated[
-    str, Field(min_length=1, description="The episode_id start_episode returned.")
-]
-
 
 MAX_ANSWER = 1000  # characters of submit_answer's answer (longer: refused, as any bad schema)
 
@@ -63,7 +69,7 @@ class PairService(EpisodeService[PairEpisode]):
     def start(
         self, task_id: str, trial: int, seed: int | None, agent_label: str | None
     ) -> PairStarted:
-        return self.admit(task_id, trial, seed, agent_label, self._start)
+        return self.admit(task_id, trial, seed, checked_label(agent_label), self._start)
 
     def _start(self, admitted: Admitted) -> PairStarted:
         task: PairTask = admitted.task
@@ -97,10 +103,10 @@ class PairService(EpisodeService[PairEpisode]):
 
 def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
     async def start_episode(
-        task_id: Annotated[str, Field(min_length=1, description="A ppr task id of the suite.")],
-        trial: Annotated[int, Field(ge=0, description="Trial number (0, 1, ...).")] = 0,
-        seed: int | None = None,
-        agent_label: Annotated[str | None, Field(description="Groups episodes in reports.")] = None,
+        task_id: TaskId,
+        trial: Trial = 0,
+        seed: Seed = None,
+        agent_label: AgentLabel = None,
     ) -> PairStarted:
         """Start a pairwise preference episode: the user's history and items A and B."""
         return service.start(task_id, trial, seed, agent_label)
@@ -116,7 +122,7 @@ def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
     async def abort_episode(
         episode_id: EpisodeId,
         reason: Literal["agent_error", "infra_error"],
-        detail: Annotated[str | None, Field(max_length=2000)] = None,
+        detail: Annotated[str | None, Field(max_length=MAX_DETAIL)] = None,
     ) -> str:
         """For harnesses: end the episode without an answer, recording why."""
         await service.abort(episode_id, EndReason(reason), detail)

@@ -25,6 +25,7 @@ from taurec.catalog.splits import Scheme, train_end
 from taurec.server.ranking.candidate_analysis import SETTINGS as ANALYSIS_SETTINGS
 from taurec.server.ranking.candidate_analysis import analyze_candidates
 from taurec.server.ranking.profiles import Profiles
+from taurec.tasks.errors import short_repr
 from taurec.tasks.ranking.rules import TOOL_ARGUMENTS
 from taurec.tasks.ranking.siblings import horizons
 from taurec.tasks.ranking.task import RankingTask
@@ -33,6 +34,7 @@ SESSION_GAP: Final = 3600
 TOP_ITEMS: Final = 5
 TOP_USERS: Final = 3
 USER_ITEMS: Final = 3
+ECHO_CHARS: Final = 60  # characters of an argument an error echoes back
 SETTINGS: Final = {
     "session_gap_seconds": SESSION_GAP,
     "similar_items": TOP_ITEMS,
@@ -168,10 +170,7 @@ def get_user_profile(rd: RankingData, task: RankingTask) -> str:
 def item_info_search(rd: RankingData, task: RankingTask, item_name: str) -> str:
     i = rd.find_title(item_name, task)
     if i is None:
-        raise ToolInputError(
-            f'No item named "{item_name}" was found; expected a title from the history or '
-            "the candidates"
-        )
+        raise ToolInputError(_not_found(item_name))
     item = rd.data.items[i]
     recs = rd.data.item_records_before(i, task.target_time)
     ratings = rd.data.rating[recs]
@@ -181,6 +180,13 @@ def item_info_search(rd: RankingData, task: RankingTask, item_name: str) -> str:
         f'Found 1 item named "{item.title}" ({_facts(item)})\n'
         f"Overall Rating: {overall} / 5.0\nPopularity: {len(recs)} reviews"
     )
+
+
+def _not_found(title: str) -> str:
+    """The error for an unknown title, which it echoes cut to ECHO_CHARS characters (a
+    long title would otherwise be logged twice: in the call and in its error)."""
+    shown = title if len(title) <= ECHO_CHARS else title[: ECHO_CHARS - 3] + "..."
+    return f'No item named "{shown}" was found; expected a title from the history or the candidates'
 
 
 def candidates_analyze(rd: RankingData, task: RankingTask) -> str:
@@ -235,10 +241,7 @@ def get_rating_behavior(rd: RankingData, task: RankingTask) -> str:
 def get_similar_items(rd: RankingData, task: RankingTask, item_title: str) -> str:
     i = rd.find_title(item_title, task)
     if i is None:
-        raise ToolInputError(
-            f'No item named "{item_title}" was found; expected a title from the history or '
-            "the candidates"
-        )
+        raise ToolInputError(_not_found(item_title))
     similar = rd.model.similar_items(i, TOP_ITEMS, exclude=[i])
     title = rd.data.items[i].title
     if not similar:
@@ -290,7 +293,7 @@ def run_tool(rd: RankingData, task: RankingTask, name: str, arguments: dict[str,
     """Call tool `name`; ToolInputError for an unknown tool or a missing argument."""
     entry = TOOLS.get(name)
     if entry is None:
-        raise ToolInputError(f"unknown tool {name!r}; expected one of {', '.join(TOOLS)}")
+        raise ToolInputError(f"unknown tool {short_repr(name)}; expected one of {', '.join(TOOLS)}")
     fn, arg = entry
     if arg is None:
         return str(fn(rd, task))

@@ -4,7 +4,8 @@ Tools: list_tasks, server_info, start_stream (also as start_episode, which harne
 call), current_episode, ask_question, recommend_item (answers with the feedback; may
 carry the agent's confidence), interim_recommendation (planning runs: a hidden pick,
 scored, never answered), next_episode, abort_episode. Thin: parse, call the stream
-service, shape the result.
+service, shape the result. Every string argument has a schema cap (the MAX_ constants
+below), so an over-long one is refused before it reaches the stream (and its log).
 """
 
 from __future__ import annotations
@@ -33,8 +34,18 @@ from taurec.tasks.stream.results import (
 from taurec.tasks.suite import Suite
 from taurec.tasks.trajectory.format import EndReason
 
-StreamId = Annotated[str, Field(min_length=1, description="The episode_id start_stream returned.")]
-ItemId = Annotated[str, Field(min_length=1, description="An id from this episode's items.")]
+#: Characters of an id argument (episode, task, item), of a question, of an abort's detail.
+MAX_ID = 200
+MAX_QUESTION = 2000
+MAX_DETAIL = 2000
+
+StreamId = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ID, description="The episode_id start_stream returned."),
+]
+ItemId = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID, description="An id from this episode's items.")
+]
 StatedConfidence = Annotated[
     Confidence | None,
     Field(description="Optional: how sure you are (probabilities 0-1, predicted regret 0-100)."),
@@ -112,7 +123,9 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
 
     async def start_stream(
         *,
-        task_id: Annotated[str | None, Field(description="A stream id from list_tasks.")] = None,
+        task_id: Annotated[
+            str | None, Field(max_length=MAX_ID, description="A stream id from list_tasks.")
+        ] = None,
         trial: Annotated[
             int | None, Field(ge=0, le=2**31 - 1, description="Trial, 0-based.")
         ] = None,
@@ -139,7 +152,8 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
         *,
         episode_id: StreamId,
         question: Annotated[
-            str, Field(min_length=1, max_length=2000, description="What you ask the customer.")
+            str,
+            Field(min_length=1, max_length=MAX_QUESTION, description="What you ask the customer."),
         ],
     ) -> AnswerResult:
         """Ask the customer one question (uses one of this episode's question budget)."""
@@ -194,7 +208,7 @@ def register_stream_tools(mcp: MCPServer, service: StreamService) -> None:
             Literal["agent_error", "infra_error"], Field(description="Why it stops.")
         ],
         detail: Annotated[
-            str | None, Field(max_length=2000, description="What went wrong.")
+            str | None, Field(max_length=MAX_DETAIL, description="What went wrong.")
         ] = None,
     ) -> StreamAborted:
         """For harnesses: end the stream before its last recommendation, recording why."""

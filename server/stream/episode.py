@@ -3,7 +3,11 @@
 Each call is logged as a tool call with exactly the result the agent gets, under the
 stream's lock and shielded from cancellation; the stream's last recommendation ends it
 (`recommended`, the end record naming that item), an abort ends it as the harness says,
-and a failure inside the rules ends it as `infra_error`.
+and a failure inside the rules ends it as `infra_error`. Calls are capped per shopping
+episode (`max_calls`, the server's max_tool_calls_per_episode; abort_episode is never
+refused): the call past it is logged with its error, refused, and ends the stream as
+`agent_error` ("tool-call limit: ..."). A stream of E episodes logs at most E times the
+cap calls, each argument capped by the tool schemas.
 """
 
 from __future__ import annotations
@@ -16,13 +20,23 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from taurec.server.episode_end import ABORT_REASONS, ABORTED, EpisodeEnd, ended_message
+from taurec.server.defaults import MAX_TOOL_CALLS_PER_EPISODE
+from taurec.server.episode_end import (
+    ABORT_REASONS,
+    ABORTED,
+    CALL_LIMIT,
+    EpisodeEnd,
+    ended_message,
+)
 from taurec.server.trajectory_writer import TrajectoryWriter
 from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from taurec.tasks.stream.session import StreamRuleError, StreamSession
 from taurec.tasks.trajectory.format import EndReason
 
 log = logging.getLogger(__name__)
+
+#: The call whose answer carries the customer's feedback.
+RECOMMEND = "recommend_item"
 
 
 class StreamEpisode:
@@ -35,6 +49,7 @@ class StreamEpisode:
         writer: TrajectoryWriter,
         trial: int,
         on_end: Callable[[StreamEpisode], None],
+        max_calls: int = MAX_TOOL_CALLS_PER_EPISODE,
     ) -> None:
         self.id = episode_id
         self.session = session
@@ -45,12 +60,15 @@ class StreamEpisode:
         self._log = writer
         self._calls = 0
         self._on_end = on_end
+        self._max_calls = max_calls
+        self._counted_in = 0  # the shopping episode (session.index) `_episode_calls` counts
+        self._episode_calls = 0
+        self._feedback_seen = False
 
     @property
     def revealed(self) -> bool:
-        """Whether the contestant has had an answer past the opening (a question answered,
-        feedback on a recommendation)."""
-        return self._calls > 0
+        """Whether the contestant has seen feedback: a recommendation of theirs answered."""
+        return self._feedback_seen
 
     @property
     def log_path(self) -> Any:
@@ -71,6 +89,11 @@ class StreamEpisode:
         """Log the call, run it under the stream's rules, log exactly what the agent gets;
         the stream's last recommendation ends it."""
         self.check_open()
+        if self.session.index != self._counted_in:
+            self._counted_in, self._episode_calls = self.session.index, 0
+        if self._episode_calls >= self._max_calls:
+            raise await self._end_at_call_limit(name, arguments)
+        self._episode_calls += 1
         with anyio.CancelScope(shield=True):
             self._calls += 1
             call_id = f"call_{self._calls}"
@@ -98,6 +121,7 @@ class StreamEpisode:
             self._log.tool_result(
                 call_id, result.model_dump(mode="json"), is_error=False, latency_ms=_ms(t0)
             )
+            self._feedback_seen |= name == RECOMMEND
             if self.session.complete:
                 n = len(self.task.episodes)
                 await self.close(
@@ -108,6 +132,28 @@ class StreamEpisode:
                     )
                 )
         return result
+
+    async def _end_at_call_limit(self, name: str, arguments: dict[str, Any]) -> EpisodeError:
+        """Refuse the call past the cap: log it with its error, end the stream
+        (agent_error), and return the error to raise."""
+        limit, episode = self._max_calls, self.session.index + 1
+        message = (
+            f"stream {self.id[:8]}... has ended (agent_error): it reached this server's limit "
+            f"of {limit} tool calls per episode (max_tool_calls_per_episode) in episode "
+            f"{episode}, so this {name} call was not run. Call start_stream to begin again."
+        )
+        with anyio.CancelScope(shield=True):
+            self._calls += 1
+            call_id = f"call_{self._calls}"
+            self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
+            text = agent_error_text(name, message)
+            self._log.tool_result(call_id, text, is_error=True, latency_ms=0.0, refused=True)
+            detail = (
+                f"{CALL_LIMIT}{limit} tool calls made in episode {episode} of "
+                f"{len(self.task.episodes)}; call {limit + 1} ({name}) refused"
+            )
+            await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+        return EpisodeError(message)
 
     async def abort(self, reason: EndReason, detail: str | None) -> None:
         self.check_open()

@@ -238,6 +238,7 @@ class StreamService:
             TrajectoryWriter(path, header, facts.log_key),
             trial,
             retire,
+            max_calls=self.settings.max_tool_calls_per_episode,
         )
         self._open[episode_id] = stream
         return stream
@@ -282,8 +283,8 @@ class StreamService:
             async with stream.lock:
                 if stream.end is None:
                     try:
-                        if stream.revealed:  # it heard the customer: a replay would know
-                            played = f"{detail} (after the contestant heard the customer: played)"
+                        if stream.revealed:  # it saw feedback: a replay would know it
+                            played = f"{detail} (after the contestant saw feedback: played)"
                             cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=played)
                         else:
                             cut = EpisodeEnd(

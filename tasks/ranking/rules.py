@@ -3,12 +3,13 @@ environment (server/ranking/env.py) and in the evaluator and its RL exports.
 
 Only a call to one of the seven tools with well-formed arguments is a tool call: it
 counts against the budget (`RankingTask.tool_budget`; one more ends the episode invalid)
-and toward the +0.1 bonus. A call to an unknown tool, or with a missing or ill-typed
-argument, is refused and not counted, as an MCP server refuses it before the episode sees
-it (so it never reaches a log). A call that reaches a tool counts even when the tool
-answers with an error (an unknown title). The same goes for `submit_ranking`: a `ranking`
-that is not a list of strings is refused and the episode goes on; a list of strings ends
-it, scored -1 when it is not 10 distinct candidates (taurec.tasks.ranking.metrics).
+and toward the +0.1 bonus. A call to an unknown tool, or with a missing, ill-typed or
+over-long argument (the MAX_ caps below), is refused and not counted, as an MCP server
+refuses it before the episode sees it (so it never reaches a log). A call that reaches a
+tool counts even when the tool answers with an error (an unknown title). The same goes
+for `submit_ranking`: a `ranking` that is not a list of strings (at most MAX_RANKING_IDS,
+each at most MAX_ID characters) is refused and the episode goes on; such a list ends it,
+scored -1 when it is not 10 distinct candidates (taurec.tasks.ranking.metrics).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ REPLY: Final = "reply"
 REJECTED: Final = "rejected_replies"
 MAX_REPLY: Final = 50_000  # characters of one logged reply (a harness cuts longer ones)
 MAX_REJECTED: Final = 20  # rejected replies one answer may carry
+#: Caps of the other string arguments, the same in the MCP schemas and here, so a call
+#: one path refuses uncounted is refused uncounted on every path (and a log stays small).
+MAX_TITLE: Final = 1_000  # characters of an item_name / item_title
+MAX_RANKING_IDS: Final = 100  # ids in a submitted ranking (a task has at most 100 candidates)
+MAX_ID: Final = 200  # characters of one id (a ranked id, a task id)
 
 
 def normalised(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,22 +63,41 @@ def call_problem(name: str, arguments: Mapping[str, Any]) -> str | None:
     """Why the call is refused uncounted (its schema), or None when it is a real call."""
     if name == SUBMIT:
         ranking = arguments.get("ranking")
-        if not isinstance(ranking, list) or not all(isinstance(x, str) for x in ranking):
-            return "submit_ranking needs ranking: a list of candidate ids (strings)"
+        if not _texts(ranking, MAX_RANKING_IDS, MAX_ID):
+            return (
+                "submit_ranking needs ranking: a list of candidate ids (strings; at most "
+                f"{MAX_RANKING_IDS} ids of at most {MAX_ID} characters)"
+            )
         rejected = arguments.get(REJECTED)
-        if rejected is not None and not (
-            isinstance(rejected, list) and all(isinstance(x, str) for x in rejected)
-        ):
-            return f"submit_ranking: {REJECTED} must be a list of strings"
+        if rejected is not None and not _texts(rejected, MAX_REJECTED, MAX_REPLY):
+            return (
+                f"submit_ranking: {REJECTED} must be a list of at most {MAX_REJECTED} strings "
+                f"of at most {MAX_REPLY} characters"
+            )
+        reply = arguments.get(REPLY)
+        if reply is not None and not (isinstance(reply, str) and len(reply) <= MAX_REPLY):
+            return f"submit_ranking: {REPLY} must be a string of at most {MAX_REPLY} characters"
         return None
     if name not in TOOL_ARGUMENTS:
-        return f"unknown tool {name!r}; expected one of {', '.join([*TOOL_ARGUMENTS, SUBMIT])}"
+        known = ", ".join([*TOOL_ARGUMENTS, SUBMIT])
+        from taurec.tasks.errors import short_repr  # pydantic: not at import (CLI --help)
+
+        return f"unknown tool {short_repr(name)}; expected one of {known}"
     arg = TOOL_ARGUMENTS[name]
     if arg is not None:
         value = arguments.get(arg)
-        if not isinstance(value, str) or not value.strip():
-            return f"{name} needs {arg} (a title, as text)"
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_TITLE:
+            return f"{name} needs {arg} (a title, as text of at most {MAX_TITLE} characters)"
     return None
+
+
+def _texts(value: object, most: int, longest: int) -> bool:
+    """Whether `value` is a list of at most `most` strings of at most `longest` characters."""
+    return (
+        isinstance(value, list)
+        and len(value) <= most
+        and all(isinstance(x, str) and len(x) <= longest for x in value)
+    )
 
 
 def is_tool_call(name: str, arguments: Mapping[str, Any]) -> bool:

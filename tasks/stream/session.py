@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from taurec.tasks.errors import short_repr
 from taurec.tasks.stream.customer import Customer, CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import feedback_text
 from taurec.tasks.stream.protocol import (
@@ -169,7 +170,7 @@ class StreamSession:
     def _outsider(self, item_id: str) -> str:
         spec = self.spec
         return (
-            f"item {item_id!r} is not in episode {self.index + 1}'s choice set; expected "
+            f"item {short_repr(item_id)} is not in episode {self.index + 1}'s choice set; expected "
             f"one of its {len(spec.item_ids)} item ids (e.g. {spec.item_ids[0]!r})"
         )
 

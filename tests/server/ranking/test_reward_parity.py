@@ -22,6 +22,7 @@ from taurec.server.app import build_server
 from taurec.server.ranking.env import RankingEnv
 from taurec.server.settings import ServerSettings
 from taurec.tasks.ranking.metrics import ndcg_at
+from taurec.tasks.ranking.rules import MAX_RANKING_IDS, MAX_TITLE
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.suite import load_suite
 
@@ -56,6 +57,20 @@ BEHAVIOURS: dict[str, tuple[Callable[[RankingTask], list[Call]], float]] = {
     "a blank title is not a tool call": (
         lambda t: [
             ("item_info_search", {"item_name": "   "}),
+            ("submit_ranking", {"ranking": _first(t)}),
+        ],
+        1.0,
+    ),
+    "an over-long title is not a tool call": (
+        lambda t: [
+            ("get_similar_items", {"item_title": "x" * (MAX_TITLE + 1)}),
+            ("submit_ranking", {"ranking": _first(t)}),
+        ],
+        1.0,
+    ),
+    "a ranking of too many ids is refused, then the positive first": (
+        lambda t: [
+            ("submit_ranking", {"ranking": t.candidates[:1] * (MAX_RANKING_IDS + 1)}),
             ("submit_ranking", {"ranking": _first(t)}),
         ],
         1.0,

@@ -1,6 +1,6 @@
 """The stream server's limits, shared with the ranking server's (server/open_limits.py): a
 cap per client, idle streams ended by the sweep, and a stream cut by a shutdown after
-its contestant heard the customer counted as played."""
+its contestant saw feedback counted as played."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ async def test_an_idle_stream_is_ended_as_the_contestants_failure(tmp_path: Path
 
 
 @pytest.mark.parametrize(("heard", "replayable"), [(False, True), (True, False)])
-async def test_a_shutdown_cut_is_replayable_only_before_the_customer_answered(
+async def test_a_shutdown_cut_is_replayable_only_before_any_feedback(
     tmp_path: Path, heard: bool, replayable: bool
 ):
     mcp, service, tasks = _server(tmp_path)
