@@ -5,9 +5,8 @@ cancellation, so a client that disconnects mid-call never leaves a call without 
 result in the log. Turn budget: the task's `protocol.max_turns` agent messages; the
 message that uses the last one ends the episode (max_turns). Commits: the task's
 `max_recommendations` committing `recommend` calls; the last one, an abstention, or a
-user who accepts or leaves ends it (recommended / abstained). Limits on text length and
-on tool calls per episode are the service's (settings); `end_at_call_limit` ends an
-episode that went past the latter.
+user who accepts or leaves ends it (recommended / abstained). Limits (text length, tool
+calls, time) are the service's; `end_at_call_limit` ends an episode past its calls.
 
 A log that cannot be written (a full disk) ends the episode as infra_error: the agent
 gets a one-line error saying so (never the system's error text), and the log keeps only
@@ -169,8 +168,8 @@ class Episode:
         compute: Callable[[], Awaitable[BaseModel]],
     ) -> BaseModel:
         """One tool call: logged as tool_call, then tool_result with exactly the payload the
-        agent receives (the result's JSON form, or the error text), then the end record if
-        the call ended the episode."""
+        agent receives (the result's JSON form, or the error text; `refused` when the error
+        says the result was dropped), then the end record if the call ended the episode."""
         self.check_open()
         with anyio.CancelScope(shield=True):
             async with self._writing():
@@ -183,8 +182,10 @@ class Episode:
                 except LogWriteError:
                     raise
                 except AgentFacingError as exc:
-                    text = agent_error_text(name, str(exc))
-                    self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
+                    text, dropped = agent_error_text(name, str(exc)), getattr(exc, "refused", 0)
+                    self._log.tool_result(
+                        call_id, text, is_error=True, latency_ms=_ms(t0), refused=bool(dropped)
+                    )
                     raise
                 except Exception as exc:
                     raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc

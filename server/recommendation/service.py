@@ -1,16 +1,17 @@
 """The benchmark behind the MCP tools: a suite, its catalog, the episodes, and bound mode.
 
 Transport-agnostic: the MCP layer (tools.py) parses arguments and shapes results; this
-resolves episodes (including the bound episode, started on first use), applies the
-per-call limits of the settings (text length, asides, tool calls per episode), runs
-steps, ends abandoned episodes (`sweep_idle`), and ends every open episode when the
-server stops (`close_all`).
+resolves episodes (the bound one started on first use), applies the settings' per-call
+limits (text length, asides, tool calls per episode), runs steps (catalog searches in
+`workers`), ends abandoned episodes (`sweep_idle`) and, when the server stops, every
+open one (`close_all`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -20,6 +21,7 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.server.episode_end import CALL_LIMIT, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
+from taurec.server.recommendation.catalog_workers import CatalogWorkers
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.episodes import EpisodeStore, SimulatorFactory, start_sealed
 from taurec.server.recommendation.results import (
@@ -32,7 +34,7 @@ from taurec.server.recommendation.results import (
 )
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu, worded
-from taurec.server.recommendation.text_limits import overlong_aside, overlong_text
+from taurec.server.recommendation.text_limits import Limits, overlong_aside, overlong_text
 from taurec.server.run_facts import (
     SERVER_NAME,
     RunFacts,
@@ -71,6 +73,7 @@ class Service:
         self.version = store.facts.server_version
         self._bound_lock = anyio.Lock()
         self._bound_id: str | None = None
+        self.workers = CatalogWorkers.of(settings)
 
     @property
     def plan_tokens(self) -> list[str]:
@@ -229,16 +232,23 @@ class Service:
         name: str,
         arguments: dict[str, Any],
         compute: Callable[[Episode], BaseModel],
+        *,
+        offload: bool = False,
+        limits: Limits | None = None,
     ) -> BaseModel:
-        """Run a read-only tool on an episode; the log records `arguments` with the id."""
+        """Run a read-only tool on an episode; the log records `arguments` with the id.
+        `offload`: work that grows with the catalog, run in `workers` within its budget.
+        `limits`: tighter text limits of some arguments (see text_limits.py)."""
         episode = await self.episode(episode_id)
+        owner = request_owner()
 
         async def run() -> BaseModel:
-            return compute(episode)
+            work = partial(compute, episode)
+            return await self.workers.run(owner, name, work) if offload else work()
 
         logged = {"episode_id": episode.id, **arguments}
         async with episode.lock:
-            await self._admit(episode, name, logged)
+            await self._admit(episode, name, logged, limits)
             return await episode.call(name, logged, run)
 
     async def send_message(self, episode_id: str | None, text: str) -> UserReplyResult:
@@ -310,7 +320,9 @@ class Service:
 
     # --- internals ----------------------------------------------------------------------------
 
-    async def _admit(self, episode: Episode, name: str, arguments: dict[str, Any]) -> None:
+    async def _admit(
+        self, episode: Episode, name: str, arguments: dict[str, Any], limits: Limits | None = None
+    ) -> None:
         """Refuse a call past the episode's tool-call limit (ending the episode) or with an
         over-long text argument or aside (logged as a rejected call; nothing else changes).
         Log the call's aside, if any."""
@@ -319,9 +331,9 @@ class Service:
         if episode.tool_calls >= limit:
             raise await episode.end_at_call_limit(name, arguments, limit)
         aside = request_aside()
-        problem = overlong_text(arguments, self.settings.max_message_chars) or overlong_aside(
-            aside, self.settings.max_message_chars
-        )
+        problem = overlong_text(
+            arguments, self.settings.max_message_chars, limits
+        ) or overlong_aside(aside, self.settings.max_message_chars)
         if problem is not None:
             await episode.log_rejected(name, arguments, agent_error_text(name, str(problem)))
             raise problem

@@ -114,6 +114,17 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
     """
     catalog = service.catalog
     filter_defaults = FilterSpec().model_dump()
+    query_chars = service.settings.max_query_chars
+    # The limit is shown in the schema and checked by the service (a one-line error).
+    query_type = Annotated[
+        str,
+        Field(
+            min_length=1,
+            description=f"Words to search for, e.g. 'space heist' (at most {query_chars} "
+            "characters).",
+            json_schema_extra={"maxLength": query_chars},
+        ),
+    ]
 
     async def list_tasks() -> TaskList:
         """The tasks this server poses: ids with their complexity and reveal difficulty.
@@ -182,6 +193,8 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
                 "search_catalog",
                 arguments,
                 lambda ep: ct.search_catalog(catalog, query, limit),
+                offload=True,
+                limits={"query": (query_chars, "max_query_chars")},
             )
         assert isinstance(result, ct.SearchResults)
         return result
@@ -197,6 +210,7 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
                 "filter_catalog",
                 _non_default(arguments, filter_defaults),
                 lambda ep: ct.filter_catalog(catalog, ct.filter_spec(arguments)),
+                offload=True,
             )
         assert isinstance(result, FilterPage)
         return result
@@ -311,7 +325,7 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         (server_info, {}, READ_ONLY, "Server info"),
         (start_episode, task, CONVERSATION, "Start an episode"),
         (send_message, episode, CONVERSATION, "Message the user"),
-        (search_catalog, episode, READ_ONLY, "Search the catalog"),
+        (search_catalog, {**episode, "query": query_type}, READ_ONLY, "Search the catalog"),
         (_filter_signature(filter_catalog), episode, READ_ONLY, "Filter the catalog"),
         (get_item, episode, READ_ONLY, "Get a title's details"),
         (check_availability, episode, READ_ONLY, "Check streaming availability"),
