@@ -26,6 +26,7 @@ from taurec.catalog.errors import DataError
 from taurec.server.http_guard import HttpGuard
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.memory import return_large_blocks, trim
+from taurec.server.raw_calls import OwnerMiddleware
 from taurec.server.recommendation.episodes import SimulatorFactory
 from taurec.server.seal import CallerMiddleware
 from taurec.server.settings import HttpSettings, ServerSettings
@@ -50,7 +51,9 @@ def build_server(
 
 def http_app(mcp: MCPServer, http: HttpSettings, plan_tokens: Sequence[str] = ()) -> HttpGuard:
     """The Streamable HTTP ASGI app of `mcp` (at /mcp) behind the guard (http_guard.py).
-    The SDK's own Host/Origin check is given the same names, as a second line."""
+    The SDK's own Host/Origin check is given the same names, as a second line, and the
+    session limits: `max_sessions` in all, closed after `idle_seconds` idle (the guard
+    holds each client to `max_per_client`; see http_sessions.py)."""
     names = [f"[{n}]" if ":" in n else n for n in sorted(http.host_names)]
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -63,7 +66,11 @@ def http_app(mcp: MCPServer, http: HttpSettings, plan_tokens: Sequence[str] = ()
         ],
     )
     app = mcp.streamable_http_app(
-        host=http.host, transport_security=security, max_request_body_size=http.max_request_bytes
+        host=http.host,
+        transport_security=security,
+        max_request_body_size=http.max_request_bytes,
+        session_idle_timeout=http.sessions.idle_seconds,  # the guard forgets them as well
+        max_sessions=http.sessions.max_sessions,
     )
     return HttpGuard(app, http, plan_tokens)
 
@@ -155,12 +162,14 @@ def _assemble(
     settings: ServerSettings, make_user: SimulatorFactory | None
 ) -> tuple[MCPServer, KindService]:
     """The server of the suite's kind (see kinds.py). Every kind's server knows each
-    request's bearer token (sealed runs find the caller's plan by it)."""
+    request's bearer token (sealed runs find the caller's plan by it) and its owner
+    (per-client limits count by it; see raw_calls.owner_of)."""
     suite = load_suite(settings.suite)
     if (problem := protocol_problem(suite.kind, settings.stream_protocol)) is not None:
         raise DataError(problem, field="stream_protocol")
     mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
     mcp.middleware.insert(0, CallerMiddleware())
+    mcp.middleware.insert(0, OwnerMiddleware())
     return mcp, service
 
 

@@ -20,3 +20,8 @@ MAX_REQUEST_BYTES: Final = 1024 * 1024
 MAX_CONNECTIONS: Final = 1000
 KEEP_ALIVE_SECONDS: Final = 30
 MAX_HEADER_BYTES: Final = 16 * 1024
+#: Stateful MCP sessions (opened with `initialize`) held at once, and per client.
+MAX_SESSIONS: Final = 10_000
+MAX_SESSIONS_PER_CLIENT: Final = 100
+#: A stateful session with no request for this long is closed (the SDK's default: 1800).
+SESSION_IDLE_SECONDS: Final = 300.0

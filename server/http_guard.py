@@ -11,7 +11,14 @@ Each request, in this order, is refused when:
 4. the server has a bearer token and the request lacks it or has another one: 401 with
    `WWW-Authenticate: Bearer` (compared in constant time);
 5. its body is over `max_request_bytes`: 413, counted as the body streams in, so a
-   chunked body or a false Content-Length is caught too.
+   chunked body or a false Content-Length is caught too;
+6. it would open a stateful MCP session for a client that already holds
+   `sessions.max_per_client` of them: 429 with Retry-After (http_sessions.py).
+
+A request that passes is given its owner, the client per-client limits count it under
+(raw_calls.owner_of): a digest of its bearer token when the token is one this server
+knows, else its remote address. With no token configured (an open server) any token is
+let through but makes no new client.
 
 A refusal's body is a JSON-RPC error object (application/json): MCP clients show its
 message to the user instead of a bare status code.
@@ -28,6 +35,8 @@ import anyio
 import orjson
 
 from taurec.server.defaults import AUTH_TOKEN_ENV
+from taurec.server.http_sessions import SessionTable, TooManySessions
+from taurec.server.raw_calls import OWNER_SCOPE_KEY, address_owner, token_owner
 from taurec.server.settings import HttpSettings
 
 Scope = MutableMapping[str, Any]
@@ -69,9 +78,9 @@ class Refusal(Exception):
 
 
 class HttpGuard:
-    """Host, Origin, bearer-token and body-size checks around `app`, and a graceful stop:
-    `begin_shutdown` refuses new requests and ends open listening (GET) streams, while
-    requests in flight (tool calls) finish."""
+    """Host, Origin, bearer-token, body-size and session checks around `app`, each
+    request's owner, and a graceful stop: `begin_shutdown` refuses new requests and ends
+    open listening (GET) streams, while requests in flight (tool calls) finish."""
 
     def __init__(
         self, app: ASGIApp, settings: HttpSettings, plan_tokens: Sequence[str] = ()
@@ -86,6 +95,8 @@ class HttpGuard:
         self._streams: set[anyio.CancelScope] = set()  # open GET streams, ended on shutdown
         self._closing = False
         self._bytes_read = 0  # request body bytes read since take_bytes_read
+        limits = settings.sessions
+        self.sessions = SessionTable(limits.max_per_client, limits.idle_seconds)
 
     def take_bytes_read(self) -> int:
         """Request body bytes read since the last call."""
@@ -111,27 +122,34 @@ class HttpGuard:
             return
         headers = _headers(scope)
         try:
-            self._check_headers(headers)
+            token = self._check_headers(headers)
             receive = await self._read_body(headers, receive)
         except Refusal as refusal:
             await refusal.send(send)
             return
-        if scope["method"] == "GET":
-            await self._stream(scope, receive, send)
-        else:
-            await self._app(scope, receive, send)
+        owner = token_owner(token) if token is not None else address_owner(scope.get("client"))
+        scope[OWNER_SCOPE_KEY] = owner
+        app = self._stream if scope["method"] == "GET" else self._app
+        try:
+            await self.sessions.serve(app, scope, receive, send, owner)
+        except TooManySessions as refused:
+            retry = [("retry-after", str(refused.retry_after))]
+            await Refusal(429, str(refused), retry).send(send)
 
     # --- checks ------------------------------------------------------------------------------
 
-    def _check_headers(self, headers: dict[bytes, list[bytes]]) -> None:
+    def _check_headers(self, headers: dict[bytes, list[bytes]]) -> str | None:
+        """The request's bearer token when this server has tokens (it is one of them),
+        else None. Refusal for a request that fails a check."""
         if self._closing:
             raise Refusal(
                 503, "the server is shutting down; try again later", [("connection", "close")]
             )
         self._check_host(headers.get(b"host", []))
         self._check_origin(headers.get(b"origin", []))
-        if self._tokens:
-            self._check_token(headers.get(b"authorization", []))
+        if not self._tokens:
+            return None
+        return self._check_token(headers.get(b"authorization", []))
 
     def _check_host(self, values: list[bytes]) -> None:
         if len(values) != 1:
@@ -158,7 +176,7 @@ class HttpGuard:
                 f"expected an http(s) origin on {self._shown_names}, or no Origin header",
             )
 
-    def _check_token(self, values: list[bytes]) -> None:
+    def _check_token(self, values: list[bytes]) -> str:
         challenge = 'Bearer realm="taurec"'
         if len(values) != 1 or not values[0].lower().startswith(b"bearer "):
             raise Refusal(
@@ -177,6 +195,7 @@ class HttpGuard:
                 "or a sealed plan's token",
                 [("www-authenticate", f'{challenge}, error="invalid_token"')],
             )
+        return given.decode("latin-1")
 
     async def _read_body(self, headers: dict[bytes, list[bytes]], receive: Receive) -> Receive:
         """Read the whole body (at most max_request_bytes) and return a `receive` that

@@ -20,8 +20,10 @@ usage, see `request_usage`), which the episode writes into its end record, and
 `"taurec/aside"` (text the agent produced alongside this call without sending it to the
 user, see `request_aside`), which the episode logs as an undelivered agent message.
 
-And, for every request, who sent it (`request_owner`): over HTTP, the bearer token the
-request carries, as a digest; otherwise "open". Per-client limits count by it.
+And, for every request, who sent it (`request_owner`, set by `OwnerMiddleware` on every
+kind's server): over HTTP, a digest of its bearer token when the server knows that token
+(its `--auth-token` or a plan's), else its remote address, so that made-up tokens do not
+make new clients; "open" over stdio and in process. Per-client limits count by it.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ _CURRENT: ContextVar[_RawCall | None] = ContextVar("taurec_raw_call", default=No
 _OWNER: ContextVar[str] = ContextVar("taurec_request_owner", default="open")
 _ABSENT = object()
 
+#: The ASGI scope key under which the HTTP guard leaves the owner it decided.
+OWNER_SCOPE_KEY: Final = "taurec.owner"
 #: The request `_meta` key under which an agent reports its cumulative LLM usage.
 USAGE_META_KEY = "taurec/usage"
 #: The request `_meta` key for text the agent wrote alongside a call but did not send.
@@ -113,8 +117,8 @@ def request_aside() -> Any:
 
 
 def request_owner() -> str:
-    """Who sent the current request: "token:<digest>" for a bearer token (over HTTP),
-    else "open" (stdio, in-process, or HTTP without a token)."""
+    """Who sent the current request (see `owner_of`): "token:<digest>", "address:<host>",
+    or "open" (stdio, in process)."""
     return _OWNER.get()
 
 
@@ -129,11 +133,40 @@ def bearer_token(request: Any) -> str | None:
 
 def owner_of(request: Any) -> str:
     """The owner a transport request (a Starlette request over HTTP; None otherwise)
-    stands for. The token itself is never kept, only a digest of it."""
-    token = bearer_token(request)
-    if token is None:
+    stands for: the one the HTTP guard decided (`token_owner` of a token the server
+    knows, else `address_owner`); for an HTTP request the guard did not see, its address
+    (only the guard can vouch for a token); "open" outside HTTP."""
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, Mapping):
         return "open"
+    owner = scope.get(OWNER_SCOPE_KEY)
+    return owner if isinstance(owner, str) else address_owner(scope.get("client"))
+
+
+def token_owner(token: str) -> str:
+    """The owner a known bearer token stands for: a digest (the token is never kept)."""
     return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def address_owner(client: Any) -> str:
+    """The owner of a request without a known token: its remote host (`client` is the ASGI
+    scope's (host, port)), whatever token it carries; "open" when the address is unknown."""
+    host = client[0] if isinstance(client, tuple | list) and client else None
+    return f"address:{host}" if isinstance(host, str) and host else "open"
+
+
+class OwnerMiddleware:
+    """Server middleware that makes each request's owner (`owner_of`) the one
+    `request_owner` answers while it is handled."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        owner = _OWNER.set(owner_of(ctx.request))
+        try:
+            return await call_next(ctx)
+        finally:
+            _OWNER.reset(owner)
 
 
 RejectedLogger = Callable[[str, dict[str, Any], str], Awaitable[None]]
@@ -148,15 +181,6 @@ class RawCallMiddleware:
         self._log_rejected = log_rejected
 
     async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        owner = _OWNER.set(owner_of(ctx.request))
-        try:
-            return await self._handle(ctx, call_next)
-        finally:
-            _OWNER.reset(owner)
-
-    async def _handle(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         params = ctx.params or {}

@@ -22,6 +22,7 @@ from taurec.server.defaults import (
     MAX_REQUEST_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
+from taurec.server.http_sessions import SessionLimits
 from taurec.tasks.runs.plan import LABEL_PATTERN
 from taurec.tasks.stream.protocol import StreamProtocol
 
@@ -125,9 +126,9 @@ class ServerSettings(BaseModel):
     max_open_per_client: int = Field(
         default=MAX_OPEN_PER_CLIENT,
         ge=1,
-        description="Episodes one client may have open at once (a client: its bearer token, "
-        "or its run plan; every client without one shares 'open'); start_episode refuses "
-        "beyond this, while other clients go on starting theirs.",
+        description="Episodes one client may have open at once (a client: its run plan, "
+        "else over HTTP a bearer token the server knows, else its address; 'open' over "
+        "stdio); start_episode refuses beyond this, while other clients go on starting theirs.",
     )
     idle_timeout_seconds: float = Field(
         default=IDLE_TIMEOUT_SECONDS,
@@ -151,6 +152,34 @@ class ServerSettings(BaseModel):
         le=100_000,
         description="Tool calls one episode accepts (send_message included, abort_episode "
         "not); the next call ends the episode as agent_error.",
+    )
+    max_query_chars: int = Field(
+        default=500,
+        ge=1,
+        le=100_000,
+        description="Longest search_catalog query, in characters (a search's work grows with "
+        "its words); a longer one is refused like an over-long text argument.",
+    )
+    catalog_workers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="Threads that run catalog searches and filters off the event loop "
+        "(default: the cores this process may use).",
+    )
+    catalog_workers_per_client: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="Of those threads, how many one client's calls may hold at once; its "
+        "further calls wait for one of its own (default: half, at least one).",
+    )
+    catalog_call_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=3600,
+        description="Time budget of one search or filter call, its wait for a thread "
+        "included; past it the call ends with an error (its result, if it comes, dropped).",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="Server log level (logs go to stderr)."
@@ -278,6 +307,10 @@ class HttpSettings(BaseModel):
         gt=0,
         le=3600,
         description="On SIGTERM/SIGINT, how long in-flight requests may take to finish.",
+    )
+    sessions: SessionLimits = Field(
+        default_factory=SessionLimits,
+        description="Stateful MCP sessions: how many in all and per client, and how long idle.",
     )
 
     @field_validator("auth_token")

@@ -151,7 +151,7 @@ def serve(
         int,
         typer.Option(
             "--max-open-per-client",
-            help="Episodes one client (bearer token or plan) may have open at once.",
+            help="Episodes one client (plan, known token, else address) may have open at once.",
         ),
     ] = defaults.MAX_OPEN_PER_CLIENT,
     idle_timeout: Annotated[
@@ -173,6 +173,28 @@ def serve(
         int,
         typer.Option("--max-header-bytes", help="HTTP: largest request line and headers."),
     ] = defaults.MAX_HEADER_BYTES,
+    max_sessions: Annotated[
+        int,
+        typer.Option(
+            "--max-sessions",
+            help="HTTP: stateful MCP sessions (initialize handshakes) held at once; beyond: 503.",
+        ),
+    ] = defaults.MAX_SESSIONS,
+    max_sessions_per_client: Annotated[
+        int,
+        typer.Option(
+            "--max-sessions-per-client",
+            help="HTTP: stateful sessions one client (its token, else its address) may hold; "
+            "beyond: 429.",
+        ),
+    ] = defaults.MAX_SESSIONS_PER_CLIENT,
+    session_idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--session-idle-timeout",
+            help="HTTP: seconds without a request after which a stateful session is closed.",
+        ),
+    ] = defaults.SESSION_IDLE_SECONDS,
     plan: Annotated[
         list[Path] | None,
         typer.Option(
@@ -190,6 +212,7 @@ def serve(
 
     from taurec.catalog.errors import DataError
     from taurec.server.app import run_server
+    from taurec.server.http_sessions import SessionLimits
     from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
     from taurec.tasks.errors import from_validation_error
     from taurec.tasks.runs.plan import read_plan
@@ -238,6 +261,11 @@ def serve(
                 max_connections=max_connections,
                 keep_alive_seconds=keep_alive,
                 max_header_bytes=max_header_bytes,
+                sessions=SessionLimits(
+                    max_sessions=max_sessions,
+                    max_per_client=max_sessions_per_client,
+                    idle_seconds=session_idle_timeout,
+                ),
             )
     except ValidationError as exc:
         _fail(from_validation_error(exc))

@@ -1,5 +1,6 @@
 """Limits that keep one client from holding the server: open episodes per client (its
-bearer token, or "open"), and idle expiry of abandoned episodes."""
+plan, its known bearer token, else its address; "open" outside HTTP), and idle expiry of
+abandoned episodes."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 import typer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from support.episodes import ITEMS, make_task
 from support.hang_guard import HANG_GUARD_S
 from support.http_server import free_port
@@ -22,7 +23,6 @@ from taurec.catalog.store import Catalog
 from taurec.clients.cli import serve as serve_cli
 from taurec.server import app as server_app
 from taurec.server.app import HttpServer
-from taurec.server.raw_calls import owner_of
 from taurec.server.recommendation.episodes import EpisodeStore, Seal
 from taurec.server.recommendation.service import Service
 from taurec.server.recommendation.simulator import UserReply
@@ -112,33 +112,21 @@ async def test_a_sealed_episode_counts_toward_its_plans_quota(tmp_path: Path) ->
     await _start_as(store, "open")  # an open-mode client is another client
 
 
-def test_the_owner_of_a_request_is_a_digest_of_its_bearer_token() -> None:
-    class Request:
-        def __init__(self, headers: dict[str, str]) -> None:
-            self.headers = headers
-
-    token = "s3cret-token-0123456789"
-    owner = owner_of(Request({"authorization": f"Bearer {token}"}))
-    assert owner.startswith("token:") and token not in owner
-    assert owner == owner_of(Request({"authorization": f"bearer  {token}"}))
-    assert owner != owner_of(Request({"authorization": "Bearer another-token-0123"}))
-    assert owner_of(Request({})) == owner_of(None) == "open"
-    assert owner_of(Request({"authorization": "Basic abc"})) == "open"
-
-
-async def test_over_http_one_token_fills_its_quota_and_another_token_still_starts(
+async def test_over_http_one_client_fills_its_quota_and_another_client_still_starts(
     tmp_path: Path,
 ) -> None:
+    """Over HTTP, an open server's client is its address (see test_http_sessions.py for
+    rotated tokens); the second client connects from another loopback address."""
     port = free_port()
     server = HttpServer(
         ServerSettings(log_dir=tmp_path, max_open_per_client=2), HttpSettings(port=port)
     )
     url = f"http://127.0.0.1:{port}/mcp"
 
-    async def start(token: str | None) -> Any:
-        headers = {"Authorization": f"Bearer {token}"} if token else None
+    async def start(address: str) -> Any:
+        transport = httpx2.AsyncHTTPTransport(local_address=address)
         async with (
-            create_mcp_http_client(headers=headers) as http,
+            httpx2.AsyncClient(transport=transport) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
             return await client.call_tool("start_episode", {"task_id": "t001"})
@@ -149,17 +137,15 @@ async def test_over_http_one_token_fills_its_quota_and_another_token_still_start
             await anyio.sleep(0.01)
         try:
             with anyio.fail_after(HANG_GUARD_S):
-                filled = [await start("client-a-token-0001") for _ in range(2)]
-                refused = await start("client-a-token-0001")
-                other = await start("client-b-token-0002")
-                anonymous = await start(None)
+                filled = [await start("127.0.0.1") for _ in range(2)]
+                refused = await start("127.0.0.1")
+                other = await start("127.0.0.2")
         finally:
             server.stop()
     for result in filled:
         ok(result)
     assert "you already have 2 open episodes" in error_text(refused)
     ok(other)
-    ok(anonymous)
 
 
 # --- idle expiry -----------------------------------------------------------------------------
