@@ -79,10 +79,13 @@ class OpenLimits:
         return self._clock() - self._last.get(episode_id, self._clock())
 
 
-async def sweep_forever(expire: Callable[[float], Awaitable[int]], timeout: float) -> None:
-    """Forever: every tenth of `timeout` (at most a minute), `expire(timeout)`, shielded
-    from cancellation; each sweep that ends episodes is logged."""
-    every = min(timeout / 10, 60.0)
+async def sweep_forever(
+    expire: Callable[[float], Awaitable[int]], timeout: float, every: float | None = None
+) -> None:
+    """Forever: every `every` seconds (default: a tenth of `timeout`, at most a minute),
+    `expire(timeout)`, shielded from cancellation; each sweep that ends episodes is
+    logged. Cancelling it is safe."""
+    every = every if every is not None else min(timeout / 10, 60.0)
     while True:
         await anyio.sleep(every)
         with anyio.CancelScope(shield=True):

@@ -79,7 +79,6 @@ class Episode:
         """`nlu` reads the acts of the agent's messages into the log (None: not logged)."""
         self.id = episode_id
         self.owner = owner  # the client that started it (see EpisodeStore)
-        self.last_active = 0.0  # when a call last addressed it (the store's clock)
         self.task = task
         self.trial = trial
         self.seed = seed

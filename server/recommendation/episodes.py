@@ -5,8 +5,8 @@ and each has its own lock (see episode.py), so different episodes proceed concur
 with no shared mutable state beyond this store's dicts, which only the event loop
 touches.
 
-Limits: at most `max_open` episodes are open at once, and at most `max_open_per_owner`
-of one owner (a client: its token or plan; "open" for every client without one), so one
+Limits (server/open_limits.py, shared with the other kinds): at most `max_open` episodes
+are open at once, and at most `max_open_per_owner` of one owner (a client), so one
 client that opens and abandons episodes cannot lock the others out. Abandoned episodes
 are ended by `expire_idle` (the server sweeps periodically).
 """
@@ -16,16 +16,14 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Final
 
-import anyio
-
 from taurec.catalog.store import Catalog
 from taurec.server.episode_end import IDLE, LOG_FAILED, EpisodeEnd, ended_message
+from taurec.server.open_limits import Clock, OpenLimits, sweep_forever
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.simulator import UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
@@ -37,7 +35,6 @@ from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import AgentInfo, EndReason, Header, SimulatorInfo
 
 SimulatorFactory = Callable[[RecommendationTask, Catalog, int], UserSimulator]
-Clock = Callable[[], float]
 
 #: Ended episodes remembered (to say how they ended); older ones are forgotten.
 ENDED_KEPT: Final = 100_000
@@ -85,21 +82,18 @@ class EpisodeStore:
         self.catalog = catalog
         self.facts = facts
         self._make_user = make_user
-        self._max_open = max_open
-        self._max_per_owner = max_open_per_owner or max_open
-        self._clock = clock
+        self.limits = OpenLimits(max_open, max_open_per_owner or max_open, clock)
         self._nlu = nlu if nlu is not None else AgentNLU(catalog)
         self._open: dict[str, Episode] = {}
         self._ended: dict[str, EpisodeEnd] = {}
-        self._open_by_owner: Counter[str] = Counter()
 
     @property
     def open_count(self) -> int:
-        return len(self._open)
+        return self.limits.open_count
 
     def open_count_of(self, owner: str) -> int:
         """Open episodes started by `owner`."""
-        return self._open_by_owner[owner]
+        return self.limits.open_count_of(owner)
 
     async def start(
         self,
@@ -118,17 +112,7 @@ class EpisodeStore:
         written."""
         if seal is not None:
             owner = f"plan:{seal.plan_id}"
-        if len(self._open) >= self._max_open:
-            raise EpisodeError(
-                f"the server already has {self._max_open} open episodes, its limit; finish "
-                "some (recommend) before starting more"
-            )
-        if self._open_by_owner[owner] >= self._max_per_owner:
-            raise EpisodeError(
-                f"you already have {self._max_per_owner} open episodes, this server's limit per "
-                "client (max_open_per_client); finish some (recommend or abort_episode) before "
-                "starting more"
-            )
+        self.limits.check(owner)
         episode_id = secrets.token_hex(16)
         user = self._make_user(task, self.catalog, seed)
         facts = self.facts
@@ -171,9 +155,8 @@ class EpisodeStore:
             owner=owner,
             nlu=self._nlu,
         )
-        episode.last_active = self._clock()
         self._open[episode_id] = episode
-        self._open_by_owner[owner] += 1
+        self.limits.opened(episode_id, owner)
         async with episode.lock:
             await episode.greet()
         return episode
@@ -182,7 +165,7 @@ class EpisodeStore:
         """The open episode with this id; EpisodeError if it is unknown or has ended."""
         episode = self._open.get(episode_id)
         if episode is not None:
-            episode.last_active = self._clock()  # a call addressed it
+            self.limits.touched(episode_id)  # a call addressed it
             return episode
         end = self._ended.get(episode_id)
         if end is not None:
@@ -202,11 +185,12 @@ class EpisodeStore:
         detail "idle timeout: ..."), skipping any with a step in flight. Returns how many
         were ended."""
         ended = 0
-        for episode in self.open_episodes():
-            if episode.lock.locked() or self._clock() - episode.last_active < timeout:
+        for episode_id in self.limits.idle(timeout):
+            episode = self._open.get(episode_id)
+            if episode is None or episode.lock.locked():
                 continue
             async with episode.lock:
-                if episode.end is not None or self._clock() - episode.last_active < timeout:
+                if episode.end is not None or self.limits.idle_for(episode_id) < timeout:
                     continue
                 detail = f"{IDLE}no call for {timeout:g} s"
                 try:
@@ -220,20 +204,12 @@ class EpisodeStore:
         """Forever: every `every` seconds (default: a tenth of `timeout`, at most a
         minute), `expire_idle(timeout)`. Run it in the server's task group; cancelling it
         is safe (each expiry is shielded)."""
-        every = every if every is not None else min(timeout / 10, 60.0)
-        while True:
-            await anyio.sleep(every)
-            with anyio.CancelScope(shield=True):
-                ended = await self.expire_idle(timeout)
-            if ended:
-                log.warning("ended %d episodes idle for %g s", ended, timeout)
+        await sweep_forever(self.expire_idle, timeout, every)
 
     def _retire(self, episode: Episode) -> None:
         assert episode.end is not None
         if self._open.pop(episode.id, None) is not None:
-            self._open_by_owner[episode.owner] -= 1
-            if not self._open_by_owner[episode.owner]:
-                del self._open_by_owner[episode.owner]
+            self.limits.closed(episode.id)
         self._ended[episode.id] = episode.end
         while len(self._ended) > ENDED_KEPT:
             del self._ended[next(iter(self._ended))]
