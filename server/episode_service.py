@@ -22,8 +22,8 @@ from typing import Any, Generic, TypeVar
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
-from taurec.server.episode_end import ABORTED, IDLE, SHUTDOWN_DETAIL, EpisodeEnd
-from taurec.server.open_limits import OpenLimits, sweep_forever
+from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
 from taurec.server.raw_calls import request_owner
 from taurec.server.run_facts import default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
@@ -225,19 +225,32 @@ class EpisodeService(Generic[E]):
     async def expire_idle(self, timeout: float) -> int:
         """End every open episode no call addressed for `timeout` seconds (agent_error,
         "idle timeout: ..."), skipping any with a call in flight; how many were ended."""
-        ended = 0
-        for episode_id in self.limits.idle(timeout):
-            op = self._open.get(episode_id)
-            if op is None or op.lock.locked():
-                continue
-            async with op.lock:
-                if op.writer.ended or self.limits.idle_for(episode_id) < timeout:
-                    continue
-                detail = f"{IDLE}no call for {timeout:g} s"
-                await self.end(episode_id, op, EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
-                ended += 1
-        return ended
+        return await expire_idle(self.limits, timeout, self._expirable)
+
+    def _expirable(self, episode_id: str) -> _Expiring | None:
+        op = self._open.get(episode_id)
+        return None if op is None else _Expiring(self, episode_id, op)
 
     async def sweep_idle(self) -> None:
         """Forever, end episodes idle for the settings' `idle_timeout_seconds`."""
         await sweep_forever(self.expire_idle, self.settings.idle_timeout_seconds)
+
+
+@dataclass(frozen=True)
+class _Expiring:
+    """An open episode of an EpisodeService as the idle sweep sees it."""
+
+    service: EpisodeService[Any]
+    episode_id: str
+    op: OpenEpisode[Any]
+
+    @property
+    def lock(self) -> anyio.Lock:
+        return self.op.lock
+
+    @property
+    def ended(self) -> bool:
+        return self.op.writer.ended
+
+    async def expire(self, end: EpisodeEnd) -> None:
+        await self.service.end(self.episode_id, self.op, end)

@@ -12,10 +12,13 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 import anyio
 
+from taurec.server.episode_end import IDLE, EpisodeEnd
 from taurec.tasks.errors import EpisodeError
+from taurec.tasks.trajectory.format import EndReason
 
 Clock = Callable[[], float]
 
@@ -92,3 +95,35 @@ async def sweep_forever(
             ended = await expire(timeout)
         if ended:
             log.warning("ended %d episodes idle for %g s", ended, timeout)
+
+
+class Expirable(Protocol):
+    """An open episode as the idle sweep sees it: its lock, whether it has ended, and how
+    to end it (agent_error with the given detail)."""
+
+    @property
+    def lock(self) -> anyio.Lock: ...
+
+    @property
+    def ended(self) -> bool: ...
+
+    async def expire(self, end: EpisodeEnd) -> None: ...
+
+
+async def expire_idle(
+    limits: OpenLimits, timeout: float, find: Callable[[str], Expirable | None]
+) -> int:
+    """End every open episode no call addressed for `timeout` seconds (agent_error,
+    "idle timeout: ..."), skipping any with a call in flight; how many were ended."""
+    ended = 0
+    for episode_id in limits.idle(timeout):
+        episode = find(episode_id)
+        if episode is None or episode.lock.locked():
+            continue
+        async with episode.lock:
+            if episode.ended or limits.idle_for(episode_id) < timeout:
+                continue
+            detail = f"{IDLE}no call for {timeout:g} s"
+            await episode.expire(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+            ended += 1
+    return ended

@@ -21,9 +21,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Final
 
+import anyio
+
 from taurec.catalog.store import Catalog
-from taurec.server.episode_end import IDLE, LOG_FAILED, EpisodeEnd, ended_message
-from taurec.server.open_limits import Clock, OpenLimits, sweep_forever
+from taurec.server.episode_end import LOG_FAILED, EpisodeEnd, ended_message
+from taurec.server.open_limits import Clock, OpenLimits, expire_idle, sweep_forever
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.simulator import UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
@@ -184,21 +186,12 @@ class EpisodeStore:
         """End every open episode that got no call for `timeout` seconds (agent_error,
         detail "idle timeout: ..."), skipping any with a step in flight. Returns how many
         were ended."""
-        ended = 0
-        for episode_id in self.limits.idle(timeout):
+
+        def find(episode_id: str) -> _Expiring | None:
             episode = self._open.get(episode_id)
-            if episode is None or episode.lock.locked():
-                continue
-            async with episode.lock:
-                if episode.end is not None or self.limits.idle_for(episode_id) < timeout:
-                    continue
-                detail = f"{IDLE}no call for {timeout:g} s"
-                try:
-                    await episode.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
-                except LogWriteError as exc:  # ended all the same; its log lacks the end
-                    log.error("episode %s: idle expiry: %s", episode.id[:8], exc)
-                ended += 1
-        return ended
+            return None if episode is None else _Expiring(episode)
+
+        return await expire_idle(self.limits, timeout, find)
 
     async def sweep_idle(self, timeout: float, every: float | None = None) -> None:
         """Forever: every `every` seconds (default: a tenth of `timeout`, at most a
@@ -213,6 +206,27 @@ class EpisodeStore:
         self._ended[episode.id] = episode.end
         while len(self._ended) > ENDED_KEPT:
             del self._ended[next(iter(self._ended))]
+
+
+@dataclass(frozen=True)
+class _Expiring:
+    """An open episode as the idle sweep sees it (open_limits.expire_idle)."""
+
+    episode: Episode
+
+    @property
+    def lock(self) -> anyio.Lock:
+        return self.episode.lock
+
+    @property
+    def ended(self) -> bool:
+        return self.episode.end is not None
+
+    async def expire(self, end: EpisodeEnd) -> None:
+        try:
+            await self.episode.close(end)
+        except LogWriteError as exc:  # ended all the same; its log lacks the end
+            log.error("episode %s: idle expiry: %s", self.episode.id[:8], exc)
 
 
 async def start_sealed(

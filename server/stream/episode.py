@@ -175,6 +175,14 @@ class StreamEpisode:
                 EpisodeEnd(reason, detail=ABORTED + (detail or "no detail given") + note)
             )
 
+    @property
+    def ended(self) -> bool:
+        return self.end is not None
+
+    async def expire(self, end: EpisodeEnd) -> None:
+        """The idle sweep's end (open_limits.expire_idle)."""
+        await self.close(end)
+
     async def close(self, end: EpisodeEnd) -> None:
         if self.end is not None:
             return

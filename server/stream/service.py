@@ -24,8 +24,8 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.episode_end import IDLE, SHUTDOWN_DETAIL, EpisodeEnd, ended_message
-from taurec.server.open_limits import OpenLimits, sweep_forever
+from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message
+from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
 from taurec.server.raw_calls import request_owner
 from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
@@ -299,17 +299,7 @@ class StreamService:
     async def expire_idle(self, timeout: float) -> int:
         """End every open stream no call addressed for `timeout` seconds (agent_error,
         "idle timeout: ..."), skipping any with a call in flight; how many were ended."""
-        ended = 0
-        for episode_id in self.limits.idle(timeout):
-            stream = self._open.get(episode_id)
-            if stream is None or stream.lock.locked():
-                continue
-            async with stream.lock:
-                if stream.end is None and self.limits.idle_for(episode_id) >= timeout:
-                    detail = f"{IDLE}no call for {timeout:g} s"
-                    await stream.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
-                    ended += 1
-        return ended
+        return await expire_idle(self.limits, timeout, self._open.get)
 
     async def sweep_idle(self) -> None:
         """Forever, end streams idle for the settings' `idle_timeout_seconds`."""
