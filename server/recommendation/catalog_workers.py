@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +36,8 @@ from taurec.tasks.errors import EpisodeError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+#: The longest a worker thread keeps the GIL while the event loop waits for it.
+GIL_SWITCH_SECONDS = 0.0005
 #: How much lower than the event loop the worker threads run (nice, 0-19).
 WORKER_NICENESS = 10
 
@@ -76,6 +79,8 @@ class CatalogWorkers:
         self._threads = ThreadPoolExecutor(
             workers, thread_name_prefix="taurec-catalog", initializer=_yield_to_the_loop
         )
+        # a worker holding the GIL hands it back to the loop after this long (default 5 ms)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self._shares: dict[str, anyio.CapacityLimiter] = {}  # owner -> its threads in use
 
     @classmethod
