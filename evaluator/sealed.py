@@ -15,8 +15,9 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from taurec.evaluator.defaults import MAX_LOG_BYTES
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.text import plain
 from taurec.tasks.runs.register import RegisterState, read_register
@@ -40,14 +41,25 @@ class Register:
         return suite if isinstance(suite, dict) else {}
 
 
+#: A run register holds two short lines per planned episode: far below this.
+MAX_REGISTER_BYTES: Final = MAX_LOG_BYTES
+
+
 def read_registers(paths: list[Path], key: LogKey | None) -> tuple[list[Register], list[str]]:
     """Each register read and checked (its chain; its signatures too with `key`)."""
     registers, problems = [], []
     for path in paths:
         try:
-            raw = path.read_bytes()
+            with path.open("rb") as f:  # never more than the cap, even if it grows meanwhile
+                raw = f.read(MAX_REGISTER_BYTES + 1)
         except OSError as exc:
             problems.append(f"{path}: cannot read the run register ({exc.strerror or exc})")
+            continue
+        if len(raw) > MAX_REGISTER_BYTES:
+            problems.append(
+                f"{path}: run register larger than {MAX_REGISTER_BYTES // 2**20} MiB, the "
+                "limit; not read, so none of its episodes can be scored"
+            )
             continue
         state = read_register(raw, key)
         if state.plan is None:

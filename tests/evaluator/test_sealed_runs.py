@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from taurec.clients.cli.main import app as taurec
 from taurec.evaluator.cli.main import app as evaluator
+from taurec.evaluator.sealed import MAX_REGISTER_BYTES
 from taurec.tasks.runs.register import REGISTER_NAME
 
 TASKS = "t001,t002,t003,t004,t005"
@@ -128,6 +129,17 @@ def test_a_run_without_its_register_is_not_counted(run: Path) -> None:
     code, doc, stderr = _score(run)
     assert code == 1 and "run register (run.register) is not among the paths" in stderr
     assert doc["groups"] == []
+
+
+def test_an_oversized_register_is_not_read_and_its_run_not_counted(run: Path) -> None:
+    """A register grown past the cap (a sparse file: nothing is written) is never read
+    whole, by the scorer or by the viewer, which uses the same reader."""
+    (register, *_) = sorted(run.rglob(REGISTER_NAME))
+    with register.open("r+b") as f:
+        f.truncate(MAX_REGISTER_BYTES + 1)
+    code, doc, stderr = _score(run)
+    assert code == 1 and "larger than 64 MiB, the limit; not read" in " ".join(stderr.split())
+    assert len(doc["groups"]) == 1  # the other run still counts
 
 
 def test_an_edited_register_is_reported_and_its_unvouched_episodes_fail(run: Path) -> None:
