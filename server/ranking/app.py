@@ -183,6 +183,21 @@ def _text(result: StepResult) -> str:
     return result.text
 
 
+def add_abort_tool(mcp: MCPServer, service: EpisodeService[Any], without: str) -> None:
+    """abort_episode, for harnesses: end an episode `without` its answer, recording why."""
+
+    async def abort_episode(
+        episode_id: EpisodeId,
+        reason: Literal["agent_error", "infra_error"],
+        detail: Annotated[str | None, Field(max_length=MAX_DETAIL)] = None,
+    ) -> str:
+        await service.abort(episode_id, EndReason(reason), detail)
+        return f"episode ended ({reason})"
+
+    abort_episode.__doc__ = f"For harnesses: end the episode without {without}, recording why."
+    mcp.add_tool(abort_episode, title="Abort an episode (harnesses)")
+
+
 def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
     async def start_episode(
         task_id: TaskId,
@@ -221,20 +236,11 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         arguments |= {k: v for k, v in ((REPLY, reply), (REJECTED, rejected_replies)) if v}
         return (await service.call(episode_id, SUBMIT, arguments)).text
 
-    async def abort_episode(
-        episode_id: EpisodeId,
-        reason: Literal["agent_error", "infra_error"],
-        detail: Annotated[str | None, Field(max_length=MAX_DETAIL)] = None,
-    ) -> str:
-        """For harnesses: end the episode without a ranking, recording why."""
-        await service.abort(episode_id, EndReason(reason), detail)
-        return f"episode ended ({reason})"
-
     mcp.add_tool(start_episode, title="Start a ranking episode")
     for name, (_, arg) in TOOLS.items():
         mcp.add_tool(_tool(service, name, arg), name=name)
     mcp.add_tool(submit_ranking, title="Submit the ranking")
-    mcp.add_tool(abort_episode, title="Abort an episode (harnesses)")
+    add_abort_tool(mcp, service, "a ranking")
 
 
 _DOCS = {

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -30,12 +30,12 @@ from taurec.server.episode_end import EpisodeEnd
 from taurec.server.episode_service import Admitted, EpisodeService
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.app import (
-    MAX_DETAIL,
     AgentLabel,
     EpisodeId,
     Seed,
     TaskId,
     Trial,
+    add_abort_tool,
     checked_label,
 )
 from taurec.server.ranking.env import Step
@@ -119,18 +119,9 @@ def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
         text, outcome = await service.submit(episode_id, answer)
         return PairAnswered(valid=outcome.valid, message=text)
 
-    async def abort_episode(
-        episode_id: EpisodeId,
-        reason: Literal["agent_error", "infra_error"],
-        detail: Annotated[str | None, Field(max_length=MAX_DETAIL)] = None,
-    ) -> str:
-        """For harnesses: end the episode without an answer, recording why."""
-        await service.abort(episode_id, EndReason(reason), detail)
-        return f"episode ended ({reason})"
-
     mcp.add_tool(start_episode, title="Start a PPR episode")
     mcp.add_tool(submit_answer, title="Submit the answer (A or B)")
-    mcp.add_tool(abort_episode, title="Abort an episode (harnesses)")
+    add_abort_tool(mcp, service, "an answer")
 
 
 @SERVER_KINDS.register("ppr")
