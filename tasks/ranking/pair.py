@@ -16,13 +16,11 @@ episode with reward 0 and a reply saying so; the correct letter is never shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from hashlib import sha256
 from typing import Any, Final, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from taurec.tasks.hashed import HashedTask
 from taurec.tasks.kinds import task_kind
 from taurec.tasks.ranking.task import MAX_HISTORY
 
@@ -62,7 +60,7 @@ def _problems(task: PairTask) -> list[tuple[str, str]]:
     description="AgenticRec PPR: which of two items the user is MORE / LESS likely to buy next",
     checks=lambda task: _problems(task),
 )
-class PairTask(BaseModel):
+class PairTask(HashedTask):
     """One pairwise preference task, mined from a ranking rollout."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -97,14 +95,6 @@ class PairTask(BaseModel):
     @property
     def negative(self) -> str:
         return self.item_b.id if self.item_a.id == self.positive else self.item_a.id
-
-    def sha256(self) -> str:
-        return self._sha256
-
-    @cached_property
-    def _sha256(self) -> str:
-        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
-        return sha256(blob).hexdigest()
 
 
 def pair_prompt(task: PairTask) -> str:

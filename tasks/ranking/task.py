@@ -9,13 +9,11 @@ list of distinct candidates. A trial passes when the positive is in the top `pas
 
 from __future__ import annotations
 
-from functools import cached_property
-from hashlib import sha256
 from typing import Literal
 
-import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from taurec.tasks.hashed import HashedTask
 from taurec.tasks.kinds import task_kind
 
 N_CANDIDATES = 20
@@ -43,7 +41,7 @@ def _problems(task: RankingTask) -> list[tuple[str, str]]:
     description="AgenticRec: rank 20 candidates for a user with recommendation tools",
     checks=lambda task: _problems(task),
 )
-class RankingTask(BaseModel):
+class RankingTask(HashedTask):
     """One ranking instance."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,11 +66,3 @@ class RankingTask(BaseModel):
     tool_budget: int = Field(
         default=10, ge=0, description="Tool calls allowed; one more invalidates."
     )
-
-    def sha256(self) -> str:
-        return self._sha256
-
-    @cached_property
-    def _sha256(self) -> str:
-        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
-        return sha256(blob).hexdigest()

@@ -7,14 +7,12 @@ module is the "recommendation" kind (τ-Rec style: one committed recommendation)
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import cached_property
-from hashlib import sha256
 from typing import Final, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating
+from taurec.tasks.hashed import HashedTask
 from taurec.tasks.kinds import task_kind
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
 
@@ -165,7 +163,7 @@ RequestSlot = Literal[
     description="τ-Rec: elicit from a simulated user, search, commit to one item or abstain",
     checks=lambda task: _strata_problems(task),
 )
-class RecommendationTask(BaseModel):
+class RecommendationTask(HashedTask):
     """One τ-Rec-style task: elicit, search, and commit to one item (or abstain)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -230,15 +228,6 @@ class RecommendationTask(BaseModel):
 
     def constraints_by(self, reveal: Reveal) -> list[Constraint]:
         return [c for c in self.constraints if c.reveal is reveal]
-
-    def sha256(self) -> str:
-        """Hash of the task as run: canonical JSON of every field."""
-        return self._sha256
-
-    @cached_property
-    def _sha256(self) -> str:
-        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
-        return sha256(blob).hexdigest()
 
 
 Task = RecommendationTask

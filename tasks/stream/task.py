@@ -20,16 +20,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 from functools import cached_property
-from hashlib import sha256
 from typing import Final, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.choice_sets import CHOICE_SET_SIZE, MIN_CATEGORY_ITEMS
 from taurec.catalog.personas import Persona
 from taurec.catalog.preferences import utility
+from taurec.tasks.hashed import HashedTask
 from taurec.tasks.kinds import task_kind
 from taurec.tasks.stream.pool import STREAM_POOL
 
@@ -137,7 +136,7 @@ def stream_checks(task: StreamTask) -> list[tuple[str, str]]:
     checks=lambda task: stream_checks(task),
     suite_data=STREAM_POOL,
 )
-class StreamTask(BaseModel):
+class StreamTask(HashedTask):
     """One BIEL stream: E episodes in one setting, one feedback kind, one question budget."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -216,12 +215,3 @@ class StreamTask(BaseModel):
     @property
     def category_ids(self) -> set[str]:
         return {e.category_id for e in self.episodes}
-
-    def sha256(self) -> str:
-        """Hash of the stream as run: canonical JSON of every field, utilities included."""
-        return self._sha256
-
-    @cached_property
-    def _sha256(self) -> str:
-        blob = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
-        return sha256(blob).hexdigest()
