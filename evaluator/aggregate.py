@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from statistics import fmean
 from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.memory import collector_paused
+from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 
 Counts = dict[str, tuple[int, int]]
 
@@ -23,6 +25,30 @@ def task_counts(scores: Iterable[EpisodeScore]) -> Counts:
         acc[s.task_id][0] += int(s.passed)
         acc[s.task_id][1] += 1
     return {t: (c, n) for t, (c, n) in sorted(acc.items())}
+
+
+def pass_k_fields(label: str, scores: list[EpisodeScore], seed: int) -> dict[str, Any]:
+    """What a kind's group report starts with: its label, task and episode counts, and
+    pass^k for each k with bootstrap CIs."""
+    counts = task_counts(scores)
+    curve = pass_k_with_ci(counts, seed=seed)
+    return {
+        "label": label,
+        "n_tasks": len(counts),
+        "n_episodes": len(scores),
+        "trials": max((n for _, n in counts.values()), default=0),
+        "pass_k": {str(k): v for k, (v, _) in curve.items()},
+        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
+        "passed": sum(s.passed for s in scores),
+    }
+
+
+def means_with_ci(
+    values: dict[str, list[float]], seed: int
+) -> tuple[dict[str, float | None], dict[str, list[float]]]:
+    """Each metric's mean (None without values) and its bootstrap CI."""
+    means = {name: fmean(v) if v else None for name, v in values.items()}
+    return means, {name: list(bootstrap_ci(v, seed=seed)) for name, v in values.items()}
 
 
 def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:

@@ -11,10 +11,9 @@ from __future__ import annotations
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from taurec.evaluator.aggregate import task_counts
+from taurec.evaluator.aggregate import means_with_ci, pass_k_fields
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView, TitleOf
-from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
 from taurec.tasks.ranking.pair import SUBMIT, PairTask, score_answer
@@ -76,28 +75,13 @@ def _score(
 
 
 def aggregate_pairs(label: str, scores: list[EpisodeScore], seed: int = 0) -> dict[str, Any]:
-    counts = task_counts(scores)
-    curve = pass_k_with_ci(counts, seed=seed)
-    means: dict[str, float | None] = {}
-    cis: dict[str, list[float]] = {}
-    ns: dict[str, int] = {}
-    for name in METRICS:
-        values = [s.metrics[name] for s in scores if name in s.metrics]
-        means[name] = fmean(values) if values else None
-        lo, hi = bootstrap_ci(values, seed=seed)
-        cis[name] = [lo, hi]
-        ns[name] = len(values)
+    values = {name: [s.metrics[name] for s in scores if name in s.metrics] for name in METRICS}
+    means, cis = means_with_ci(values, seed)
     return {
-        "label": label,
-        "n_tasks": len(counts),
-        "n_episodes": len(scores),
-        "trials": max((n for _, n in counts.values()), default=0),
+        **pass_k_fields(label, scores, seed),
         "metrics": means,
         "metrics_ci": cis,
-        "metrics_n": ns,
-        "pass_k": {str(k): v for k, (v, _) in curve.items()},
-        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
-        "passed": sum(s.passed for s in scores),
+        "metrics_n": {name: len(v) for name, v in values.items()},
         "mean_reward": fmean(s.reward for s in scores) if scores else None,
         "infra_errors": sum(s.infra_error for s in scores),
         "episodes_with_problems": sum(bool(s.problems) for s in scores),

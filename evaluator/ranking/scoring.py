@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from taurec.evaluator.aggregate import task_counts
+from taurec.evaluator.aggregate import means_with_ci, pass_k_fields
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.kinds import EVALUATOR_KINDS, EvaluatorKind, KindView, TitleOf
-from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
 from taurec.tasks.ranking.metrics import score_ranking
@@ -121,26 +120,16 @@ def _score(
 
 
 def aggregate_ranking(label: str, scores: list[EpisodeScore], seed: int = 0) -> dict[str, Any]:
-    counts = task_counts(scores)
-    curve = pass_k_with_ci(counts, seed=seed)
-    means: dict[str, float | None] = {}
-    cis: dict[str, list[float]] = {}
-    for name in (*METRICS, "reward", "valid"):
-        values = [s.metrics.get(name, -1.0 if name == "reward" else 0.0) for s in scores]
-        means[name] = fmean(values) if values else None
-        lo, hi = bootstrap_ci(values, seed=seed)
-        cis[name] = [lo, hi]
+    values = {
+        name: [s.metrics.get(name, -1.0 if name == "reward" else 0.0) for s in scores]
+        for name in (*METRICS, "reward", "valid")
+    }
+    means, cis = means_with_ci(values, seed)
     rewards = [s.reward for s in scores]
     return {
-        "label": label,
-        "n_tasks": len(counts),
-        "n_episodes": len(scores),
-        "trials": max((n for _, n in counts.values()), default=0),
+        **pass_k_fields(label, scores, seed),
         "metrics": means,
         "metrics_ci": cis,
-        "pass_k": {str(k): v for k, (v, _) in curve.items()},
-        "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
-        "passed": sum(s.passed for s in scores),
         "invalid_rate": fmean(1.0 - s.metrics.get("valid", 0.0) for s in scores)
         if scores
         else None,
