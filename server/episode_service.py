@@ -8,7 +8,8 @@ no call addressed for `idle_timeout_seconds` is ended by the sweep (agent_error,
 timeout"), a failure. At shutdown an open episode is ended as infra_error, and may be
 played again in a sealed run only when its contestant has seen nothing past the opening
 (`revealed`); one that has is a played failure, so parking it and waiting for a restart
-buys nothing.
+buys nothing. A sealed run's plan holds at most one open trial of a task (open_limits.py):
+two side by side would pool their tool budgets.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ class Admitted:
     admission: Admission | None
     owner: str  # the client it counts against: its plan, its token, or "open"
 
+    @property
+    def one_trial_of(self) -> str | None:
+        """The task whose trials its owner may play only one at a time (sealed runs)."""
+        return None if self.admission is None else self.task.id
+
 
 class EpisodeService(Generic[E]):
     kind: str
@@ -118,9 +124,10 @@ class EpisodeService(Generic[E]):
             agent_label, seed = admission.label, admission.seed
         try:
             owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
+            admitted = Admitted(task, trial, seed, agent_label, admission, owner)
             with agent_errors():
-                self.limits.check(owner)
-            return start(Admitted(task, trial, seed, agent_label, admission, owner))
+                self.limits.check(owner, admitted.one_trial_of)
+            return start(admitted)
         except BaseException:
             if admission is not None and self.seals is not None:
                 self.seals.cancel(admission)
@@ -161,7 +168,7 @@ class EpisodeService(Generic[E]):
         writer = TrajectoryWriter(path, header, self.key)
         writer.user_message(opening)
         self._open[episode_id] = OpenEpisode(episode, writer, admission=a.admission)
-        self.limits.opened(episode_id, a.owner)
+        self.limits.opened(episode_id, a.owner, a.one_trial_of, a.trial)
         if a.admission is not None and self.seals is not None:
             self.seals.started(a.admission, episode_id, path)
         return episode_id

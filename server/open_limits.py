@@ -4,6 +4,12 @@ and may abandon (ranking, ppr, stream): at most `max_open` open at once, at most
 every client without one), so one client that opens and abandons episodes cannot lock
 the others out; and the time each was last addressed, so a periodic sweep ends the idle
 ones (`sweep_forever`) and they stop holding the limits.
+
+A sealed run's starts also name their task: an owner (a plan) holds at most one open trial
+of a task, so trials of one task cannot be played side by side and pool their budgets (a
+ranking episode's tool calls, a stream's questions and feedback) while each log stays
+within its own. Open mode does not ask (it can replay any task at will, so the rule would
+defend nothing there, and RL harnesses play a task's rollouts side by side).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ class OpenLimits:
         self._owner: dict[str, str] = {}  # open episode id -> owner
         self._last: dict[str, float] = {}  # open episode id -> last addressed
         self._by_owner: Counter[str] = Counter()
+        self._trial: dict[str, tuple[str, str]] = {}  # open episode id -> (owner, task)
+        self._open_trial: dict[tuple[str, str], tuple[str, int]] = {}  # -> (episode, trial)
 
     @property
     def open_count(self) -> int:
@@ -41,8 +49,9 @@ class OpenLimits:
     def open_count_of(self, owner: str) -> int:
         return self._by_owner[owner]
 
-    def check(self, owner: str) -> None:
-        """EpisodeError when `owner` may not open one more episode now."""
+    def check(self, owner: str, task_id: str | None = None) -> None:
+        """EpisodeError when `owner` may not open one more episode now; given `task_id` (a
+        sealed run's start), also while `owner` has a trial of that task open."""
         if len(self._owner) >= self.max_open:
             raise EpisodeError(
                 f"the server already has {self.max_open} open episodes, its limit; finish "
@@ -54,11 +63,24 @@ class OpenLimits:
                 "client (max_open_per_client); finish some (or abort_episode) before starting "
                 "more"
             )
+        if task_id is not None and (held := self._open_trial.get((owner, task_id))):
+            episode_id, trial = held
+            raise EpisodeError(
+                f"task {task_id!r} already has an open trial (trial {trial}, episode "
+                f"{episode_id[:12]}...): a sealed run plays one trial of a task at a time; "
+                "finish that episode (or abort_episode it) before starting another trial"
+            )
 
-    def opened(self, episode_id: str, owner: str) -> None:
+    def opened(
+        self, episode_id: str, owner: str, task_id: str | None = None, trial: int = 0
+    ) -> None:
+        """Count `episode_id` against `owner`; given `task_id`, as its open trial `trial`."""
         self._owner[episode_id] = owner
         self._last[episode_id] = self._clock()
         self._by_owner[owner] += 1
+        if task_id is not None:
+            self._trial[episode_id] = (owner, task_id)
+            self._open_trial[(owner, task_id)] = (episode_id, trial)
 
     def touched(self, episode_id: str) -> None:
         if episode_id in self._last:
@@ -67,6 +89,8 @@ class OpenLimits:
     def closed(self, episode_id: str) -> None:
         owner = self._owner.pop(episode_id, None)
         self._last.pop(episode_id, None)
+        if (held := self._trial.pop(episode_id, None)) is not None:
+            self._open_trial.pop(held, None)
         if owner is not None:
             self._by_owner[owner] -= 1
             if not self._by_owner[owner]:

@@ -3,9 +3,10 @@
 Each Ray task runs `play_in_scratch` (scratch_episode.py): the episode, played by the same
 Runner as a local run against a server of the worker's own (in process, or `taurec
 serve` over stdio), in a temporary folder on the worker's machine; it returns the finished
-log's bytes. The driver (this process) keeps at most `concurrency` tasks in flight and
-commits each returned log into `<out>/<run id>/` and the run register (handoff.py), so
-`out` need only be on the driver's disk.
+log's bytes. The driver (this process) keeps at most `concurrency` tasks in flight (never
+two trials of one task, as a local run: trial_queue.py) and commits each returned log into
+`<out>/<run id>/` and the run register (handoff.py), so `out` need only be on the
+driver's disk.
 
 A worker that dies (killed, out of memory, its node lost) returns nothing: Ray runs the
 task again from scratch, up to MAX_RETRIES times, on any worker. A retried episode starts
@@ -35,6 +36,7 @@ from taurec.clients.runner.job import BackendError, ResultHook, RunJob
 from taurec.clients.runner.plan import EpisodeSpec
 from taurec.clients.runner.runner import EpisodeResult, RunReport
 from taurec.clients.runner.scratch_episode import EpisodeJob, PlayedEpisode, play_in_scratch
+from taurec.clients.runner.trial_queue import TrialQueue
 from taurec.tasks.trajectory.signing import load_log_key
 
 #: times Ray runs an episode again after its worker died
@@ -184,18 +186,21 @@ class RayBackend:
             return remote.remote(episode)
 
         stack = ExitStack()
-        pending = list(reversed(todo))
+        pending = TrialQueue(todo)  # one trial of a task at a time, as a local run
         in_flight: dict[Any, EpisodeSpec] = {}
         try:
             if job.handle_signals:
                 stack.enter_context(_sigterm_interrupts())
             while pending or in_flight:
-                while pending and len(in_flight) < max(1, job.concurrency):
-                    spec = pending.pop()
+                while len(in_flight) < max(1, job.concurrency):
+                    spec = pending.take()
+                    if spec is None:  # none left, or every task left has a trial in flight
+                        break
                     in_flight[submit(spec)] = spec
                 done, _ = ray.wait(list(in_flight), num_returns=1)
                 for ref in done:
                     spec = in_flight.pop(ref)
+                    pending.done(spec)
                     result = self._collect(ray, ref, spec, handoff, job)
                     report.results.append(result)
                     if on_result is not None:

@@ -1,4 +1,5 @@
-"""Running an agent over episodes through the MCP server, N at a time.
+"""Running an agent over episodes through the MCP server, N at a time, never two trials
+of one task at once (trial_queue.py: a sealed server refuses that).
 
 Each episode: `start_episode` (with the agent's label), the agent plays it through an
 `Episode`, and the runner makes sure it ends. An agent that raises AgentInfraError (its
@@ -41,6 +42,7 @@ from taurec.clients.agents.base import (
 )
 from taurec.clients.runner.connection import Connection, open_client
 from taurec.clients.runner.plan import INCOMPLETE_DIR, EpisodeSpec
+from taurec.clients.runner.trial_queue import TrialQueue
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.run_facts import derive_seed
@@ -123,7 +125,7 @@ class Runner:
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> RunReport:
         report = RunReport()
-        todo = iter(specs)
+        todo = TrialQueue(specs)  # one trial of a task at a time (see trial_queue.py)
         self._locating = anyio.Lock()
         try:
             async with open_client(self.connection) as client:
@@ -136,8 +138,11 @@ class Runner:
                         tg.start_soon(self._watch_signals, tg.cancel_scope, report)
 
                     async def worker() -> None:
-                        for spec in todo:
-                            result = await self._play(client, tools, spec)
+                        while (spec := await todo.next()) is not None:
+                            try:
+                                result = await self._play(client, tools, spec)
+                            finally:
+                                todo.done(spec)
                             report.results.append(result)
                             if self.on_result is not None:
                                 self.on_result(result)
@@ -145,7 +150,7 @@ class Runner:
                                 raise RunStopped(result.error)
 
                     async with anyio.create_task_group() as workers:
-                        for _ in range(max(1, min(self.concurrency, len(specs)))):
+                        for _ in range(max(1, min(self.concurrency, todo.tasks))):
                             workers.start_soon(worker)
                     tg.cancel_scope.cancel()  # done: stop watching signals
         except Exception as exc:  # the server could not be started or reached, or was lost

@@ -9,7 +9,9 @@ cancellation. The stream ends `recommended` with its last episode's recommendati
 (the end record names that item), or as the harness aborts it, or `infra_error` when
 the server stops first. The run's `StreamProtocol` (feedback as the task's, withheld or
 scrambled; BIEL's or taurec's rules; episode order) applies to every stream and is
-recorded in each header under `simulator.settings["protocol"]`.
+recorded in each header under `simulator.settings["protocol"]`. A sealed run's plan plays
+one trial of a stream at a time (open_limits.py): two side by side would pool their
+questions and feedback.
 """
 
 from __future__ import annotations
@@ -173,9 +175,10 @@ class StreamService:
         seed = derive_seed(task.id, trial) if seed is None else seed
         try:
             owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
-            self.limits.check(owner)
+            one_trial_of = None if admission is None else task.id  # see open_limits.py
+            self.limits.check(owner, one_trial_of)
             stream = self._open_stream(task, trial, seed, agent_label, admission)
-            self.limits.opened(stream.id, owner)
+            self.limits.opened(stream.id, owner, one_trial_of, trial)
         except BaseException:
             if admission is not None and self.seals is not None:
                 self.seals.cancel(admission)
