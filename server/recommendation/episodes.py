@@ -112,9 +112,10 @@ class EpisodeStore:
         called with the episode once it has ended); None in open mode. A sealed episode's
         owner is its plan. EpisodeError when a limit is reached or the log cannot be
         written."""
+        one_trial_of = None  # a sealed plan plays one trial of a task at a time
         if seal is not None:
-            owner = f"plan:{seal.plan_id}"
-        self.limits.check(owner)
+            owner, one_trial_of = f"plan:{seal.plan_id}", task.id
+        self.limits.check(owner, one_trial_of)
         episode_id = secrets.token_hex(16)
         user = self._make_user(task, self.catalog, seed)
         facts = self.facts
@@ -158,7 +159,7 @@ class EpisodeStore:
             nlu=self._nlu,
         )
         self._open[episode_id] = episode
-        self.limits.opened(episode_id, owner)
+        self.limits.opened(episode_id, owner, one_trial_of, trial)
         async with episode.lock:
             await episode.greet()
         return episode

@@ -1,6 +1,6 @@
 """A sealed run plays one trial of a task at a time (server/open_limits.py), for every kind
-whose episodes a client opens itself (ranking, ppr, stream): two trials side by side
-would pool their budgets (20 tool calls behind one ranking) while each log shows 10.
+(recommendation, ranking, ppr, stream): two trials side by side would pool their budgets
+(20 tool calls behind one ranking, a user's answers told twice) while each log shows one.
 Over MCP in memory, where the one plan served is the caller's."""
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "ranking": str(write_ranking_suite(folder / "ranking", n=3)),
         "ppr": str(write_pair_suite(folder / "ppr")),
         "stream": "stream:builtin",
+        "recommendation": "builtin",
     }
 
 
@@ -74,7 +75,7 @@ def _first_task(spec: str) -> str:
     return load_suite(spec).tasks[0].id
 
 
-@pytest.mark.parametrize("kind", ["ranking", "ppr", "stream"])
+@pytest.mark.parametrize("kind", ["recommendation", "ranking", "ppr", "stream"])
 async def test_a_second_open_trial_of_a_task_is_refused(
     suites: dict[str, str], tmp_path: Path, kind: str
 ) -> None:
@@ -88,7 +89,7 @@ async def test_a_second_open_trial_of_a_task_is_refused(
     assert "finish that episode (or abort_episode it) before starting another" in second.text
 
 
-@pytest.mark.parametrize("kind", ["ranking", "ppr", "stream"])
+@pytest.mark.parametrize("kind", ["recommendation", "ranking", "ppr", "stream"])
 async def test_a_trial_after_the_first_ended_is_accepted(
     suites: dict[str, str], tmp_path: Path, kind: str
 ) -> None:
