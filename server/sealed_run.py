@@ -15,9 +15,9 @@ from taurec.server.trajectory_writer import LogWriteError, append_whole
 from taurec.tasks.errors import EpisodeError
 from taurec.tasks.runs.plan import RunPlan
 from taurec.tasks.runs.register import (
-    MAX_ATTEMPTS,
     REGISTER_NAME,
     Attempt,
+    may_play_again,
     read_register,
     register_line,
 )
@@ -141,8 +141,7 @@ class SealedRun:
 
     def _retryable(self, attempt: Attempt) -> bool:
         """Cut off by the server (never by anything the agent sent), and not replayed yet."""
-        cut = attempt.interrupted or attempt.cut_by_server
-        return cut and attempt.attempt < MAX_ATTEMPTS
+        return may_play_again(attempt)
 
     def _create(self, server_version: str) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)

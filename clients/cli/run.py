@@ -280,6 +280,7 @@ def run(
         started = start(
             out, loaded.id, the_label, task_ids, trials,
             resume=resume, refuse_mixing=not dry_run, protocol=recorded,
+            sealed=None if transport is TransportName.HTTP else loaded,
         )  # fmt: skip
     except RunRefused as exc:
         fail(exc)

@@ -1,11 +1,12 @@
 """What a run plays: tasks x trials, minus what an earlier run already finished.
 
 An episode is identified by (suite, task, trial, agent label). Resume reads the logs under
-the output folder: an episode whose log has its end record is finished and skipped. An
-unfinished one is moved aside into `<out>/.incomplete/` (renamed `*.jsonl.incomplete`, so
-`evaluator score` does not count it; never deleted) and replayed: a log without an end
-record (the run or the server was killed mid-episode), or one the server ended because it
-was shutting down (infra_error, "server shut down": the agent was cut off, as by a kill).
+the output folder (a sealed run's register has the last word: resume.py): an episode
+whose log has its end record is finished and skipped. An unfinished one is moved aside
+into `<out>/.incomplete/` (renamed `*.jsonl.incomplete`, so `evaluator score` does not
+count it; never deleted) and replayed: a log without an end record (the run or the server
+was killed mid-episode), or one the server ended because it was shutting down
+(infra_error, "server shut down": the agent was cut off, as by a kill).
 """
 
 from __future__ import annotations
@@ -124,6 +125,10 @@ class Existing:
     incomplete: list[Path] = field(default_factory=list)
     #: logs of the same (suite, label) played under another stream protocol
     other_protocol: list[Path] = field(default_factory=list)
+    #: complete logs whose run register has no end for them (resume.py): played again
+    unended: list[Path] = field(default_factory=list)
+    #: episodes the run register closed without a finished log: not played again, failed
+    closed: list[EpisodeSpec] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.complete) + len(self.incomplete)

@@ -49,7 +49,10 @@ def run_agent(
     stdout = Console(quiet=quiet)
     loaded = load_suite(suite)
     task_ids = list(tasks) if tasks is not None else [t.id for t in loaded.tasks]
-    run = start(out, loaded.id, agent.label, task_ids, trials, resume=resume, names=PYTHON_NAMES)
+    run = start(
+        out, loaded.id, agent.label, task_ids, trials, resume=resume, names=PYTHON_NAMES,
+        sealed=None if transport == "http" else loaded,  # a server this run starts: sealed
+    )  # fmt: skip
     if resume:
         set_aside_unfinished(out, run, stderr)
     run_label = default_run_label()

@@ -3,15 +3,16 @@
 The rules live here once: the output folder must be a folder; a folder that already holds
 logs of the same agent label on the same suite is refused unless resuming (two runs mixed
 into one pass^k would be wrong without a word); a resume sets unfinished logs aside and
-plays only what is missing; a run draws its progress on stderr and ends with the
-evaluator's table on stdout. Refusals are RunRefused with one line saying what to do.
+plays only what is missing (as its run register has it, for a sealed run: resume.py); a
+run draws its progress on stderr and ends with the evaluator's table on stdout. Refusals
+are RunRefused with one line saying what to do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from rich.console import Console
@@ -28,9 +29,15 @@ from taurec.clients.runner.plan import (
 )
 from taurec.clients.runner.progress import RunProgress
 from taurec.clients.runner.report import print_report, rescore, rules_for, score_out
+from taurec.clients.runner.resume import by_register, read_run_register
 from taurec.clients.runner.runner import Runner, RunReport
+from taurec.clients.runner.sealing import find_plan
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.sealed import RunCheck
+
+if TYPE_CHECKING:
+    from taurec.tasks.runs.plan import RunPlan
+    from taurec.tasks.suite import Suite
 
 
 class RunRefused(ValueError):
@@ -78,11 +85,13 @@ def start(
     names: Names = CLI_NAMES,
     refuse_mixing: bool = True,
     protocol: dict[str, Any] | None = None,
+    sealed: Suite | None = None,
 ) -> RunStart:
     """The run's episodes, after checking `out`: RunRefused when it already holds logs of
     `label` on `suite_id` and this is not a resume (unless `refuse_mixing` is off, as for
     a dry run, which plays nothing), or, for a stream run (`protocol`), logs of `label`
-    played under another stream protocol (a resume would take them for its own)."""
+    played under another stream protocol (a resume would take them for its own). `sealed`:
+    the suite, when the run serves its own sealed plan (a resume follows its register)."""
     check_out(out, names)
     specs = plan(task_ids, trials)
     done = existing(out, suite_id, label, protocol)
@@ -98,7 +107,22 @@ def start(
             f"{suite_id!r}; add {names.resume} to keep them and play only what is missing, "
             f"or choose another {names.out} or {names.label}"
         )
-    return RunStart(specs, remaining(specs, done) if resume else specs, done)
+    run = RunStart(specs, remaining(specs, done) if resume else specs, done)
+    if resume and sealed is not None:
+        earlier = find_plan(out, label, sealed)
+        run = follow_register(out, run, earlier[0] if earlier else None)
+    return run
+
+
+def follow_register(out: Path, run: RunStart, plan: RunPlan | None) -> RunStart:
+    """On resume of a run that plays the sealed `plan` here: what its run register lets
+    play, when it has a sound one (resume.py); else `run` as the logs have it."""
+    folder = None if plan is None else out / plan.run_id
+    state = None if folder is None else read_run_register(folder)
+    if folder is None or state is None:
+        return run
+    todo, done = by_register(run.specs, run.done, state, folder)
+    return RunStart(run.specs, todo, done)
 
 
 def set_aside_unfinished(out: Path, run: RunStart, console: Console) -> None:
@@ -109,8 +133,23 @@ def set_aside_unfinished(out: Path, run: RunStart, console: Console) -> None:
             f"resume: set {len(moved)} unfinished episode logs aside in "
             f"{out / INCOMPLETE_DIR} (they will not be scored) and will play them again"
         )
-    if len(run.specs) > len(run.todo):
-        console.print(f"resume: skipping {len(run.specs) - len(run.todo)} finished episodes")
+    if run.done.unended:
+        moved = set_aside(out, run.done.unended)
+        console.print(
+            f"resume: set {len(moved)} complete episode logs aside in {out / INCOMPLETE_DIR} "
+            "whose end the run register never recorded (the run stopped between the two "
+            "writes); they will not be scored, and their episodes will play again"
+        )
+    if run.done.closed:
+        console.print(
+            f"resume: {len(run.done.closed)} episodes count as failed and cannot be played "
+            "again: the run register closed them without a finished log (evaluator score "
+            f"{out} says why, e.g. task {run.done.closed[0].task_id} trial "
+            f"{run.done.closed[0].trial})"
+        )
+    finished = len(run.specs) - len(run.todo) - len(run.done.closed)
+    if finished > 0:
+        console.print(f"resume: skipping {finished} finished episodes")
 
 
 def play(runner: Runner, todo: list[EpisodeSpec], console: Console) -> RunReport:

@@ -65,6 +65,14 @@ class Attempt:
         return self.end_reason is not None or self.interrupted
 
 
+def may_play_again(attempt: Attempt) -> bool:
+    """Whether a planned episode whose latest attempt is `attempt` may be started once more:
+    the server cut it off (a crash or kill left it open, or it ended it while stopping),
+    never anything the agent sent, and an attempt is left. The server marks an open
+    attempt `interrupted` when it reopens the register; until then it is still playing."""
+    return (attempt.interrupted or attempt.cut_by_server) and attempt.attempt < MAX_ATTEMPTS
+
+
 @dataclass
 class RegisterState:
     """A register read back: its plan record, every attempt, and the first problem."""
