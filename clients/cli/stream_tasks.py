@@ -1,11 +1,12 @@
-"""`taurec tasks generate-streams`: write a stream (BIEL) suite.
+"""`taurec tasks generate-streams`: write a stream (BIEL) suite; `taurec tasks validate` of one.
 
 Items come from a movie catalog (`--catalog`) or from Amazon Reviews 2023 product
 metadata (`--products meta_*.jsonl[.gz]`); personas are drawn from the items'
 vocabulary; utilities come from the personas' hidden preference models, or, with
 `--llm-utilities MODEL[,MODEL]`, from language models (cached under `--cache`).
 With the four `--biel-*` files, items, categories, personas and utilities are BIEL's
-released data instead (docs/streams.md, "BIEL's released data").
+released data instead (docs/streams.md, "BIEL's released data"). `--cross-stream` says
+what one stream may share with another (tasks/stream/leaks.py).
 """
 
 from __future__ import annotations
@@ -13,13 +14,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import orjson
 import typer
 
 from taurec.catalog.spec import BUILTIN
+from taurec.clients.cli.output import console
 
 if TYPE_CHECKING:
     from taurec.catalog.builders.biel_data import BielFiles
-    from taurec.tasks.stream.task import FeedbackKind, StreamSetting
+    from taurec.tasks.stream.leaks import StreamLeaks
+    from taurec.tasks.stream.task import FeedbackKind, StreamSetting, StreamTask
+    from taurec.tasks.suite import Suite
+
+#: `--cross-stream` values (tasks/stream/generator.py, CrossStream).
+CROSS_STREAM = ("isolated", "distinct", "biel")
 
 # `taurec tasks generate-streams --help` loads this module: the generators and the catalog
 # are imported in the command's body.
@@ -129,6 +137,15 @@ def generate_streams_cmd(
             "--biel-category-names", help="BIEL's categories.parquet: its names (optional)."
         ),
     ] = None,
+    cross_stream: Annotated[
+        str | None,
+        typer.Option(
+            "--cross-stream",
+            help="What streams share: 'isolated' (no customer meets a best item of theirs in "
+            "two streams; the default), 'distinct' (no customer in two streams) or 'biel' "
+            "(each stream drawn on its own, as BIEL's seeds; the default with --biel-*).",
+        ),
+    ] = None,
 ) -> None:
     """Write a stream suite (kind "stream") to OUT; it loads with --suite OUT."""
     from taurec.catalog.builders.amazon_products import load_products
@@ -139,6 +156,7 @@ def generate_streams_cmd(
     from taurec.catalog.personas import persona_pool
     from taurec.catalog.store import Catalog
     from taurec.tasks.stream.generator import (
+        CrossStream,
         GenerationError,
         StreamPlan,
         UtilityFn,
@@ -165,12 +183,18 @@ def generate_streams_cmd(
             "--cache": cache is not None,
         },
     )
+    if cross_stream is not None and cross_stream not in CROSS_STREAM:
+        raise typer.BadParameter(
+            f"{cross_stream!r}; expected one of {', '.join(CROSS_STREAM)}",
+            param_hint="--cross-stream",
+        )
     plan = StreamPlan(
         settings=tuple(StreamSetting(s) for s in _names(settings, StreamSetting, "--settings")),
         n=n,
         episodes=episodes,
         seed=seed,
         feedback=tuple(FeedbackKind(f) for f in _names(feedback, FeedbackKind, "--feedback")),
+        cross_stream=None if cross_stream is None else CrossStream(cross_stream),
     )
     try:
         if biel is not None:
@@ -210,3 +234,58 @@ def generate_streams_cmd(
     write_suite_dir(out, manifest, tasks)
     load_suite(str(out))  # it loads: every stream passes its checks
     typer.echo(f"wrote {len(tasks)} streams to {out}")
+    _warn_leaks(tasks)
+
+
+def _warn_leaks(tasks: list[StreamTask]) -> None:
+    """What a suite drawn as BIEL's (or sharing customers) gives away across streams."""
+    from taurec.tasks.stream.leaks import stream_leaks
+
+    leaks = stream_leaks(tasks)
+    if leaks.hard:
+        typer.echo(
+            f"warning: {leaks.hard_episodes} episodes in {len(leaks.hard)} streams have a best "
+            "item that another stream's feedback to the same customer gives away (streams "
+            "drawn as BIEL's seeds); `taurec tasks validate` reports them as errors, "
+            "--cross-stream isolated avoids them",
+            err=True,
+        )
+    for w in leaks.warnings():
+        typer.echo(f"warning: {w}", err=True)
+
+
+def _report(loaded: Suite, leaks: StreamLeaks) -> dict[str, object]:
+    return {
+        "suite_id": loaded.id,
+        "ok": not leaks.hard,
+        "problems": leaks.hard,
+        "warnings": leaks.warnings(),
+        "leaks": leaks.as_json(),
+    }
+
+
+def validate_streams(loaded: Suite, json_out: bool) -> None:
+    """A stream suite: each stream passed its kind's checks when it loaded; across streams,
+    no episode's best item is given away by another stream's feedback to the same customer
+    (errors), and customers shared by streams are counted (a warning)."""
+    from taurec.tasks.stream.leaks import stream_leaks
+
+    leaks = stream_leaks(loaded.tasks)
+    if json_out:
+        typer.echo(orjson.dumps(_report(loaded, leaks), option=orjson.OPT_INDENT_2).decode())
+        raise typer.Exit(1 if leaks.hard else 0)
+    out = console()
+    out.print(
+        f"[bold]Suite {loaded.id}[/] ({loaded.spec}): {len(loaded.tasks)} streams, each passed "
+        f"its kind's checks; {len(leaks.hard)} with episodes another stream gives away "
+        f"({leaks.hard_episodes} episodes)",
+        highlight=False,
+    )
+    for task_id, ps in leaks.hard.items():
+        shown = "; ".join(ps[:2]) + (f"; and {len(ps) - 2} more" if len(ps) > 2 else "")
+        out.print(f"[red]{task_id}[/]: ", end="")
+        out.print(shown, markup=False, highlight=False)
+    for w in leaks.warnings():
+        out.print("[yellow]! [/]", end="")
+        out.print(w, markup=False, highlight=False)
+    raise typer.Exit(1 if leaks.hard else 0)

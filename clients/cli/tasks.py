@@ -22,7 +22,7 @@ from taurec.clients.cli.output import fail as _fail
 from taurec.clients.cli.ranking_profiles import profiles_cmd
 from taurec.clients.cli.ranking_tasks import generate_ranking, validate_pairs, validate_ranking
 from taurec.clients.cli.stream_info import info_cmd
-from taurec.clients.cli.stream_tasks import generate_streams_cmd
+from taurec.clients.cli.stream_tasks import generate_streams_cmd, validate_streams
 from taurec.evaluator.cli.command_line import CommandGroup
 
 if TYPE_CHECKING:
@@ -60,7 +60,8 @@ def validate(
     suite: SuiteArg = BUILTIN,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Check every task against its catalog; print per-task problems and the strata grid.
+    """Check every task against its catalog and the others of its suite (one task must not
+    give another's answer away); print per-task problems and the strata grid.
 
     "matches" counts the items each constraint alone matches, in task order.
     """
@@ -70,7 +71,7 @@ def validate(
     other_kind = {
         "ranking": validate_ranking,
         "ppr": validate_pairs,
-        "stream": _validate_loaded,
+        "stream": validate_streams,
     }.get(loaded.kind)
     if other_kind is not None:
         other_kind(loaded, json_out)
@@ -228,17 +229,6 @@ def generate(
 app.command("generate-streams")(generate_streams_cmd)
 app.command("info")(info_cmd)
 app.command("profiles")(profiles_cmd)
-
-
-def _validate_loaded(loaded: Suite, json_out: bool) -> None:
-    """A suite whose kind's checks all ran when it loaded (streams): say so."""
-    if json_out:
-        typer.echo(orjson.dumps({"suite_id": loaded.id, "ok": True, "problems": {}}).decode())
-    else:
-        _console().print(
-            f"{loaded.id}: {len(loaded.tasks)} {loaded.kind} tasks, each passed its kind's checks"
-        )
-    raise typer.Exit(0)
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -7,9 +7,11 @@ movielens:recbole`).
 Each task is grown around a target film with a genre and enough votes: a genre it has
 (volunteered), then, drawn per seed, a release-year range around its year and an
 audience-rating floor below its rating, each kept only while at least two films match.
-The user subscribes to nothing and has watched nothing; the only flag is
-recommend_tool (and, on one task in five, single_recommendation, which text alone
-satisfies). Every task passes strict validation with no warnings.
+The user (an id of its own) subscribes to nothing and has watched nothing; the only flag
+is recommend_tool (and, on one task in five, single_recommendation, which text alone
+satisfies). Every task passes strict validation with no warnings, and a task that would
+give another's answer away, or whose answer another would give away, is drawn again
+(`taurec.tasks.recommendation.leaks`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from taurec.catalog.store import Catalog
 from taurec.tasks.recommendation.constraint import Constraint, Op, Reveal
 from taurec.tasks.recommendation.constraint_mask import constraints_mask
 from taurec.tasks.recommendation.generator import PERSONAS
+from taurec.tasks.recommendation.leaks import LeakIndex, refuse_leaks
 from taurec.tasks.recommendation.task import PolicyName, RecommendationTask, UserContext
 from taurec.tasks.recommendation.validate import Vocabulary, check_task
 
@@ -43,7 +46,12 @@ def _floor(item: Item) -> Constraint:
 
 
 def _one(
-    task_id: str, rng: random.Random, pool: list[Item], catalog: Catalog, vocab: Vocabulary
+    task_id: str,
+    rng: random.Random,
+    pool: list[Item],
+    catalog: Catalog,
+    vocab: Vocabulary,
+    accepted: LeakIndex,
 ) -> RecommendationTask:
     for _ in range(MAX_ATTEMPTS):
         target = rng.choice(pool)
@@ -67,14 +75,15 @@ def _one(
                 for c, r in zip(constraints, reveals, strict=True)
             ],
             policy_flags=flags,
-            user=UserContext(),
+            user=UserContext(user_id=f"u_{task_id}"),
         )
         report = check_task(task, catalog, strict=True, vocab=vocab)
-        if not report.errors and not report.warnings:
+        if not report.errors and not report.warnings and not accepted.leaks(task):
+            accepted.add(task)
             return task
     raise ValueError(
-        f"could not generate a CRS task after {MAX_ATTEMPTS} attempts; the catalog needs "
-        f"films with genres and at least {MIN_VOTES} audience votes"
+        f"could not generate a CRS task that no other task gives away after {MAX_ATTEMPTS} "
+        f"attempts; the catalog needs films with genres and at least {MIN_VOTES} audience votes"
     )
 
 
@@ -93,4 +102,9 @@ def generate_crs_tasks(
     rng = random.Random(seed)
     vocab = Vocabulary(catalog)
     width = max(3, len(str(n - 1)))
-    return [_one(f"{id_prefix}_{i:0{width}d}", rng, pool, catalog, vocab) for i in range(n)]
+    accepted = LeakIndex(catalog)
+    tasks = [
+        _one(f"{id_prefix}_{i:0{width}d}", rng, pool, catalog, vocab, accepted) for i in range(n)
+    ]
+    refuse_leaks(tasks, catalog)
+    return tasks

@@ -7,7 +7,10 @@ kept only while at least two items still match; the user subscribes to one of th
 target's services, so it stays compliant. A no-valid task adds, to constraints built the
 same way, one near miss: a predicate that other items satisfy but none of the matches do.
 Policy flags are set exactly where they can bite. Every task is checked by
-`taurec.tasks.recommendation.validate.check_task` (strict, no warnings) before it is accepted.
+`taurec.tasks.recommendation.validate.check_task` (strict, no warnings) before it is accepted,
+and drawn again when another task of the suite would give its answer away or it would give
+another's (`taurec.tasks.recommendation.leaks`: the same problem twice, or the same persona
+volunteering what another of its tasks keeps back); each user has an id of its own.
 
 Items are drawn by position in id order, and matches are counted as masks over the
 catalog's columns (`taurec.tasks.recommendation.constraint_mask`): only the items drawn (targets, near
@@ -30,6 +33,7 @@ from taurec.tasks.recommendation.answer_rows import Rows, gate_mask, ids_of
 from taurec.tasks.recommendation.constraint import Constraint, Reveal
 from taurec.tasks.recommendation.constraint_families import FAMILIES, Pools, anchor_genre
 from taurec.tasks.recommendation.constraint_mask import constraint_mask, constraints_mask
+from taurec.tasks.recommendation.leaks import LeakIndex, refuse_leaks
 from taurec.tasks.recommendation.policy_bite import biting_policies
 from taurec.tasks.recommendation.task import (
     Complexity,
@@ -161,6 +165,7 @@ class _Generator:
         )
         self.streaming = cols.any_of(cols.services, range(len(cols.services.keys)))
         self._pools: dict[tuple[int | None, ContentRating | None], Rows] = {}
+        self.accepted = LeakIndex(catalog)
         if not self.streaming.any():
             raise ValueError(
                 "the catalog has no item on a streaming service; no task can be compliant"
@@ -219,7 +224,9 @@ class _Generator:
                 return c
         return None
 
-    def user(self, persona: Persona, must: list[str], avoid: Item, watch: list[str]) -> UserContext:
+    def user(
+        self, user_id: str, persona: Persona, must: list[str], avoid: Item, watch: list[str]
+    ) -> UserContext:
         rng = self.rng
         extra = rng.sample(self.pools.services, rng.randint(0, min(3, len(self.pools.services))))
         services = list(dict.fromkeys([*must, *extra]))
@@ -232,6 +239,7 @@ class _Generator:
             for item_id in history
         ]
         return UserContext(
+            user_id=user_id,
             age=persona.age,
             services=services,
             watch_history=entries,
@@ -274,12 +282,14 @@ class _Generator:
                 task_id, persona, target, constraints, no_valid, want_history, cell
             )
             report = check_task(task, self.catalog, strict=True, vocab=self.vocab)
-            if not report.errors and not report.warnings:
+            if not report.errors and not report.warnings and not self.accepted.leaks(task):
+                self.accepted.add(task)
                 return task
         raise ValueError(
             f"could not generate a valid {complexity.value}/{difficulty.value} task "
-            f"{'with no valid answer ' if no_valid else ''}after {MAX_ATTEMPTS} attempts; "
-            f"the catalog ({len(self.catalog)} items) may be too small or too uniform"
+            f"{'with no valid answer ' if no_valid else ''}that no other task gives away "
+            f"after {MAX_ATTEMPTS} attempts; the catalog ({len(self.catalog)} items) may be "
+            "too small or too uniform"
         )
 
     def assemble(
@@ -303,7 +313,7 @@ class _Generator:
         # The target (or, with no valid answer, any service) keeps the user on the catalog.
         first = self.pools.services if no_valid else target.streaming_services
         must = [rng.choice(first), *named]
-        user = self.user(persona, must, target, watch)
+        user = self.user(f"u_{task_id}", persona, must, target, watch)
         flags = [PolicyName.RECOMMEND_TOOL]
         if no_valid:
             flags.append(PolicyName.TRANSPARENCY)
@@ -330,13 +340,14 @@ def generate_tasks(
     """n tasks with ids `<id_prefix>_<i>`, equal for equal (catalog content, n, seed, prefix).
 
     Raises ValueError when the catalog cannot support a cell (too few items that share
-    attributes); every returned task passes strict validation with no warnings.
+    attributes); every returned task passes strict validation with no warnings, and no
+    task gives another's answer away.
     """
     if n < 0:
         raise ValueError(f"expected n >= 0, got {n}")
     gen = _Generator(catalog, seed, id_prefix)
     width = max(3, len(str(n - 1)))
-    return [
+    tasks = [
         gen.one(
             f"{id_prefix}_{i:0{width}d}",
             CELLS[i % len(CELLS)],
@@ -344,3 +355,5 @@ def generate_tasks(
         )
         for i in range(n)
     ]
+    refuse_leaks(tasks, catalog)
+    return tasks

@@ -1,7 +1,8 @@
 """The solvability validator: is every task of a suite well posed against its catalog?
 
 `check_task` computes one task's answer key and its problems; `validate_suite` does every
-task and adds the complexity × reveal-difficulty grid. Each problem has a stable code from
+task, adds the leaks between tasks (one task giving another's answer away, leaks.py) and
+the complexity × reveal-difficulty grid. Each problem has a stable code from
 `PROBLEM_CODES` (for grep and counting) and a message that names the constraint and says
 what was expected. On our own suites (`strict`) problems are errors, except the advisory
 codes; on imported third-party suites every problem is a warning, since the data is not
@@ -20,6 +21,7 @@ from taurec.catalog.store import Catalog
 from taurec.tasks.recommendation.answer_rows import ids_of, rows_by_id, ruled_out_masks
 from taurec.tasks.recommendation.constraint import Constraint, Op
 from taurec.tasks.recommendation.constraint_mask import constraint_mask
+from taurec.tasks.recommendation.leaks import suite_leaks
 from taurec.tasks.recommendation.policy_bite import policy_bite_problems
 from taurec.tasks.recommendation.task import (
     PolicyName,
@@ -63,6 +65,14 @@ def validate_suite(suite: SuiteOfTasks) -> ValidationReport:
     """Check every task of `suite` against its catalog (see the module docstring)."""
     vocab = Vocabulary(suite.catalog)
     reports = [check_task(t, suite.catalog, strict=suite.strict, vocab=vocab) for t in suite.tasks]
+    compliant = {r.task_id: r.compliant_answers for r in reports}
+    leaks = suite_leaks(suite.tasks, suite.catalog, compliant)
+    for r in reports:
+        out = _Problems(suite.strict)
+        for code, message in leaks.get(r.task_id, ()):
+            out.add(code, message)
+        r.errors.extend(out.errors)
+        r.warnings.extend(out.warnings)
     return ValidationReport(
         suite_id=suite.id,
         spec=suite.spec,

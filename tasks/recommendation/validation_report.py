@@ -61,6 +61,13 @@ PROBLEM_CODES: dict[str, str] = {
     "unknown_value": "a constraint names a value no catalog item has (a likely typo)",
     "no_valid_without_transparency": "no valid answer, but transparency is not flagged",
     "duplicate_history_item": "the watch history lists an id more than once",
+    "same_problem": (
+        "another task poses the same problem and this one keeps a constraint back (leaks.py)"
+    ),
+    "shared_user_reveal": (
+        "another task of the same user states sooner a constraint this one keeps back"
+    ),
+    "title_named_elsewhere": "another task's user names one of this task's few compliant answers",
 }
 #: Codes that are warnings even on our own suites: suspicious, but sometimes intended.
 ADVISORY_CODES = frozenset(
@@ -69,6 +76,7 @@ ADVISORY_CODES = frozenset(
         "unknown_value",
         "no_valid_without_transparency",
         "duplicate_history_item",
+        "title_named_elsewhere",
     }
 )
 

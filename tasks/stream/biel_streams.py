@@ -14,7 +14,9 @@ with BIEL's two rules in place of ours:
 Only (persona, category) pairs the cache covers are drawn: those with a score for every
 product of the category, so any choice set of it is scored (BIEL's cache is sparse: it
 holds the pairs its own runs scored). The tasks say `utility_source: llm`: the
-utilities are data, not a preference model's.
+utilities are data, not a preference model's. Streams are drawn as BIEL's seeds are
+(`cross_stream` biel) unless the plan says otherwise: a sparse cache rarely covers
+enough pairs for a customer never to meet a best item of theirs in two streams.
 """
 
 from __future__ import annotations
@@ -22,14 +24,19 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from taurec.catalog.builders.biel_data import BielData
 from taurec.catalog.builders.biel_tables import ScoreKey
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.choice_sets import CHOICE_SET_SIZE, Category
 from taurec.catalog.personas import Persona
-from taurec.tasks.stream.generator import GenerationError, StreamPlan, generate_streams
+from taurec.tasks.stream.generator import (
+    CrossStream,
+    GenerationError,
+    StreamPlan,
+    generate_streams,
+)
 from taurec.tasks.stream.task import MIN_BEST_UTILITY, StreamTask
 
 
@@ -106,6 +113,8 @@ def covered_pairs(data: BielData) -> dict[str, set[str]]:
 
 def biel_streams(data: BielData, plan: StreamPlan) -> BielStreams:
     """The plan's streams over BIEL's data; a `GenerationError` also says what was skipped."""
+    if plan.cross_stream is None:
+        plan = replace(plan, cross_stream=CrossStream.BIEL)
     pairs = covered_pairs(data)
     categories = [c for c in data.categories if any(c.id in v for v in pairs.values())]
     personas = [p for p in data.personas if p.id in pairs]

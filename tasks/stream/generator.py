@@ -10,13 +10,22 @@ episode's choice set is sampled with the stream's seed and the category's hash (
 persona's preference model or given by another `UtilityFn`; as BIEL does, a (persona,
 category) pair whose best utility is below 60 is skipped and another drawn.
 Deterministic per seed.
+
+Across streams (`StreamPlan.cross_stream`, see tasks/stream/leaks.py): by default
+(`isolated`) an episode is drawn again when its customer met one of its best items as a
+best item in an earlier stream, whose feedback would give the answer away to a contestant
+that keeps state across streams, and a suite that still has one is refused; `distinct`
+also gives each stream customers no earlier stream had; `biel` draws every stream on its
+own, as BIEL's planner draws its seeds (the default over BIEL's released data, whose
+score cache covers too few pairs to isolate its streams: biel_streams.py).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Final
 
 from taurec.catalog.choice_items import ChoiceItem, from_movie
@@ -30,6 +39,7 @@ from taurec.catalog.llm_utilities import LLMUtilityScorer
 from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.preferences import Curve, utility
 from taurec.catalog.store import Catalog
+from taurec.tasks.stream.leaks import BestIndex, stream_leaks
 from taurec.tasks.stream.task import (
     DEFAULT_EPISODES,
     MIN_BEST_UTILITY,
@@ -48,6 +58,14 @@ class GenerationError(ValueError):
     """The inputs cannot give the streams asked for (the message says what is short)."""
 
 
+class CrossStream(StrEnum):
+    """What one stream may share with another (see the module docstring)."""
+
+    ISOLATED = "isolated"  # no customer meets a best item of theirs in two streams
+    DISTINCT = "distinct"  # no customer in two streams
+    BIEL = "biel"  # each stream drawn on its own, as BIEL's seeds are
+
+
 @dataclass(frozen=True)
 class StreamPlan:
     """What to generate: settings × n streams, each with these episodes and feedback."""
@@ -59,6 +77,8 @@ class StreamPlan:
     choice_set_size: int = CHOICE_SET_SIZE
     seed: int = 0
     id_prefix: str = "stream"
+    #: None: the source's default (isolated; biel over BIEL's released data).
+    cross_stream: CrossStream | None = None
 
 
 #: Utilities of a choice set for a persona, or None to skip the pair (best below 60).
@@ -120,6 +140,10 @@ class _Pairing:
     categories: Sequence[Category]
     pairs: Mapping[str, Collection[str]] | None
 
+    def without(self, taken: Collection[str]) -> _Pairing:
+        """The pairing with the personas `taken` left out."""
+        return replace(self, personas=[p for p in self.personas if p.id not in taken])
+
     def categories_of(self, persona: Persona) -> Sequence[Category]:
         if self.pairs is None:
             return self.categories
@@ -179,7 +203,10 @@ def _stream(
     feedback: FeedbackKind,
     score: UtilityFn,
     sampler: ChoiceSetSampler,
+    earlier: BestIndex | None,
 ) -> StreamTask:
+    """Stream k of `setting`; with `earlier`, no episode shares a best item of its customer
+    with the streams indexed there."""
     seed = plan.seed * 1_000_003 + k
     rng = random.Random(f"stream:{plan.seed}:{setting.value}:{k}")
     fixed_persona, fixed_category = pairing.fixed(setting, rng, plan.episodes)
@@ -200,7 +227,7 @@ def _stream(
         if varying & used:
             continue
         episode = _episode(persona, category, items, seed, plan.choice_set_size, score, sampler)
-        if episode is None:
+        if episode is None or (earlier is not None and earlier.clash(episode) is not None):
             continue
         used |= varying
         episodes.append(episode)
@@ -208,7 +235,7 @@ def _stream(
         raise GenerationError(
             f"{setting.value} stream {k}: found {len(episodes)} of {plan.episodes} episodes "
             f"whose best utility reaches {MIN_BEST_UTILITY:g} in {MAX_DRAWS} draws; expected "
-            "more personas or categories"
+            f"more personas or categories{_CROSS_HINT.get(plan.cross_stream or CrossStream.ISOLATED, '')}"
         )
     if len(episodes) < plan.episodes:
         raise GenerationError(f"{setting.value} stream {k}: too few episodes")
@@ -242,6 +269,7 @@ def generate_streams(
     choice sets from `sample_choice_set` unless `sampler` says otherwise. `pairs` (persona
     id -> category ids) limits the (persona, category) pairs drawn, e.g. to those a score
     cache covers; by default any persona meets any category."""
+    plan = replace(plan, cross_stream=plan.cross_stream or CrossStream.ISOLATED)
     by_id = {i.id: i for i in items}
     if not categories:
         raise GenerationError("no categories; expected at least one with 15 or more items")
@@ -251,21 +279,57 @@ def generate_streams(
     if missing is not None:
         raise GenerationError(f"a category names item {missing!r}, which is not among the items")
     pairing = _Pairing(personas, categories, pairs)
-    out = []
+    out: list[StreamTask] = []
+    earlier, taken = BestIndex(), set[str]()
+    isolate = plan.cross_stream is not CrossStream.BIEL
     for setting in plan.settings:
         for k in range(plan.n):
             feedback = plan.feedback[k % len(plan.feedback)]
-            out.append(_stream(setting, k, plan, pairing, by_id, feedback, score, sampler))
+            pool = pairing.without(taken) if plan.cross_stream is CrossStream.DISTINCT else pairing
+            if not pool.personas:
+                raise GenerationError(
+                    f"{setting.value} stream {k}: every persona is in an earlier stream; "
+                    f"--cross-stream distinct needs more personas than the {len(taken)} used"
+                )
+            task = _stream(
+                setting,
+                k,
+                plan,
+                pool,
+                by_id,
+                feedback,
+                score,
+                sampler,
+                earlier if isolate else None,
+            )
+            earlier.add(task)
+            taken |= task.persona_ids
+            out.append(task)
+    if isolate and (hard := stream_leaks(out).hard):
+        task_id, found = next(iter(hard.items()))
+        raise GenerationError(f"stream {task_id!r}: {found[0]}; refusing a suite that leaks it")
     return out
+
+
+#: Appended to "expected more personas or categories" under each cross-stream mode.
+_CROSS_HINT: Final = {
+    CrossStream.ISOLATED: " (--cross-stream isolated redraws an episode whose customer met "
+    "its best item in an earlier stream; --cross-stream biel does not)",
+    CrossStream.DISTINCT: " (--cross-stream distinct gives each stream customers of its own: "
+    "more --personas, or --cross-stream isolated)",
+}
 
 
 #: The shipped suite `stream:builtin`: 40 streams (BIEL's 40 seeds) of 10 episodes per
 #: setting over the built-in catalog, feedback cycling regret, stars, persona, and 120
 #: personas whose utilities follow the logistic curve (a within-set spread like BIEL's).
+#: Its streams are drawn as BIEL's (`cross_stream` biel), so they hold hard leaks.
 BUILTIN_PLAN: Final = StreamPlan(
     n=40,
     feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
     seed=0,
+    # drawn as BIEL draws: the suite docs/streams.md gives figures and hashes for
+    cross_stream=CrossStream.BIEL,
 )
 BUILTIN_PERSONAS: Final = 120
 BUILTIN_CURVE: Final[Curve] = "logistic"

@@ -19,7 +19,7 @@ from taurec.tasks.stream.biel_streams import (
     biel_streams,
     covered_pairs,
 )
-from taurec.tasks.stream.generator import GenerationError, StreamPlan
+from taurec.tasks.stream.generator import CrossStream, GenerationError, StreamPlan
 from taurec.tasks.stream.task import StreamSetting, StreamTask, UtilitySource
 
 
@@ -139,3 +139,13 @@ def test_a_sparse_cache_still_fills_streams_from_the_pairs_it_covers(data: BielD
     plan = StreamPlan(settings=(StreamSetting.VARIABLE_CATEGORY,), n=3, episodes=3, seed=2)
     tasks = biel_streams(thin, plan).tasks
     assert {e.persona_id for t in tasks for e in t.episodes} == {"biel-0"}
+
+
+def test_biels_data_is_drawn_as_biels_seeds_unless_the_plan_isolates_streams(
+    data: BielData, tasks: list[StreamTask]
+) -> None:
+    plan = StreamPlan(n=3, episodes=2, seed=5, cross_stream=CrossStream.BIEL)
+    assert [t.sha256() for t in biel_streams(data, plan).tasks] == [t.sha256() for t in tasks]
+    isolated = dataclasses.replace(plan, cross_stream=CrossStream.ISOLATED)
+    with pytest.raises(GenerationError, match=r"--cross-stream biel does not\) \(read 59"):
+        biel_streams(data, isolated)
