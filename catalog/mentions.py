@@ -6,17 +6,22 @@ case- and punctuation-insensitive, longest title first; a one-word title must ap
 capitalised as in the catalog, so the title "Home" is not found in "at home tonight".
 A title that is part of a longer person's name in the catalog (cast or director) is not
 a mention: the film "David" is not found in "David Jonsson" or "David Jonsson's".
+
+`find` is lenient (the simulated user reads the agent's words as a listener would);
+`find_written` keeps only titles written as titles (catalog/title_evidence.py), for the
+policy checks that fail an agent on what its text names.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from taurec.catalog.item import Item
 from taurec.catalog.records import ItemRecords
+from taurec.catalog.title_evidence import written_as_title
 from taurec.catalog.title_index import Entry, SavedTitles
 from taurec.catalog.tokens import WORD as _WORD
 from taurec.catalog.tokens import fold_text as _fold_text
@@ -31,6 +36,7 @@ class Mention:
     title: str
     item_ids: tuple[str, ...]  # several when the catalog holds two items with one title
     start: int  # character offset in the text
+    end: int = -1  # offset just past the title's last word (-1: not recorded)
 
 
 class TitleMatcher:
@@ -77,16 +83,32 @@ class TitleMatcher:
 
     def find(self, text: str) -> list[Mention]:
         """Distinct titles mentioned in `text`, in order of first appearance."""
+        return _distinct(m for m, _, _, _ in self._scan(text))
+
+    def find_written(self, text: str) -> list[Mention]:
+        """Distinct titles written as titles in `text` (catalog/title_evidence.py): not
+        "the drama builds slowly" for "The Drama", nor "fans of David Lynch" for "David"."""
+        return _distinct(self.occurrences(text))
+
+    def occurrences(self, text: str) -> list[Mention]:
+        """Every place in `text` where a title is written as a title, in order."""
+        return [
+            m for m, words, i, n in self._scan(text) if written_as_title(text, words, i, n, m.title)
+        ]
+
+    def _scan(self, text: str) -> Iterator[tuple[Mention, list[re.Match[str]], int, int]]:
+        """Each title occurrence (longest title first, none inside a person's name), with
+        the text's words and the occurrence's first word and length."""
         # fold once for the whole text; NFKD can change lengths, so offsets come from `text`
         words = list(_WORD.finditer(text))
         if not words:
-            return []
+            return
         folded_text = _fold_text(text)
         folded = [w.replace("'", "") for w in _WORD.findall(folded_text)]
         if len(folded) != len(words):  # folding split or merged a word: slow, exact path
             folded = [_fold(m.group()) for m in words]
-        found: dict[tuple[str, ...], Mention] = {}
         first_words, entry_of = self._first_words, self._entry
+        shouted = text.isupper()  # all in capitals: "HAVE YOU SEEN HAMNET?"
         covered = 0
         for i, word in enumerate(folded):
             if i < covered or word not in first_words:
@@ -97,17 +119,17 @@ class TitleMatcher:
                 entry = entry_of(cand)
                 if entry is None:
                     continue
-                if n == 1 and words[i].group() != entry[0].strip("'\"").split()[0]:
+                spelt = entry[0].strip("'\"").split()[0]
+                if n == 1 and words[i].group() not in (spelt, spelt.upper() if shouted else spelt):
                     continue  # one-word titles only count when written as the title is
                 hit = cand, entry
                 break
             if hit is None or self._in_name(words, folded, i, len(hit[0])):
                 continue
             toks, (title, ids) = hit
-            if toks not in found:
-                found[toks] = Mention(title, ids, words[i].start())
-            covered = i + len(toks)
-        return list(found.values())
+            n = len(toks)
+            yield Mention(title, ids, words[i].start(), words[i + n - 1].end()), words, i, n
+            covered = i + n
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
         """Whether words[i : i + n] lie inside a longer person's name in the text."""
@@ -122,3 +144,11 @@ class TitleMatcher:
                 if self._is_name(tuple(span)):
                     return True
         return False
+
+
+def _distinct(mentions: Iterable[Mention]) -> list[Mention]:
+    """The first mention of each title, in order."""
+    found: dict[str, Mention] = {}
+    for m in mentions:
+        found.setdefault(m.title, m)
+    return list(found.values())

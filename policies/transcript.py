@@ -69,6 +69,7 @@ class Transcript:
     end: dict[str, Any] | None = None  # the end record
     episode_id: str | None = None
     latencies: list[float] = field(default_factory=list)
+    user_seqs: list[int] = field(default_factory=list)  # the user's messages
 
     @property
     def turns(self) -> list[int]:
@@ -106,6 +107,12 @@ class Transcript:
     def calls_before(self, seq: int, *names: str) -> list[CallRecord]:
         """Successful calls of the named tools made before event `seq`."""
         return [c for c in self.calls if c.seq < seq and c.name in names and c.ok]
+
+    def turn_of(self, seq: int) -> list[AgentText]:
+        """The delivered texts that go with the call at `seq`: the agent's messages since
+        the user last spoke, and the call's own message."""
+        last_user = max((s for s in self.user_seqs if s < seq), default=-1)
+        return [t for t in self.texts if t.delivered and last_user < t.seq <= seq]
 
     def texts_through(self, seq: int) -> list[AgentText]:
         return [t for t in self.texts if t.seq <= seq]
@@ -160,6 +167,8 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
             calls.append(ev)
         elif kind == "agent_message":
             texts.append(AgentText(ev["seq"], ev["text"], ev.get("delivered", True)))
+        elif kind == "user_message":
+            out.user_seqs.append(ev["seq"])
         elif kind == "end":
             out.end = ev
     for call in calls:
