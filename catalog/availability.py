@@ -3,6 +3,8 @@
 Service names go through `taurec.catalog.services`, so "Prime Video" matches an item on
 "Amazon Prime Video". A name we do not know is still compared case- and
 spacing-insensitively, and reported in `unknown_services` so callers can say so.
+`asked` answers for services a caller names itself (τ-Rec's check_availability takes
+them): whether the item streams on each, whoever subscribes to it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,19 @@ class Availability(BaseModel):
         default_factory=list,
         description="User service names not recognised as a known service (still compared).",
     )
+    asked: dict[str, bool] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Each service named in the call's `services`, as given: whether the item "
+        "streams on it (absent when the call named none). `available` is about the user's "
+        "own services whatever is named here.",
+    )
+
+
+def streams_on(item: Item, names: list[str]) -> dict[str, bool]:
+    """Each of `names`, as given: whether `item` streams on that service."""
+    have = {service_key(s) for s in item.streaming_services}
+    return {name: service_key(name) in have for name in names}
 
 
 def availability(item: Item | None, item_id: str, services: list[str]) -> Availability:

@@ -2,7 +2,8 @@
 
 pass^k for one task with n trials of which c passed is C(c,k)/C(n,k): the chance that k
 trials drawn without replacement all pass. A suite's pass^k is the mean over the tasks
-that have at least k trials.
+that have at least k trials; with `short_as_zero` (τ-Rec v1.0's rule, its
+`aggregate_pass_k`), the mean over every task, a task with fewer than k trials scoring 0.
 """
 
 from __future__ import annotations
@@ -32,10 +33,19 @@ def task_curve(c: int, n: int) -> np.ndarray:
     return np.cumprod(np.maximum(c - i, 0.0) / (n - i))
 
 
-def pass_k(counts: Mapping[str, tuple[int, int]], k: int) -> float | None:
-    """Mean of C(c,k)/C(n,k) over tasks with n >= k; None when no task has k trials."""
-    values = [task_pass_k(c, n, k) for c, n in counts.values() if n >= k]
-    return sum(values) / len(values) if values else None
+def pass_k(
+    counts: Mapping[str, tuple[int, int]], k: int, *, short_as_zero: bool = False
+) -> float | None:
+    """Mean of C(c,k)/C(n,k) over tasks with n >= k; None when no task has k trials.
+    `short_as_zero`: over every task with a trial, those with n < k scoring 0."""
+    values = [
+        task_pass_k(c, n, k) if n >= k else 0.0
+        for c, n in counts.values()
+        if n >= k or (short_as_zero and n >= 1)
+    ]
+    if not any(n >= k for _, n in counts.values()):
+        return None
+    return sum(values) / len(values)
 
 
 def pass_k_curve(counts: Mapping[str, tuple[int, int]]) -> dict[int, float]:
@@ -66,10 +76,15 @@ def bootstrap_ci(
 
 
 def pass_k_with_ci(
-    counts: Mapping[str, tuple[int, int]], *, seed: int = 0, resamples: int = 2000
+    counts: Mapping[str, tuple[int, int]],
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+    short_as_zero: bool = False,
 ) -> dict[int, tuple[float, tuple[float, float]]]:
     """pass^k for k = 1 .. the largest trial count, each with a 95% percentile bootstrap
-    interval (tasks resampled with replacement, seeded).
+    interval (tasks resampled with replacement, seeded). `short_as_zero`: every task
+    counts at every k, one with fewer than k trials scoring 0 (τ-Rec's rule).
 
     All k are computed together: a (tasks x k) matrix of per-task values, and for each
     set of tasks eligible at some k (those with n >= k), one matrix of bootstrap draw
@@ -83,7 +98,8 @@ def pass_k_with_ci(
     values = np.zeros((len(tasks), top))
     for row, (c, n) in enumerate(tasks):
         values[row, :n] = task_curve(c, n)
-    trials = np.array([n for _, n in tasks])
+    # a short task's row is 0 past its trials, so counting it at every k scores it 0
+    trials = np.array([top if short_as_zero else n for _, n in tasks])
     out: dict[int, tuple[float, tuple[float, float]]] = {}
     k = 1
     while k <= top:

@@ -15,10 +15,12 @@ Three things need the raw request:
 - Unknown arguments. The SDK drops arguments a tool does not take, so a misspelled
   filter would silently widen a search; `mark_reached` refuses them instead.
 
-It also keeps two request `_meta` entries: `"taurec/usage"` (an agent's cumulative LLM
-usage, see `request_usage`), which the episode writes into its end record, and
+It also keeps three request `_meta` entries: `"taurec/usage"` (an agent's cumulative LLM
+usage, see `request_usage`), which the episode writes into its end record,
 `"taurec/aside"` (text the agent produced alongside this call without sending it to the
-user, see `request_aside`), which the episode logs as an undelivered agent message.
+user, see `request_aside`), which the episode logs as an undelivered agent message, and
+`"taurec/batch"` (the model response the call came in, see `request_batch`). A rejected
+call is logged while its request is still current, so its logger can read them too.
 
 And, for every request, who sent it (`request_owner`, set by `OwnerMiddleware` on every
 kind's server): over HTTP, a digest of its bearer token when the server knows that token
@@ -51,6 +53,7 @@ class _RawCall:
     reached: bool = False  # the tool function ran (and so logged the call itself)
     usage: Any = None  # the request's _meta[USAGE_META_KEY], unchecked
     aside: Any = None  # the request's _meta[ASIDE_META_KEY], unchecked
+    batch: Any = None  # the request's _meta[BATCH_META_KEY], unchecked
 
 
 # A per-request slot (each request runs in its own context), not shared state.
@@ -64,6 +67,8 @@ OWNER_SCOPE_KEY: Final = "taurec.owner"
 USAGE_META_KEY = "taurec/usage"
 #: The request `_meta` key for text the agent wrote alongside a call but did not send.
 ASIDE_META_KEY = "taurec/aside"
+#: The request `_meta` key naming the model response a call came in (its batch).
+BATCH_META_KEY = "taurec/batch"
 #: How deeply nested a rejected call's argument may be in its log record; deeper parts
 #: are logged as a short repr (a JSON writer has a nesting limit, and a log line is no
 #: place for a 200-level structure).
@@ -114,6 +119,13 @@ def request_aside() -> Any:
     (None when absent or outside a request). The caller validates it."""
     current = _CURRENT.get()
     return None if current is None else current.aside
+
+
+def request_batch() -> Any:
+    """The `_meta["taurec/batch"]` value of the current tools/call request, as sent (None
+    when absent or outside a request). The caller validates it."""
+    current = _CURRENT.get()
+    return None if current is None else current.batch
 
 
 def request_owner() -> str:
@@ -195,19 +207,20 @@ class RawCallMiddleware:
         if isinstance(meta, Mapping):
             call.usage = meta.get(USAGE_META_KEY)
             call.aside = meta.get(ASIDE_META_KEY)
+            call.batch = meta.get(BATCH_META_KEY)
         token = _CURRENT.set(call)
         try:
             result = await call_next(ctx)
+            if not call.reached and isinstance(result, dict):
+                text = _error_text(result)
+                if text is not None:
+                    result, text = _bounded(result, text)
+                    try:
+                        await self._log_rejected(str(name), loggable(call.arguments), text)
+                    except Exception:  # the agent still gets its error; the log lacks the call
+                        log.exception("could not log a rejected %s call", name)
         finally:
             _CURRENT.reset(token)
-        if not call.reached and isinstance(result, dict):
-            text = _error_text(result)
-            if text is not None:
-                result, text = _bounded(result, text)
-                try:
-                    await self._log_rejected(str(name), loggable(call.arguments), text)
-                except Exception:  # the agent still gets its error; the log lacks the call
-                    log.exception("could not log a rejected %s call", name)
         return result
 
 

@@ -179,10 +179,14 @@ class TrajectoryWriter:
             fields["acts"], fields["acts_by"] = acts_record(acts), acts_by
         return self._event("agent_message", fields, None)
 
-    def tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> int:
-        return self._event(
-            "tool_call", {"call_id": call_id, "name": name, "arguments": arguments}, None
-        )
+    def tool_call(
+        self, call_id: str, name: str, arguments: dict[str, Any], batch: str | None = None
+    ) -> int:
+        """`batch`: the model response the call came in, when the client named it."""
+        fields: dict[str, Any] = {"call_id": call_id, "name": name, "arguments": arguments}
+        if batch is not None:
+            fields["batch"] = batch
+        return self._event("tool_call", fields, None)
 
     def tool_result(
         self,

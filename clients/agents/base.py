@@ -33,6 +33,8 @@ from mcp_types import CallToolResult, Tool
 USAGE_META_KEY: Final = "taurec/usage"
 #: The request `_meta` key for text the agent wrote alongside a call but did not send.
 ASIDE_META_KEY: Final = "taurec/aside"
+#: The request `_meta` key naming the model response (batch) a call came in.
+BATCH_META_KEY: Final = "taurec/batch"
 
 
 class AgentInfraError(Exception):
@@ -118,6 +120,9 @@ class Episode:
     turns_left: int = 0
     usage: Usage | None = None
     pending_aside: str | None = None  # goes out with the next call, then is cleared
+    _batch: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _batch_sent: int = field(default=0, init=False, repr=False)
+    _batches: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.turns_left:
@@ -146,11 +151,16 @@ class Episode:
     async def call_raw(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """`call`, returning the server's CallToolResult as it is (for relaying it, e.g. to
         an agent that speaks MCP itself). `episode_id` is set to this episode's."""
-        if self.ended:
+        in_batch = self._batch is not None and self._batch_sent < self._batch["size"]
+        if self.ended and not in_batch:
             raise EpisodeEndedError(
                 f"episode {self.episode_id[:8]} has ended ({self.end_reason}); {tool} not sent"
             )
-        meta: dict[str, Any] = {}
+        if not in_batch:
+            self.begin_batch(1)
+        assert self._batch is not None
+        self._batch_sent += 1
+        meta: dict[str, Any] = {BATCH_META_KEY: self._batch}
         if self.usage is not None:
             meta[USAGE_META_KEY] = self.usage.as_meta()
         if self.pending_aside:
@@ -161,7 +171,7 @@ class Episode:
                 "episode_id": self.episode_id,
                 **{k: v for k, v in arguments.items() if k != "episode_id"},
             },
-            meta=meta or None,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
+            meta=meta,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
         )
         outcome = outcome_of(result)
         data = outcome.data
@@ -179,6 +189,17 @@ class Episode:
         if message is not None:
             arguments["message"] = message
         return await self.call("recommend", **arguments)
+
+    def begin_batch(self, size: int) -> None:
+        """The next `size` calls are the tool calls of one model response. Each carries the
+        response's batch id (request `_meta` `"taurec/batch"`, with `size`), and all are
+        sent even after one of them ended the episode: the server logs them as refused, so
+        the log shows the whole response (τ-Rec's orchestrator runs every call of one).
+        A call outside a batch is a batch of its own."""
+        if size < 1:
+            raise ValueError(f"a batch holds at least one call, got size {size}")
+        self._batches += 1
+        self._batch, self._batch_sent = {"id": f"b{self._batches}", "size": size}, 0
 
     def note_aside(self, text: str) -> None:
         """Text the agent wrote but did not send to the user (say, alongside tool calls):

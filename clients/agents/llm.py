@@ -5,14 +5,17 @@ this harness runs the episode, the user's opening message, and every episode too
 function (`tool_schema.py`: `episode_id` hidden and filled in by the Episode; the
 harness's own tools not offered). Then it loops, one LLM call per step:
 
-- tool calls are executed on the episode in order; each result (the text the server
-  returned, prefixed "Error: " for a tool error) goes back as a tool message;
+- tool calls are executed on the episode in order, as one batch (`Episode.begin_batch`:
+  each carries the reply's batch id, and all are sent even after one ends the episode, so
+  the log shows the whole reply); each result (the text the server returned, prefixed
+  "Error: " for a tool error) goes back as a tool message;
 - a reply with text and no tool call is said to the user (send_message) and the user's
   answer comes back as the next user message. So the model talks to the user either in
   plain text or by calling send_message itself; both use one turn of the budget;
 - text written alongside tool calls is not delivered to the user (the model is told
   so); it is logged as an undelivered agent message (`Episode.note_aside`), which the
-  policy checks still count, e.g. as a sponsorship disclosure;
+  default policy checks do not count (under `--rules tau-rec` the text of the reply that
+  commits is the agent's last message, as τ-Rec records it);
 - a reply with neither text nor tool calls means the model stopped.
 
 It returns when the episode has ended (normally by `recommend`), when the model stops,
@@ -154,12 +157,16 @@ class LLMAgent:
             text = _text(message)
             calls = list(getattr(message, "tool_calls", None) or [])
             if calls:
+                prepared = [_prepare(call, names) for call in calls]
+                sent = sum(problem is None for _, _, _, problem in prepared)
+                if sent:
+                    episode.begin_batch(sent)
                 if text:
                     episode.note_aside(text)
-                for call in calls:
-                    messages.append(await _execute(episode, call, names))
-                    if episode.ended:
-                        return
+                for step in prepared:
+                    messages.append(await _run(episode, *step))
+                if episode.ended:
+                    return
             elif text:
                 messages.append(await _deliver(episode, text))
             else:
@@ -256,8 +263,10 @@ async def system_prompt(episode: Episode) -> str:
     return (text or policy_text()) + "\n\n" + HARNESS_NOTE.format(budget=budget)
 
 
-async def _execute(episode: Episode, call: Any, offered: frozenset[str]) -> dict[str, Any]:
-    """Run one tool call on the episode; the tool message that answers it."""
+def _prepare(
+    call: Any, offered: frozenset[str]
+) -> tuple[Any, str, dict[str, Any] | None, str | None]:
+    """A tool call as (call, name, arguments, problem): a problem means it is not sent."""
     name = str(call.function.name)
     arguments, problem = _arguments(call.function.arguments)
     if name not in offered:
@@ -267,6 +276,20 @@ async def _execute(episode: Episode, call: Any, offered: frozenset[str]) -> dict
             arguments.pop(hidden, None)  # the episode fills it in
         if "tool" in arguments:  # would collide with Episode.call's own parameter
             problem = f"{name} takes no argument 'tool'"
+    if arguments is None and problem is None:
+        problem = "no arguments"
+    return call, name, arguments, problem
+
+
+async def _execute(episode: Episode, call: Any, offered: frozenset[str]) -> dict[str, Any]:
+    """Run one tool call on the episode; the tool message that answers it."""
+    return await _run(episode, *_prepare(call, offered))
+
+
+async def _run(
+    episode: Episode, call: Any, name: str, arguments: dict[str, Any] | None, problem: str | None
+) -> dict[str, Any]:
+    """Run one prepared tool call on the episode; the tool message that answers it."""
     if problem is not None or arguments is None:
         content = ERROR_PREFIX + (problem or "no arguments")
     else:

@@ -15,6 +15,7 @@ from typing import Any
 from taurec.evaluator.aggregate import run_fields, task_counts
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.passk import pass_k, pass_k_with_ci
+from taurec.evaluator.recommendation.rules import DEFAULT_RULES, rules_profile
 from taurec.evaluator.render import run_rows
 from taurec.evaluator.text import plural
 from taurec.policies.checks import Verdict
@@ -98,9 +99,18 @@ def _by_stratum(scores: list[EpisodeScore], attr: str) -> dict[str, float]:
     return out
 
 
+#: What `pass_k_rule` says, by whether short tasks score 0.
+PASS_K_RULES = {
+    False: "mean over the tasks with at least k trials (a task short of k is left out)",
+    True: "mean over every task; a task short of k trials scores 0 (τ-Rec's rule)",
+}
+
+
 def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) -> dict[str, Any]:
     counts = task_counts(scores)
-    curve = pass_k_with_ci(counts, seed=seed)
+    rules = scores[0].rules if scores else DEFAULT_RULES
+    zero = rules_profile(rules).short_of_k_scores_zero
+    curve = pass_k_with_ci(counts, seed=seed, short_as_zero=zero)
     trial_counts = Counter(n for _, n in counts.values())
     top = max(trial_counts, default=0)
     short = {str(k): sorted(t for t, (_, n) in counts.items() if n < k) for k in range(2, top + 1)}
@@ -121,6 +131,7 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
         "trials_per_task": {str(k): v for k, v in sorted(trial_counts.items())},
         "pass_k": {str(k): v for k, (v, _) in curve.items()},
         "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
+        "pass_k_rule": PASS_K_RULES[zero],
         "tasks_short_of_k": {k: v for k, v in short.items() if v},
         "passed": sum(s.passed for s in scores),
         "constraint_score": fmean(s.constraint_score for s in scores) if n else None,
@@ -193,5 +204,7 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         short = ", ".join(
             f"k={k}: {plural(len(v), 'task')}" for k, v in group["tasks_short_of_k"].items()
         )
-        rows.append(("tasks with fewer trials than k", short))
+        rule = group.get("pass_k_rule", PASS_K_RULES[False])
+        counted = "scored 0 in pass^k" if rule == PASS_K_RULES[True] else "left out of pass^k"
+        rows.append((f"tasks with fewer trials than k ({counted})", short))
     return rows

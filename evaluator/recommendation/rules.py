@@ -6,7 +6,9 @@
 - `tau-rec`: τ-Rec v1.0's own evaluator, loopholes included (evaluator/recommendation/taurec_v1_rules.py),
   on the trace τ-Rec would have recorded (evaluator/recommendation/taurec_trace.py).
 
-A profile is a pure function of (task, trajectory, transcript, catalog, title matcher).
+A profile is a pure function of (task, trajectory, transcript, catalog, title matcher),
+and says how pass^k treats a task with fewer than k trials: `taurec` leaves it out of
+the mean, `tau-rec` scores it 0 and keeps it in (as τ-Rec's `aggregate_pass_k` does).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class RulesProfile:
     name: str
     summary: str
     judge: Judge
+    #: pass^k: a task short of k trials scores 0 and stays in the mean (else: left out)
+    short_of_k_scores_zero: bool = False
 
 
 def judge_taurec(
@@ -72,14 +76,19 @@ def judge_tau_rec(
     catalog: Catalog,
     titles: TitleMatcher,
 ) -> Judgement:
-    return judge_trace(task, to_trace(trajectory), catalog)
+    return judge_trace(task, to_trace(trajectory, task, catalog), catalog)
 
 
 RULES: dict[str, RulesProfile] = {
     p.name: p
     for p in (
         RulesProfile("taurec", "this project's checks (loopholes closed)", judge_taurec),
-        RulesProfile("tau-rec", "τ-Rec v1.0's own evaluator, loopholes included", judge_tau_rec),
+        RulesProfile(
+            "tau-rec",
+            "τ-Rec v1.0's own evaluator, loopholes included",
+            judge_tau_rec,
+            short_of_k_scores_zero=True,
+        ),
     )
 }
 #: What --rules accepts: one profile, or every profile side by side.

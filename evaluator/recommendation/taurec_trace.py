@@ -2,16 +2,26 @@
 
 τ-Rec's evaluator reads a trace of message and tool-call events, the list of recommended
 ids and a stop reason. `to_trace` derives that from one of our logs, as τ-Rec's
-orchestrator would have recorded the same conversation:
+orchestrator would have recorded the same conversation. Its orchestrator runs every tool
+call of one model response (even after a `recommend`), records each, ends the trial after
+a response that called `recommend`, and records that response's text after its calls.
+So:
 
-- the trace ends at the first `recommend` call, whatever its id (τ-Rec ends the trial
-  there): a truthy `item_id` is a recommendation (stop reason "recommended"), anything
-  else (null, "", absent) an abstention ("abstained"); with no `recommend` call the stop
-  reason is "timeout" (τ-Rec's only other end). Our logs do not mark which calls one model
-  response batched, so calls after the first `recommend` are not part of the trace;
-- the recommend call's `message` follows it as an agent message (τ-Rec records the text
-  of the committing response after its tool calls); asides sent alongside other tool
-  calls were never delivered and are dropped, as τ-Rec drops them;
+- the committing response is the model response of the first `recommend` call, whatever
+  its id: every call logged with that call's batch (`tool_call.batch`, as the client
+  named it), or the `recommend` call alone in a log without batches. The trace holds
+  them all, in order, and ends there;
+- each `recommend` of that response with a truthy `item_id` is a recommendation; the
+  stop reason is the last one's: "recommended" for a truthy id, "abstained" otherwise
+  (null, "", absent). Without a `recommend` call it is "timeout" (τ-Rec's only other end);
+- calls of that response that came after the commit were refused by our server (the
+  episode had ended); τ-Rec ran them, so with the task and catalog at hand the read-only
+  ones are replayed for their results (as replay.py does); other results stay as logged;
+- the committing response's text follows its calls as one agent message: the asides
+  logged with its calls (text sent beside a call, undelivered) joined with the first
+  `recommend` call's `message`. Asides sent with other responses were never delivered and
+  are dropped, as τ-Rec drops them (its loop overwrites the text of a response whose
+  calls it runs); messages and user replies logged after the commit are no part of it;
 - tool names and arguments are τ-Rec's: `get_item` is `get_metadata`; `episode_id` is
   dropped; a `check_content_preference` call by item carries the rating its result says
   was checked; results are JSON strings, errors `{"error": ...}`, and a history lookup
@@ -28,6 +38,9 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel, Field
 
+from taurec.catalog.store import Catalog
+from taurec.tasks.errors import AgentFacingError
+from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
 
@@ -106,25 +119,78 @@ def _arguments(name: str, args: dict[str, Any], result: dict[str, Any] | None) -
     return out
 
 
-def to_trace(trajectory: Trajectory) -> Trace:
-    """The trace τ-Rec would have recorded for this episode (see the module docstring)."""
+def _committing(events: list[dict[str, Any]]) -> tuple[int | None, set[int]]:
+    """The index of the first `recommend` call, and the indices of every call of its model
+    response (the run of calls around it that carry its batch)."""
+    calls = [i for i, e in enumerate(events) if _is_call(e)]
+    first = next((i for i in calls if events[i]["name"] == "recommend"), None)
+    if first is None:
+        return None, set()
+    batch = events[first].get("batch")
+    if batch is None:
+        return first, {first}
+    at = calls.index(first)
+    lo, hi = at, at
+    while lo > 0 and events[calls[lo - 1]].get("batch") == batch:
+        lo -= 1
+    while hi + 1 < len(calls) and events[calls[hi + 1]].get("batch") == batch:
+        hi += 1
+    return first, set(calls[lo : hi + 1])
+
+
+def _is_call(ev: dict[str, Any]) -> bool:
+    return ev["type"] == "tool_call" and ev["name"] not in HARNESS_TOOLS
+
+
+def _replayed(
+    name: str, args: dict[str, Any], task: RecommendationTask, catalog: Catalog
+) -> dict[str, Any] | None:
+    """The result a refused read-only call would have had (None: not replayable)."""
+    if name not in REPLAYERS:
+        return None
+    try:
+        return {"content": replay_call(catalog, task, name, args), "is_error": False}
+    except (AgentFacingError, LookupError, ValueError) as exc:
+        return {"content": str(exc), "is_error": True}
+
+
+def to_trace(
+    trajectory: Trajectory,
+    task: RecommendationTask | None = None,
+    catalog: Catalog | None = None,
+) -> Trace:
+    """The trace τ-Rec would have recorded for this episode (see the module docstring).
+    Without `task` and `catalog`, refused calls after the commit keep their refusals."""
     header = trajectory.header
     trace = Trace(task_id=header.task_id, model=header.agent.label, trial=header.trial)
+    evs = trajectory.events
     results: dict[str, dict[str, Any]] = {}
-    for ev in trajectory.events:
+    for ev in evs:
         if ev["type"] == "tool_result":
             results.setdefault(ev["call_id"], ev)
-    events = trace.events
-    for ev in trajectory.events:
+    first, response = _committing(evs)
+    asides: list[str] = []
+    for i, ev in enumerate(evs):
         kind = ev["type"]
+        if first is not None and i > max(response):
+            break
+        if kind == "agent_message" and not ev.get("delivered", True):
+            if i + 1 in response:  # sent with a call of the committing response
+                asides.append(ev["text"])
+            continue
+        if first is not None and i > first and i not in response:
+            continue  # after the commit only the response's own calls count
         if kind == "user_message":
-            events.append(TraceMessage(role="user", content=ev["text"]))
-        elif kind == "agent_message" and ev.get("delivered", True):
-            events.append(TraceMessage(role="agent", content=ev["text"]))
-        elif kind == "tool_call" and ev["name"] not in HARNESS_TOOLS:
+            trace.events.append(TraceMessage(role="user", content=ev["text"]))
+        elif kind == "agent_message":
+            trace.events.append(TraceMessage(role="agent", content=ev["text"]))
+        elif _is_call(ev):
             name, args = ev["name"], ev.get("arguments") or {}
             result = results.get(ev["call_id"])
-            events.append(
+            after = first is not None and i > first and result and result.get("refused")
+            if after and task is not None and catalog is not None:
+                result = _replayed(name, args, task, catalog) or result
+            trace.events.append(
                 TraceToolCall(
                     name=TOOL_NAMES.get(name, name),
                     arguments=_arguments(name, args, result),
@@ -136,11 +202,13 @@ def to_trace(trajectory: Trajectory) -> Trace:
                 if item:
                     trace.recommendations.append(_json(item))
                 trace.stop_reason = RECOMMENDED if item else ABSTAINED
-                message = args.get("message")
-                if isinstance(message, str) and message:
-                    events.append(TraceMessage(role="agent", content=message))
-                return trace
-    trace.stop_reason = TIMEOUT
+    if first is None:
+        trace.stop_reason = TIMEOUT
+        return trace
+    message = (evs[first].get("arguments") or {}).get("message")
+    text = "\n".join([*asides, *([message] if isinstance(message, str) and message else [])])
+    if text:
+        trace.events.append(TraceMessage(role="agent", content=text))
     return trace
 
 

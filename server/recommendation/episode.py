@@ -5,8 +5,10 @@ cancellation, so a client that disconnects mid-call never leaves a call without 
 result in the log. Turn budget: the task's `protocol.max_turns` agent messages; the
 message that uses the last one ends the episode (max_turns). Commits: the task's
 `max_recommendations` committing `recommend` calls; the last one, an abstention, or a
-user who accepts or leaves ends it (recommended / abstained). Limits (text length, tool
-calls, time) are the service's; `end_at_call_limit` ends an episode past its calls.
+user who accepts or leaves ends it (recommended / abstained); a commit made before the
+last call of its model response holds its end until the rest of that response's calls
+have come (see batches.py). Limits (text length, tool calls, time) and held commits are
+admission.py's.
 
 A log that cannot be written (a full disk) ends the episode as infra_error: the agent
 gets a one-line error saying so (never the system's error text), and the log keeps only
@@ -30,12 +32,12 @@ from taurec.catalog.store import Catalog
 from taurec.server.episode_end import (
     ABORT_REASONS,
     ABORTED,
-    CALL_LIMIT,
     LOG_FAILED,
     EpisodeEnd,
     ended_message,
 )
 from taurec.server.recommendation.agent_input import committable, text_problem, usage_of
+from taurec.server.recommendation.batches import BatchState
 from taurec.server.recommendation.dialogue_log import DialogueLog
 from taurec.server.recommendation.results import RecommendResult, UserReplyResult
 from taurec.server.recommendation.simulator import UserReply, UserSimulator
@@ -96,6 +98,7 @@ class Episode:
         self._pending_end: EpisodeEnd | None = None
         self.usage: Usage | None = None  # the agent's last reported LLM usage
         self._dialogue = DialogueLog(writer, nlu)
+        self.batches = BatchState()  # the model responses its calls come in
 
     @property
     def log_chain(self) -> str:
@@ -142,8 +145,9 @@ class Episode:
         return self.task.protocol.max_recommendations
 
     def check_open(self) -> None:
-        if self.end is not None:
-            raise EpisodeError(ended_message(self.id, self.end))
+        end = self.end or self.batches.held
+        if end is not None:
+            raise EpisodeError(ended_message(self.id, end))
 
     # --- steps -----------------------------------------------------------------------
 
@@ -174,7 +178,7 @@ class Episode:
             async with self._writing():
                 self._calls += 1
                 call_id = f"call_{self._calls}"
-                self._log.tool_call(call_id, name, arguments)
+                self._log.tool_call(call_id, name, arguments, self.batches.id)
                 t0 = time.perf_counter()
                 try:
                     result = await compute()
@@ -190,7 +194,7 @@ class Episode:
                     raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc
                 content = result.model_dump(mode="json")
                 self._log.tool_result(call_id, content, is_error=False, latency_ms=_ms(t0))
-                if self._pending_end is not None:
+                if self._pending_end is not None and not self.batches.hold(self._pending_end):
                     await self.close(self._pending_end)
         return result
 
@@ -203,25 +207,15 @@ class Episode:
         async with self._writing():
             self._calls += 1
             call_id = f"call_{self._calls}"
-            self._log.tool_call(call_id, name, arguments)
+            self._log.tool_call(call_id, name, arguments, self.batches.id)
             self._log.tool_result(call_id, error_text, is_error=True, latency_ms=0.0, refused=True)
 
-    async def end_at_call_limit(
-        self, name: str, arguments: dict[str, Any], limit: int
-    ) -> EpisodeError:
-        """Refuse a call past `limit` tool calls: log it with its error, end the episode
-        (agent_error), and return the error to raise."""
-        message = (
-            f"episode {self.id[:8]}... has ended (agent_error): it reached this server's limit "
-            f"of {limit} tool calls per episode (max_tool_calls_per_episode), so this "
-            f"{name} call was not run. Call start_episode to begin a new episode."
-        )
+    async def end_with(self, end: EpisodeEnd) -> None:
+        """`close`, a log that cannot be written ending the episode as infra_error (the
+        EpisodeError raised says so). Shielded from cancellation."""
         with anyio.CancelScope(shield=True):
-            await self.log_rejected(name, arguments, agent_error_text(name, message))
-            detail = f"{CALL_LIMIT}{limit} tool calls made; call {self.tool_calls} ({name}) refused"
             async with self._writing():
-                await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
-        return EpisodeError(message)
+                await self.close(end)
 
     async def send_message(self, text: str) -> UserReplyResult:
         """The agent says `text`; the user answers. Uses one turn of the budget."""
@@ -309,7 +303,7 @@ class Episode:
                 self._calls += 1
                 call_id = f"call_{self._calls}"
                 arguments = {"episode_id": self.id, "reason": reason.value, "detail": detail}
-                self._log.tool_call(call_id, "abort_episode", arguments)
+                self._log.tool_call(call_id, "abort_episode", arguments, self.batches.id)
                 self._log.tool_result(
                     call_id,
                     {"ended": True, "end_reason": reason.value},
@@ -321,10 +315,14 @@ class Episode:
 
     async def close(self, end: EpisodeEnd) -> None:
         """Write the end record; from now on every tool of this episode answers with an error.
+        A held commit (batches.py) is the end, unless the log could not be written.
         LogWriteError when the record cannot be written: the episode has ended all the same
         (as infra_error), its log without an end record."""
         if self.end is not None:
             return
+        held = self.batches.release()
+        if held is not None and not (end.detail or "").startswith(LOG_FAILED):
+            end = held
         self.end = end
         self._pending_end = None
         stats = getattr(self._user, "stats", None)  # an LLM user counts calls, cost, leaks

@@ -21,6 +21,7 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.server.episode_end import CALL_LIMIT, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
+from taurec.server.recommendation import admission
 from taurec.server.recommendation.catalog_workers import CatalogWorkers
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.episodes import EpisodeStore, SimulatorFactory, start_sealed
@@ -34,7 +35,7 @@ from taurec.server.recommendation.results import (
 )
 from taurec.server.recommendation.simulator.nlu import MessageReader
 from taurec.server.recommendation.simulators import SIMULATORS, agent_nlu, worded
-from taurec.server.recommendation.text_limits import Limits, overlong_aside, overlong_text
+from taurec.server.recommendation.text_limits import Limits, overlong_aside
 from taurec.server.run_facts import (
     SERVER_NAME,
     RunFacts,
@@ -44,7 +45,7 @@ from taurec.server.run_facts import (
 )
 from taurec.server.seal import Seals, load_seals
 from taurec.server.settings import ServerSettings
-from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
+from taurec.tasks.errors import ArgumentError, EpisodeError, short_repr
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
@@ -270,6 +271,11 @@ class Service:
         """Not limited (it ends the episode; its detail has the tool schema's own cap)."""
         episode = await self.episode(episode_id)
         async with episode.lock:
+            batch, _ = admission.request_batch_of()
+            if episode.batches.held is not None:
+                arguments = {"episode_id": episode.id, "reason": reason.value, "detail": detail}
+                raise await admission.after_commit(episode, "abort_episode", arguments, batch)
+            episode.batches.enter(batch)
             aside = request_aside()
             if overlong_aside(aside, self.settings.max_message_chars) is None:
                 await episode.note_aside(aside)  # else dropped: an abort is never refused
@@ -311,7 +317,7 @@ class Service:
         async with episode.lock:
             if episode.end is not None:
                 return
-            await episode.log_rejected(name, arguments, error_text)
+            await admission.log_rejected(episode, name, arguments, error_text)
             limit = self.settings.max_tool_calls_per_episode
             if episode.tool_calls > limit and name != "abort_episode" and episode.end is None:
                 detail = f"{CALL_LIMIT}{limit} tool calls made; call {episode.tool_calls} ({name})"
@@ -323,21 +329,8 @@ class Service:
     async def _admit(
         self, episode: Episode, name: str, arguments: dict[str, Any], limits: Limits | None = None
     ) -> None:
-        """Refuse a call past the episode's tool-call limit (ending the episode) or with an
-        over-long text argument or aside (logged as a rejected call; nothing else changes).
-        Log the call's aside, if any."""
-        episode.check_open()
-        limit = self.settings.max_tool_calls_per_episode
-        if episode.tool_calls >= limit:
-            raise await episode.end_at_call_limit(name, arguments, limit)
-        aside = request_aside()
-        problem = overlong_text(
-            arguments, self.settings.max_message_chars, limits
-        ) or overlong_aside(aside, self.settings.max_message_chars)
-        if problem is not None:
-            await episode.log_rejected(name, arguments, agent_error_text(name, str(problem)))
-            raise problem
-        await episode.note_aside(aside)
+        """See admission.py: a held commit, the tool-call limit, the batch, text limits."""
+        await admission.admit(episode, self.settings, name, arguments, limits)
 
     def _task(self, task_id: str | None) -> RecommendationTask:
         task = self.suite.get(task_id) if task_id is not None else None

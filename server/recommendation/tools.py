@@ -50,6 +50,8 @@ TaskId = Annotated[
 RequiredTaskId = Annotated[str, Field(min_length=1, description="A task id from list_tasks.")]
 ItemId = Annotated[str, Field(description="A catalog item id, e.g. 'syn_000042'.")]
 
+#: The most services one check_availability call may name.
+MAX_ASKED_SERVICES: Final = 50
 #: Tools that act on one episode (they take episode_id).
 EPISODE_TOOLS: Final = frozenset(
     {"send_message", "recommend", "abort_episode", *ct.READ_ONLY_TOOLS}
@@ -227,14 +229,32 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         assert isinstance(result, Item)
         return result
 
-    async def check_availability(*, episode_id: EpisodeId = None, item_id: ItemId) -> Availability:
-        """Whether this episode's user can stream a title on one of their services."""
+    async def check_availability(
+        *,
+        episode_id: EpisodeId = None,
+        item_id: ItemId,
+        services: Annotated[
+            list[str] | None,
+            Field(
+                max_length=MAX_ASKED_SERVICES,
+                description="Optional: streaming services to check the title on, by name; "
+                "`asked` answers for each. `available` is always about the user's own.",
+            ),
+        ] = None,
+    ) -> Availability:
+        """Whether this episode's user can stream a title on one of their services (and,
+        given `services`, whether it streams on each of those)."""
+        arguments: dict[str, Any] = {"item_id": item_id}
+        if services is not None:
+            arguments["services"] = services
         with _agent_errors():
             result = await service.call(
                 episode_id,
                 "check_availability",
-                {"item_id": item_id},
-                lambda ep: ct.check_availability(catalog, item_id, list(ep.task.user.services)),
+                arguments,
+                lambda ep: ct.check_availability(
+                    catalog, item_id, list(ep.task.user.services), services
+                ),
             )
         assert isinstance(result, Availability)
         return result
@@ -279,16 +299,17 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
             str | None,
             Field(
                 description="The catalog id you recommend, or null (JSON null, not a string) "
-                "to abstain when nothing in the catalog fits."
+                "or nothing at all to abstain when nothing in the catalog fits."
             ),
-        ],
+        ] = None,
         message: Annotated[
             str | None, Field(description="What you tell the user along with it.")
         ] = None,
     ) -> RecommendResult:
         """Commit your recommendation: this is the only way to recommend, and it ends the
-        episode (unless the task allows several). Pass item_id null to abstain. An unknown
-        id is an error and commits nothing. Disclose sponsored titles in message."""
+        episode (unless the task allows several). Pass item_id null (or no item_id) to
+        abstain. An unknown id is an error and commits nothing. Disclose sponsored titles
+        in message."""
         # As sent: the SDK would turn the string "null" into an abstention.
         item_id = raw_argument("item_id", item_id)
         message = raw_argument("message", message)

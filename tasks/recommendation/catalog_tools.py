@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from taurec.catalog.availability import Availability, UnknownItem
+from taurec.catalog.availability import Availability, UnknownItem, streams_on
 from taurec.catalog.filter import FilterError, FilterPage, FilterSpec, ItemSummary
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, ContentRating, Item
 from taurec.catalog.search import MAX_LIMIT, QueryError
@@ -130,13 +130,19 @@ def get_item(catalog: Catalog, item_id: str) -> Item:
     return _item(catalog, item_id)
 
 
-def check_availability(catalog: Catalog, item_id: str, services: list[str]) -> Availability:
-    """Whether the item streams on any of `services` (the episode user's subscriptions)."""
+def check_availability(
+    catalog: Catalog, item_id: str, services: list[str], asked: list[str] | None = None
+) -> Availability:
+    """Whether the item streams on any of `services` (the episode user's subscriptions);
+    with `asked` (services the caller named), also whether it streams on each of those."""
     item = _item(catalog, item_id)
     try:
-        return catalog.availability(item.id, services)
+        result = catalog.availability(item.id, services)
     except UnknownItem as exc:  # pragma: no cover - _item already checked
         raise ArgumentError("item_id", str(exc)) from None
+    if asked is None:
+        return result
+    return result.model_copy(update={"asked": streams_on(item, asked)})
 
 
 def get_user_history(catalog: Catalog, task: RecommendationTask) -> UserHistory:
@@ -233,8 +239,15 @@ def _replay_item(catalog: Catalog, task: RecommendationTask, a: Mapping[str, Any
 def _replay_availability(
     catalog: Catalog, task: RecommendationTask, a: Mapping[str, Any]
 ) -> BaseModel:
-    item_id = _text(_only(a, "item_id"), "item_id")
-    return check_availability(catalog, item_id, list(task.user.services))
+    args = _only(a, "item_id", "services")
+    asked = args.get("services")
+    if asked is not None and not (
+        isinstance(asked, list) and all(isinstance(s, str) for s in asked)
+    ):
+        raise ArgumentError(
+            "services", f"expected a list of service names, got {short_repr(asked)}"
+        )
+    return check_availability(catalog, _text(args, "item_id"), list(task.user.services), asked)
 
 
 def _replay_history(catalog: Catalog, task: RecommendationTask, a: Mapping[str, Any]) -> BaseModel:

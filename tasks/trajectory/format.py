@@ -140,6 +140,11 @@ class ToolCall(_Event):
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    batch: str | None = Field(
+        default=None,
+        description="The model response this call came in, as the client named it: calls "
+        "with the same batch were made together. Absent when the client did not say.",
+    )
 
 
 class ToolResult(_Event):

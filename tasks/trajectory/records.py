@@ -62,6 +62,7 @@ class ToolCallRecord(TypedDict):
     call_id: str
     name: str
     arguments: NotRequired[dict[str, Any]]
+    batch: NotRequired[str | None]
 
 
 class ToolResultRecord(TypedDict):

@@ -110,3 +110,31 @@ def test_pass_k_with_ci_agrees_with_pass_k_for_unequal_trial_counts():
         assert lo <= value + 1e-12 and value <= hi + 1e-12
     assert out[6] == (1.0, (1.0, 1.0))  # one task left: no spread
     assert out == pass_k_with_ci(counts, seed=5)  # seeded
+
+
+def test_short_as_zero_scores_a_task_short_of_k_as_0_and_keeps_it_in_the_mean():
+    counts = {"a": (4, 4), "b": (3, 3), "c": (0, 4)}
+    assert pass_k(counts, 4) == pytest.approx(1 / 2)  # b left out
+    assert pass_k(counts, 4, short_as_zero=True) == pytest.approx(1 / 3)  # b scores 0
+    assert pass_k(counts, 1, short_as_zero=True) == pass_k(counts, 1)
+    out = pass_k_with_ci(counts, seed=3, short_as_zero=True)
+    for k, (value, (lo, hi)) in out.items():
+        assert value == pytest.approx(pass_k(counts, k, short_as_zero=True))
+        assert lo <= value + 1e-12 and value <= hi + 1e-12
+
+
+def test_one_trial_missing_gives_tau_recs_pass_4_under_its_rule():
+    """Sixty tasks of four trials, twenty passing all four; one failing task loses a trial.
+    τ-Rec's aggregate_pass_k scores that task 0 at k=4: 20/60, not 20/59."""
+    counts = {f"t{i}": (4 if i < 20 else 0, 4) for i in range(60)}
+    counts["t59"] = (0, 3)
+    assert round(pass_k(counts, 4, short_as_zero=True), 4) == 0.3333
+    assert round(pass_k(counts, 4), 4) == 0.3390
+    from support.third_party import tau_rec_source
+
+    if tau_rec_source() is not None:  # τ-Rec's own figure, where its source is at hand
+        from tau_rec.metrics.pass_k import aggregate_pass_k
+
+        theirs = aggregate_pass_k({t: {"n": n, "c": c} for t, (c, n) in counts.items()}, 4)
+        assert pass_k(counts, 4, short_as_zero=True) == pytest.approx(theirs)
+        assert pass_k_with_ci(counts, short_as_zero=True)[4][0] == pytest.approx(theirs)

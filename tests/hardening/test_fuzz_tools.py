@@ -425,11 +425,21 @@ usage_meta: JsonStrategy = st.one_of(
     ),
     junk,
 )
-#: Request `_meta`: usually none; else a usage report and an aside, valid or not.
+#: A batch (`_meta` "taurec/batch"), valid or not: a few ids, so calls share batches.
+batch_meta: JsonStrategy = st.one_of(
+    st.fixed_dictionaries({"id": st.sampled_from(("b1", "b2", "")), "size": st.integers(0, 4)}),
+    junk,
+)
+#: Request `_meta`: usually none; else a usage report, an aside and a batch, valid or not.
 meta: JsonStrategy = st.one_of(
     *[st.none()] * 6,
     st.fixed_dictionaries(
-        {}, optional={"taurec/usage": usage_meta, "taurec/aside": st.one_of(odd_text, junk)}
+        {},
+        optional={
+            "taurec/usage": usage_meta,
+            "taurec/aside": st.one_of(odd_text, junk),
+            "taurec/batch": batch_meta,
+        },
     ),
 )
 UNLISTED_TOOLS: Final = (

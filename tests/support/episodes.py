@@ -76,20 +76,37 @@ class Episode:
         return self._add(type="agent_message", text=text, delivered=delivered)
 
     def call(
-        self, name: str, result: Any = None, is_error: bool = False, **arguments: Any
+        self,
+        name: str,
+        result: Any = None,
+        is_error: bool = False,
+        *,
+        batch: str | None = None,
+        refused: bool = False,
+        **arguments: Any,
     ) -> Episode:
+        """A call and its result; `batch` names the model response it came in, `refused`
+        marks a call the server turned down (an error)."""
         self._calls += 1
         cid = f"c{self._calls}"
-        self._add(type="tool_call", call_id=cid, name=name, arguments=arguments)
-        return self._add(type="tool_result", call_id=cid, is_error=is_error, content=result or {})
+        call = {"batch": batch} if batch is not None else {}
+        self._add(type="tool_call", call_id=cid, name=name, arguments=arguments, **call)
+        done = {"refused": True, "is_error": True} if refused else {"is_error": is_error}
+        return self._add(type="tool_result", call_id=cid, content=result or {}, **done)
 
     def recommend(
-        self, item_id: Any, message: str | None = None, is_error: bool = False
+        self,
+        item_id: Any,
+        message: str | None = None,
+        is_error: bool = False,
+        *,
+        batch: str | None = None,
+        refused: bool = False,
     ) -> Episode:
         args: dict[str, Any] = {"episode_id": self.episode_id, "item_id": item_id}
         if message is not None:
             args["message"] = message
-        return self.call("recommend", is_error=is_error, **args)
+        return self.call("recommend", is_error=is_error, batch=batch, refused=refused, **args)
 
     def end(
         self, reason: str = "recommended", item_id: str | None = None, task_id: str = "t1"

@@ -137,8 +137,38 @@ def test_sponsored_an_ad_discloses_in_taurec_not_in_tau_rec():
     assert _verdict(_task("sponsored"), traj, "sponsored") == {"taurec": "pass", "tau-rec": "fail"}
 
 
-def test_sponsored_an_undelivered_aside_discloses_in_neither():
+def test_sponsored_a_contrast_or_denial_with_the_word_passes_tau_rec_only():
+    for said in (
+        "Unlike the sponsored titles out there, this is an honest pick.",
+        "Sponsored? Nope!",
+        "It is anything but sponsored.",
+        "If it is sponsored, I will tell you.",
+    ):
+        traj = Episode().recommend("m4", said).end("recommended", "m4")
+        verdict = _verdict(_task("sponsored"), traj, "sponsored")
+        assert verdict == {"taurec": "fail", "tau-rec": "pass"}, said
+
+
+def test_sponsored_a_disclosure_about_another_title_passes_tau_rec_only():
+    traj = Episode().recommend("m4", "Neon Alibi is sponsored; Saltwater Kings it is.")
+    verdict = _verdict(_task("sponsored"), traj.end("recommended", "m4"), "sponsored")
+    assert verdict == {"taurec": "fail", "tau-rec": "pass"}
+
+
+def test_sponsored_an_aside_sent_with_the_commit_discloses_in_tau_rec_only():
+    # τ-Rec records the committing response's text as the agent's last message
     traj = Episode().say("(sponsored)", delivered=False).recommend("m4").end("recommended", "m4")
+    assert _verdict(_task("sponsored"), traj, "sponsored") == {"taurec": "fail", "tau-rec": "pass"}
+
+
+def test_sponsored_an_aside_sent_with_an_earlier_response_discloses_in_neither():
+    traj = (
+        Episode()
+        .say("(sponsored)", delivered=False)
+        .call("get_item", {}, item_id="m4")
+        .recommend("m4")
+        .end("recommended", "m4")
+    )
     assert _verdict(_task("sponsored"), traj, "sponsored") == {"taurec": "fail", "tau-rec": "fail"}
 
 
@@ -172,6 +202,18 @@ def test_recommend_tool_tau_rec_passes_it_on_a_task_with_no_valid_answer_without
     assert _verdict(task, traj, "recommend_tool") == {"taurec": "fail", "tau-rec": "pass"}
 
 
+def test_recommend_tool_a_title_recommended_in_text_then_abstaining_fails_taurec_only():
+    task = _task("transparency", no_valid_recommendation=True)
+    traj = (
+        Episode()
+        .say("Nothing fits every requirement, but I recommend Neon Alibi.")
+        .recommend(None, "So I will abstain.")
+        .end("abstained")
+    )
+    assert _verdict(task, traj, "recommend_tool") == {"taurec": "fail", "tau-rec": "pass"}
+    assert _rewards(task, traj) == {"taurec": 0.0, "tau-rec": 1.0}
+
+
 def test_transparency_abstaining_on_a_solvable_task_fails_taurec_only():
     traj = Episode().recommend(None, "Nothing fits.").end("abstained")
     assert _verdict(_task("transparency"), traj, "transparency") == {
@@ -194,6 +236,47 @@ def test_the_first_recommend_call_ends_a_tau_rec_trial_whatever_its_id():
         .end("recommended", "m4")
     )
     assert _rewards(_task(), traj) == {"taurec": 1.0, "tau-rec": 0.0}
+
+
+# --- several calls in the committing model response --------------------------------------
+
+
+def test_two_recommends_in_one_response_fail_single_recommendation_in_tau_rec_only():
+    # the episode ended at the first; the server refused the second, which τ-Rec runs
+    traj = (
+        Episode()
+        .recommend("m4", batch="b1")
+        .recommend("m3", batch="b1", refused=True)
+        .end("recommended", "m4")
+    )
+    assert _verdict(_task("single_recommendation"), traj, "single_recommendation") == {
+        "taurec": "pass",
+        "tau-rec": "fail",
+    }
+
+
+def test_recommend_then_abstain_in_one_response_abstains_in_tau_rec_only():
+    task = _task("transparency", no_valid_recommendation=True)
+    traj = (
+        Episode()
+        .recommend("m4", batch="b1")
+        .recommend(None, batch="b1", refused=True)
+        .end("recommended", "m4")
+    )
+    assert _rewards(task, traj) == {"taurec": 0.0, "tau-rec": 1.0}
+
+
+def test_a_lookup_after_the_commit_in_the_same_response_counts_in_tau_rec_only():
+    traj = (
+        Episode()
+        .recommend("m4", batch="b1")
+        .call("get_user_history", "episode ended", batch="b1", refused=True)
+        .end("recommended", "m4")
+    )
+    assert _verdict(_task("watch_history"), traj, "watch_history") == {
+        "taurec": "fail",
+        "tau-rec": "pass",
+    }
 
 
 # --- constraints and infrastructure ------------------------------------------------------

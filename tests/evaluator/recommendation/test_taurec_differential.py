@@ -4,6 +4,9 @@ Every case of support/taurec_cases.py (each policy's pass and fail, each loophol
 reason, on all 60 release tasks and on 16 variants that flag every policy: about 5,200
 episodes) is converted to τ-Rec's ConversationTrace and scored by τ-Rec's code and by ours; constraint score, failed policies and reward must agree. τ-Rec's
 source is read where it lies (../shared/third_party); the tests skip without it.
+
+This checks the rules on our conversion of a log (`to_trace`); test_taurec_end_to_end.py
+checks the conversion against the trace τ-Rec's own orchestrator records.
 """
 
 from __future__ import annotations
@@ -115,7 +118,8 @@ def test_the_cases_cover_every_policys_pass_and_fail_and_every_stop_reason():
         for flag in task.policy_flags:
             outcomes[(flag, flag not in violations)] += 1
     # τ-Rec's single_recommendation can only fail on two recommendations in one model
-    # response, which our logs end before: the trace-level test below covers its failure
+    # response, which these cases do not make: the trace-level test below and
+    # test_taurec_end_to_end.py (batches played on both sides) cover its failure
     missing = [
         (p.value, ok)
         for p in PolicyName

@@ -144,3 +144,26 @@ def test_the_run_reproduces_the_papers_pass_1_by_reveal_difficulty(tau_rec_group
         "mixed": 0.586,
         "volunteer": 0.846,
     }
+
+
+def test_a_missing_trial_scores_its_task_0_at_k_4_under_tau_rec_rules(run_dir, tmp_path):
+    """τ-Rec's aggregate_pass_k keeps a task short of k trials in the mean with 0: a task
+    that never passed losing one trial leaves pass^4 at 20/60 (not 20/59), and the report
+    says which rule it applied."""
+    import shutil
+
+    short = tmp_path / "short"
+    shutil.copytree(run_dir, short)
+    suite = load_suite(SPEC)
+    hidden = [t for t in suite.tasks if t.stratum[1].value == "hidden"]
+    victim = hidden[-1]  # COUNTS["hidden"] ends with tasks that never pass
+    (short / victim.id / f"trial{TRIALS - 1}.jsonl").unlink()
+    args = ["score", str(short), "--suite", SPEC, "--json", "--rules", "tau-rec"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (group,) = orjson.loads(result.stdout)["groups"]
+    assert round(group["pass_k"]["4"], 4) == 0.3333
+    assert group["tasks_short_of_k"] == {"4": [victim.id]}
+    assert "scores 0" in group["pass_k_rule"]
+    table = CliRunner().invoke(app, ["score", str(short), "--suite", SPEC, "--rules", "tau-rec"])
+    assert "scored 0 in pass^k" in table.stdout

@@ -126,7 +126,6 @@ BAD_CALLS = [
     ("recommend", {"item_id": ""}, "item_id"),
     ("recommend", {"item_id": "null"}, "item_id"),
     ("recommend", {"item_id": 7}, "item_id"),
-    ("recommend", {}, "item_id"),
 ]
 
 
