@@ -323,13 +323,13 @@ _CROSS_HINT: Final = {
 #: The shipped suite `stream:builtin`: 40 streams (BIEL's 40 seeds) of 10 episodes per
 #: setting over the built-in catalog, feedback cycling regret, stars, persona, and 120
 #: personas whose utilities follow the logistic curve (a within-set spread like BIEL's).
-#: Its streams are drawn as BIEL's (`cross_stream` biel), so they hold hard leaks.
+#: Its streams are drawn `isolated`, so no stream's feedback gives another's answer away;
+#: the plan with `cross_stream` biel is BIEL's own draw (the suite shipped before, leaky).
 BUILTIN_PLAN: Final = StreamPlan(
     n=40,
     feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
     seed=0,
-    # drawn as BIEL draws: the suite docs/streams.md gives figures and hashes for
-    cross_stream=CrossStream.BIEL,
+    cross_stream=CrossStream.ISOLATED,
 )
 BUILTIN_PERSONAS: Final = 120
 BUILTIN_CURVE: Final[Curve] = "logistic"

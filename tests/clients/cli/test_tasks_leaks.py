@@ -123,6 +123,15 @@ def test_validate_passes_a_stream_suite_without_leaks(tmp_path: Path) -> None:
     assert (doc["ok"], doc["problems"], doc["warnings"]) == (True, {}, [])
 
 
+def test_validate_passes_the_builtin_stream_suite_with_only_the_shared_customers_warning() -> None:
+    result = runner.invoke(app, ["tasks", "validate", "stream:builtin", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.stdout)
+    assert (doc["ok"], doc["problems"], doc["leaks"]["hard_episodes"]) == (True, {}, 0)
+    (warning,) = doc["warnings"]
+    assert warning.startswith("shared_personas: 120 of 120 customers")
+
+
 def generate_streams(out: Path, *options: str) -> Any:
     args = ["--out", str(out), "--n", "3", "--episodes", "5", "--personas", "2"]
     settings = ["--settings", "variable_category", "--feedback", "regret"]

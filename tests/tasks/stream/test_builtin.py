@@ -1,19 +1,46 @@
 """The shipped stream suite: it loads as `stream:builtin` (40 streams per setting, the
 paper's 40 seeds), regenerating it from its plan gives exactly the shipped streams, and
-its task files leave their items and personas to the suite's pool."""
+its task files leave their items and personas to the suite's pool. The plan is drawn
+isolated; drawn as BIEL's seeds (`--cross-stream biel`) it gives the suite shipped
+before, with its leaks."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from dataclasses import replace
+from functools import cache
 
 import orjson
 
 from taurec.catalog.store import BUILTIN, Catalog
-from taurec.tasks.stream.generator import BUILTIN_PERSONAS, BUILTIN_PLAN, movie_streams
+from taurec.tasks.stream.generator import (
+    BUILTIN_PERSONAS,
+    BUILTIN_PLAN,
+    CrossStream,
+    StreamPlan,
+    movie_streams,
+)
+from taurec.tasks.stream.leaks import stream_leaks
 from taurec.tasks.stream.pool import POOL_FILE
-from taurec.tasks.stream.task import StreamSetting
+from taurec.tasks.stream.task import FeedbackKind, StreamSetting, StreamTask
 from taurec.tasks.suite import load_suite, packaged_suites_dir
 from taurec.tasks.task_files import TASKS_DIR
+
+#: sha256 over "<id> <task sha256>\n" in id order: the suite shipped while the built-in
+#: plan was drawn as BIEL's (before it was drawn isolated).
+BIEL_DRAW_SHA256 = "bbf97f487adc88addd7604315a9ed8e967653316a6f0fb085af98e389ef3ddc2"
+
+
+@cache
+def biel_draw() -> list[StreamTask]:
+    plan = replace(BUILTIN_PLAN, cross_stream=CrossStream.BIEL)
+    return movie_streams(Catalog.load(BUILTIN), plan, BUILTIN_PERSONAS)
+
+
+def suite_sha256(tasks: list[StreamTask]) -> str:
+    lines = "".join(f"{t.id} {t.sha256()}\n" for t in sorted(tasks, key=lambda t: t.id))
+    return hashlib.sha256(lines.encode()).hexdigest()
 
 
 def test_stream_builtin_loads_40_streams_of_10_episodes_per_setting() -> None:
@@ -36,3 +63,26 @@ def test_the_shipped_task_files_leave_items_and_personas_to_the_pool() -> None:
     for path in (folder / TASKS_DIR).glob("*.json"):
         doc = orjson.loads(path.read_bytes())
         assert "items" not in doc and "personas" not in doc, path.name
+
+
+def test_the_plan_is_biels_seeds_drawn_isolated_and_nothing_else_changed() -> None:
+    as_biel = StreamPlan(
+        n=40,
+        feedback=(FeedbackKind.REGRET, FeedbackKind.STARS, FeedbackKind.PERSONA),
+        seed=0,
+        cross_stream=CrossStream.BIEL,
+    )
+    assert BUILTIN_PLAN.cross_stream is CrossStream.ISOLATED
+    assert replace(BUILTIN_PLAN, cross_stream=CrossStream.BIEL) == as_biel
+
+
+def test_the_plan_drawn_as_biel_is_the_suite_shipped_before() -> None:
+    assert suite_sha256(biel_draw()) == BIEL_DRAW_SHA256
+    assert suite_sha256(load_suite("stream:builtin").tasks) != BIEL_DRAW_SHA256
+
+
+def test_the_plan_drawn_as_biel_still_leaks_as_documented() -> None:
+    leaks = stream_leaks(biel_draw())
+    assert (leaks.hard_episodes, len(leaks.hard)) == (519, 120)
+    assert (leaks.personas, leaks.shared, leaks.most_streams) == (120, 120, 13)
+    assert leaks.stream_pairs == 2131
