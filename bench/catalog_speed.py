@@ -155,7 +155,7 @@ def queries(spec: str, runs: int, seed: int, build: bool) -> dict[str, Any]:
         "search": _median_p90(search_times),
         "filter": _median_p90(filter_times),
         "answers": digest.hexdigest(),
-        "sha256": cat.sha256(),
+        "sha256": cat.content_sha256(),  # the item digest: the same on both paths
     }
 
 
@@ -295,7 +295,7 @@ def measure(n: int, json_n: int, runs: int, seed: int, work: Path) -> tuple[list
             same_sha = json_q["sha256"] == folder_q["sha256"]
             checks.append(
                 f"{size:,} items: {runs} searches and {runs} filters answer "
-                f"{'identically' if same else 'DIFFERENTLY'} on both paths; sha256 "
+                f"{'identically' if same else 'DIFFERENTLY'} on both paths; item sha256 "
                 f"{'equal' if same_sha else 'DIFFERS'} ({folder_q['sha256'][:12]})"
             )
         jsonl.unlink()

@@ -20,10 +20,11 @@ saved with every index already built, for catalogs too large to parse on each st
                            builds those tables from its items when first asked)
 
 Arrays open with `mmap_mode="r"`: the operating system pages in what a query touches.
-Items are decoded only when asked for (`taurec.catalog.records`). The sha256 is computed
-over the same bytes `Catalog.sha256` hashes for a JSON catalog, so one content has one
-digest whichever format loads it; opening a folder computes it again and hashes every
-file, and refuses a folder that differs from its manifest.
+Items are decoded only when asked for (`taurec.catalog.records`). The manifest's sha256
+is computed over the same bytes `Catalog.content_sha256` hashes for a JSON catalog, so
+one content has one item digest whichever format loads it; opening a folder computes it
+again and hashes every file, and refuses a folder that differs from its manifest. The
+digest plans pin (`Catalog.sha256`) covers the checked manifest, so every file as well.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from taurec.catalog.manifest import (
     MANIFEST,
     RECORDS,
     check_layout,
+    folder_sha256,
     read_manifest,
     verify,
     write_manifest,
@@ -268,8 +270,10 @@ class CatalogFolder:
         ids, id_rows = self._array("ids.npy"), self._array("id_rows.npy")
         check_layout(path, self.n, offsets, id_rows, ids)
         verify(path, manifest, names, offsets, id_rows)
-        #: equal to the digest just recomputed from the records
-        self.sha256: str = manifest.sha256
+        #: the item digest, equal to the one just recomputed from the records
+        self.content_sha256: str = manifest.sha256
+        #: the digest plans pin: the checked manifest, so it covers every file read
+        self.sha256: str = folder_sha256(manifest, names)
         self.items = ItemRecords(path / RECORDS, offsets)
         self.rows = SortedIds(ids, id_rows)
 

@@ -2,11 +2,13 @@
 vouches for.
 
 The manifest records the item count, the catalog's content digest (`sha256`, the digest
-`Catalog.sha256` gives the same items in any form) and the SHA-256 of every other file
-the folder holds (`files`). Opening a folder checks all of it before any answer is
+`Catalog.content_sha256` gives the same items in any form) and the SHA-256 of every other
+file the folder holds (`files`). Opening a folder checks all of it before any answer is
 served: each file is hashed again (`hashlib` streams them at over a gigabyte a second)
 and the content digest is recomputed from `items.jsonl`'s lines in id order, so a folder
-edited after it was written is refused, and the digest a plan pins is its real content.
+edited after it was written is refused. The digest a plan pins (`folder_sha256`) is then
+taken over the checked manifest, so it covers every file the server reads, the indexes
+included: an index edited together with the manifest gives the folder a digest of its own.
 """
 
 from __future__ import annotations
@@ -201,6 +203,18 @@ def verify(
     for name in names:
         _compare(folder, name, digests[name], manifest.files[name])
     _compare(folder, f"{RECORDS} (its records in id order)", content, manifest.sha256)
+
+
+def folder_sha256(manifest: FolderManifest, names: Iterable[str]) -> str:
+    """The digest a folder is pinned by (`Catalog.sha256`): SHA-256 of its manifest as
+    sorted-key JSON, with `files` narrowed to `names` (every file read besides the records).
+
+    Call it once `verify` has passed: the manifest's content digest and each file's
+    digest are then the folder's own, so this covers the items, the meta and every index.
+    """
+    doc = manifest.model_dump(mode="json")
+    doc["files"] = {name: manifest.files[name] for name in sorted(names)}
+    return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def _compare(folder: Path, what: str, got: str, want: str) -> None:

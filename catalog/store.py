@@ -118,17 +118,23 @@ class Catalog:
     # --- summaries ----------------------------------------------------------------------
 
     def sha256(self) -> str:
-        """Hex digest of the item content, independent of file order and of `meta`.
+        """The digest plans pin, episode logs record and the evaluator compares for drift.
 
-        Two catalogs with equal digests hold the same items with the same field values; the
-        evaluator compares it with the digest recorded in a trajectory to detect drift.
+        From a catalog file or items in memory it is `content_sha256()`: the server builds
+        every index from those items. From a catalog folder it is the folder's digest,
+        which also covers its meta and every index file the server reads
+        (`taurec.catalog.manifest.folder_sha256`), so a folder whose index was edited
+        together with its manifest does not pass for the one a plan was made against.
         """
-        return self._sha256
+        return self._folder.sha256 if self._folder is not None else self._sha256
+
+    def content_sha256(self) -> str:
+        """Hex digest of the item content, independent of the form, file order and `meta`:
+        two catalogs with equal digests hold the same items with the same field values."""
+        return self._folder.content_sha256 if self._folder is not None else self._sha256
 
     @cached_property
     def _sha256(self) -> str:
-        if self._folder is not None:
-            return self._folder.sha256  # computed over the same bytes when it was written
         h = hashlib.sha256()
         for item in sorted(self._items, key=lambda it: it.id):
             h.update(orjson.dumps(item_record(item), option=orjson.OPT_SORT_KEYS))

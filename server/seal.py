@@ -60,17 +60,29 @@ class CallerMiddleware:
 
 def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -> None:
     """DataError unless `plan` was made for this suite and catalog, exactly."""
-    if plan.suite.sha256 != suite.sha256():
+    served = catalog.sha256()
+    if plan.catalog_sha256 != served and plan.catalog_sha256 == catalog.content_sha256():
+        raise DataError(
+            f"{path}: the plan pins the served items' digest {plan.catalog_sha256[:12]}... "
+            "(made over their JSON form, or before a folder's digest covered its index "
+            f"files), not the catalog folder's {served[:12]}...; make the plan again: "
+            f"taurec plan new --suite {plan.suite.spec} --label {plan.label} --out NEW.json",
+            field="catalog_sha256",
+        )
+    # a suite's digest covers its catalog's: a changed catalog under the same suite id is
+    # reported as what it is
+    catalog_differs = plan.catalog_sha256 != served
+    if plan.suite.sha256 != suite.sha256() and not (catalog_differs and plan.suite.id == suite.id):
         raise DataError(
             f"{path}: the plan is for suite {plan.suite.id!r} (spec {plan.suite.spec}, sha256 "
             f"{plan.suite.sha256[:12]}...), but this server serves {suite.id!r} (sha256 "
             f"{suite.sha256()[:12]}...); serve it with --suite {plan.suite.spec}",
             field="suite",
         )
-    if plan.catalog_sha256 != catalog.sha256():
+    if catalog_differs:
         raise DataError(
             f"{path}: the plan's catalog sha256 {plan.catalog_sha256[:12]}... differs from "
-            f"the served catalog's {catalog.sha256()[:12]}...",
+            f"the served catalog's {served[:12]}...",
             field="catalog_sha256",
         )
     missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})

@@ -101,7 +101,8 @@ class Suite:
         return out
 
     def sha256(self) -> str:
-        """Hash of the catalog content and every task: equal digests mean the same suite."""
+        """Hash of the catalog (`Catalog.sha256`: a folder's covers its index files) and every
+        task: equal digests mean the same suite."""
         h = hashlib.sha256(self.catalog.sha256().encode())
         for t in self.tasks:
             h.update(f"\n{t.id}:{t.sha256()}".encode())

@@ -51,9 +51,9 @@ def test_a_folder_opens_through_catalog_load(pair):
     assert folder_cat.meta == json_cat.meta
 
 
-def test_the_sha256_is_the_same_whichever_format_loads_it(pair):
+def test_the_item_digest_is_the_same_whichever_format_loads_it(pair):
     json_cat, folder_cat = pair
-    assert folder_cat.sha256() == json_cat.sha256()
+    assert folder_cat.content_sha256() == json_cat.sha256() == json_cat.content_sha256()
 
 
 def test_items_ids_and_lookups_are_the_same(pair):
@@ -276,7 +276,7 @@ def test_non_ascii_and_uneven_ids_are_found_in_a_folder(tmp_path, make_item):
     assert cat.ids == ids
     assert [cat.row(i) for i in ids] == list(range(len(ids)))
     assert cat.get("日") is None and "a" * 41 not in cat
-    assert cat.sha256() == Catalog.from_items(items).sha256()
+    assert cat.content_sha256() == Catalog.from_items(items).sha256()
 
 
 def test_folder_items_index_like_a_list(tmp_path, make_item):

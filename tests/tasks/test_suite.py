@@ -271,5 +271,5 @@ def test_a_suite_may_name_a_catalog_folder(write_suite: WriteSuite, make_task_do
     json_catalog = Catalog.load(folder / "catalog.json")
     write_catalog_folder(folder / "small.taurec-catalog", json_catalog.meta, json_catalog.items)
     suite = load_suite(str(folder))
-    assert suite.catalog.sha256() == json_catalog.sha256()
+    assert suite.catalog.content_sha256() == json_catalog.sha256()
     assert suite.catalog.ids == json_catalog.ids

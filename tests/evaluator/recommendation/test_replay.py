@@ -122,11 +122,12 @@ def test_logs_replay_without_drift_against_a_catalog_folder_of_the_same_items(
             ("filter_catalog", {"genres_any": ["Comedy"], "limit": 1}),
         )
     ]
-    logs.episode("ta", 0, item="c1", calls=calls)
     json_catalog = Catalog.load(suite_dir / "catalog.json")
     folder = write_catalog_folder(
         tmp_path / "same.taurec-catalog", json_catalog.meta, json_catalog.items
     )
+    logs.catalog_sha = Catalog.load(folder).sha256()  # the episode ran against the folder
+    logs.episode("ta", 0, item="c1", calls=calls)
     by_folder, by_file = _score(logs, catalog=str(folder)), _score(logs)
     assert by_folder.replay_mismatches == 0 and by_folder.problems == []
     assert by_folder.passed == by_file.passed and by_folder.reward == by_file.reward
