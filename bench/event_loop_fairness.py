@@ -1,4 +1,4 @@
-"""Whether one client's heavy searches slow another client's get_item (issue 25, item 6).
+"""Whether one client's heavy searches slow another client's get_item.
 
     python bench/event_loop_fairness.py                       # 300,000 items, a temp dir
     python bench/event_loop_fairness.py --catalog /tmp/c.taurec-catalog   # reuse a folder
@@ -7,8 +7,8 @@
 A catalog folder of `--n` items (`taurec catalog generate`) is served over Streamable
 HTTP in this process (the builtin suite's tasks, the folder as catalog). A victim client,
 here too, calls `get_item` on random ids one at a time, `--calls` times; first alone
-(quiet), then while a hostile client, a process of its own with another bearer token,
-keeps `--hostile` searches of `--query-chars` characters in flight (catalog words,
+(quiet), then while a hostile client, a process of its own connecting from another
+loopback address (127.0.0.2, so another client: the server has no token), keeps `--hostile` searches of `--query-chars` characters in flight (catalog words,
 different every time). Default length: the server's `max_query_chars`, the longest it
 runs; `--query-chars 4000 --max-query-chars 4000` lifts the limit, as before the fix.
 
@@ -36,6 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 GOAL = 3.0  # hostile p95 / quiet p95
+HOSTILE_ADDRESS = "127.0.0.2"
 TAUREC = [sys.executable, "-c", "from taurec.clients.cli.main import main; main()"]
 
 
@@ -47,9 +48,14 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
-def _client(url: str, token: str) -> Client:
+def _client(url: str, token: str, address: str | None = None) -> Client:
+    """A client sending `token`, its connections from loopback `address` if given."""
     headers = {"Authorization": f"Bearer {token}"}
-    http = create_mcp_http_client(headers=headers, timeout=httpx2.Timeout(120.0))
+    if address is None:
+        http = create_mcp_http_client(headers=headers, timeout=httpx2.Timeout(120.0))
+    else:
+        transport = httpx2.AsyncHTTPTransport(local_address=address)
+        http = httpx2.AsyncClient(headers=headers, timeout=120.0, transport=transport)
     return Client(streamable_http_client(url, http_client=http))
 
 
@@ -84,8 +90,8 @@ class Player:
         return not result.is_error
 
 
-async def victim(url: str, ids: list[str], calls: int, seed: int) -> list[float]:
-    """Round trips (ms) of `calls` get_item calls, one at a time."""
+async def victim(url: str, ids: list[str], calls: int, seed: int, gap: float = 0) -> list[float]:
+    """Round trips (ms) of `calls` get_item calls, one at a time, `gap` seconds apart."""
     rng = random.Random(seed)
     async with _client(url, "victim-token") as client:
         player = Player(client)
@@ -97,6 +103,7 @@ async def victim(url: str, ids: list[str], calls: int, seed: int) -> list[float]
             ok = await player.call("get_item", {"item_id": item})
             times.append((time.perf_counter() - t0) * 1000)
             assert ok, item
+            await asyncio.sleep(gap)
     return times
 
 
@@ -105,7 +112,7 @@ async def hostile(url: str, words: list[str], chars: int, in_flight: int, stop: 
     how many were answered and how many refused."""
     rng = random.Random(1)
     counts = {"answered": 0, "refused": 0}
-    async with _client(url, "hostile-token") as client:
+    async with _client(url, "hostile-token", HOSTILE_ADDRESS) as client:
 
         async def one_lane() -> None:
             player = Player(client, calls_per_episode=150)

@@ -14,6 +14,9 @@ MAX_OPEN_PER_CLIENT: Final = 100
 IDLE_TIMEOUT_SECONDS: Final = 1800.0
 MAX_MESSAGE_CHARS: Final = 4000
 MAX_TOOL_CALLS_PER_EPISODE: Final = 200
+#: Bytes of model-call records (events and new prompt-store entries) one episode's
+#: client may add; past it the rest are not logged.
+MAX_MODEL_CALL_BYTES_PER_EPISODE: Final = 8 * 1024 * 1024
 
 # HttpSettings
 MAX_REQUEST_BYTES: Final = 1024 * 1024
@@ -25,3 +28,6 @@ MAX_SESSIONS: Final = 10_000
 MAX_SESSIONS_PER_CLIENT: Final = 100
 #: A stateful session with no request for this long is closed (the SDK's default: 1800).
 SESSION_IDLE_SECONDS: Final = 300.0
+#: Requests one client may send a second, and at once (its token bucket; http_rate.py).
+REQUESTS_PER_SECOND: Final = 1500.0
+REQUEST_BURST: Final = 500

@@ -10,12 +10,14 @@ Each request, in this order, is refused when:
 3. it has an Origin header naming another site: 403 (a browser page elsewhere);
 4. the server has a bearer token and the request lacks it or has another one: 401 with
    `WWW-Authenticate: Bearer` (compared in constant time);
-5. its body is over `max_request_bytes`: 413, counted as the body streams in, so a
+5. its client has sent more than `rate.per_second` requests a second (beyond a burst of
+   `rate.burst`): 429 with Retry-After, before its body is read (http_rate.py);
+6. its body is over `max_request_bytes`: 413, counted as the body streams in, so a
    chunked body or a false Content-Length is caught too;
-6. it would open a stateful MCP session for a client that already holds
+7. it would open a stateful MCP session for a client that already holds
    `sessions.max_per_client` of them: 429 with Retry-After (http_sessions.py).
 
-A request that passes is given its owner, the client per-client limits count it under
+From check 5 on, a request has its owner, the client per-client limits count it under
 (raw_calls.owner_of): a digest of its bearer token when the token is one this server
 knows, else its remote address. With no token configured (an open server) any token is
 let through but makes no new client.
@@ -35,6 +37,7 @@ import anyio
 import orjson
 
 from taurec.server.defaults import AUTH_TOKEN_ENV
+from taurec.server.http_rate import RequestRate, TooManyRequests
 from taurec.server.http_sessions import SessionTable, TooManySessions
 from taurec.server.raw_calls import OWNER_SCOPE_KEY, address_owner, token_owner
 from taurec.server.settings import HttpSettings
@@ -78,9 +81,10 @@ class Refusal(Exception):
 
 
 class HttpGuard:
-    """Host, Origin, bearer-token, body-size and session checks around `app`, each
-    request's owner, and a graceful stop: `begin_shutdown` refuses new requests and ends
-    open listening (GET) streams, while requests in flight (tool calls) finish."""
+    """Host, Origin, bearer-token, request-rate, body-size and session checks around
+    `app`, each request's owner, and a graceful stop: `begin_shutdown` refuses new
+    requests and ends open listening (GET) streams, while requests in flight (tool calls)
+    finish."""
 
     def __init__(
         self, app: ASGIApp, settings: HttpSettings, plan_tokens: Sequence[str] = ()
@@ -97,6 +101,7 @@ class HttpGuard:
         self._bytes_read = 0  # request body bytes read since take_bytes_read
         limits = settings.sessions
         self.sessions = SessionTable(limits.max_per_client, limits.idle_seconds)
+        self.rate = RequestRate(settings.rate)
 
     def take_bytes_read(self) -> int:
         """Request body bytes read since the last call."""
@@ -123,11 +128,12 @@ class HttpGuard:
         headers = _headers(scope)
         try:
             token = self._check_headers(headers)
+            owner = token_owner(token) if token is not None else address_owner(scope.get("client"))
+            self._check_rate(owner)
             receive = await self._read_body(headers, receive)
         except Refusal as refusal:
             await refusal.send(send)
             return
-        owner = token_owner(token) if token is not None else address_owner(scope.get("client"))
         scope[OWNER_SCOPE_KEY] = owner
         app = self._stream if scope["method"] == "GET" else self._app
         try:
@@ -150,6 +156,12 @@ class HttpGuard:
         if not self._tokens:
             return None
         return self._check_token(headers.get(b"authorization", []))
+
+    def _check_rate(self, owner: str) -> None:
+        try:
+            self.rate.take(owner)
+        except TooManyRequests as refused:
+            raise Refusal(429, str(refused), [("retry-after", str(refused.retry_after))]) from None
 
     def _check_host(self, values: list[bytes]) -> None:
         if len(values) != 1:

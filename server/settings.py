@@ -18,10 +18,12 @@ from taurec.server.defaults import (
     MAX_CONNECTIONS,
     MAX_HEADER_BYTES,
     MAX_MESSAGE_CHARS,
+    MAX_MODEL_CALL_BYTES_PER_EPISODE,
     MAX_OPEN_PER_CLIENT,
     MAX_REQUEST_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
+from taurec.server.http_rate import RateLimits
 from taurec.server.http_sessions import SessionLimits
 from taurec.tasks.runs.plan import LABEL_PATTERN
 from taurec.tasks.stream.protocol import StreamProtocol
@@ -152,6 +154,12 @@ class ServerSettings(BaseModel):
         le=100_000,
         description="Tool calls one episode accepts (send_message included, abort_episode "
         "not); the next call ends the episode as agent_error.",
+    )
+    max_model_call_bytes_per_episode: int = Field(
+        default=MAX_MODEL_CALL_BYTES_PER_EPISODE,
+        ge=0,
+        description="Bytes of the agent's model-call records (_meta 'taurec/model_calls') one "
+        "episode logs, events and prompt store together; past it one note says so.",
     )
     max_query_chars: int = Field(
         default=500,
@@ -311,6 +319,10 @@ class HttpSettings(BaseModel):
     sessions: SessionLimits = Field(
         default_factory=SessionLimits,
         description="Stateful MCP sessions: how many in all and per client, and how long idle.",
+    )
+    rate: RateLimits = Field(
+        default_factory=RateLimits,
+        description="Requests per client: a steady rate a second and a burst; beyond: 429.",
     )
 
     @field_validator("auth_token")

@@ -195,6 +195,20 @@ def serve(
             help="HTTP: seconds without a request after which a stateful session is closed.",
         ),
     ] = defaults.SESSION_IDLE_SECONDS,
+    requests_per_second: Annotated[
+        float,
+        typer.Option(
+            "--requests-per-second",
+            help="HTTP: requests one client (its token, else its address) may send a second, "
+            "on average; beyond (and its burst): 429.",
+        ),
+    ] = defaults.REQUESTS_PER_SECOND,
+    request_burst: Annotated[
+        int,
+        typer.Option(
+            "--request-burst", help="HTTP: requests one client may send at once, above its rate."
+        ),
+    ] = defaults.REQUEST_BURST,
     plan: Annotated[
         list[Path] | None,
         typer.Option(
@@ -211,7 +225,7 @@ def serve(
     from pydantic import ValidationError
 
     from taurec.catalog.errors import DataError
-    from taurec.server.app import run_server
+    from taurec.server.http_rate import RateLimits
     from taurec.server.http_sessions import SessionLimits
     from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
     from taurec.tasks.errors import from_validation_error
@@ -266,6 +280,7 @@ def serve(
                     max_per_client=max_sessions_per_client,
                     idle_seconds=session_idle_timeout,
                 ),
+                rate=RateLimits(per_second=requests_per_second, burst=request_burst),
             )
     except ValidationError as exc:
         _fail(from_validation_error(exc))
@@ -284,6 +299,9 @@ def serve(
             f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "
             "server may be using it: stop it or choose another --port"
         )
+    # the server (mcp) is imported after the checks above: a missing key is told at once
+    from taurec.server.app import run_server
+
     logging.getLogger().setLevel(log_level.value)  # also where a plain handler is in place
     try:
         run_server(settings, transport.value, http)
