@@ -4,23 +4,40 @@ litellm is slow to import, so the modules that call it load it lazily through he
 import it would fetch its model price map from the network unless told otherwise; the
 benchmark runs offline by default, so the bundled map is used unless the environment
 already says otherwise.
+
+Every litellm path of the project (the LLM agent, the simulated user and its NLU/NLG, the
+stream customer, the judge, utility scoring) loads it through `load_litellm`, which makes
+it quiet: no banners, no debug prints, its own log handler at ERROR unless LITELLM_LOG
+asks for more.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from types import ModuleType
 from typing import Final
 
+from taurec.catalog.llm_credentials import LOCAL_PROVIDERS, known_missing, provider_of
+
+#: litellm's loggers (its handler writes to stdout and stderr from them).
+LITELLM_LOGGERS: Final = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+
 
 def load_litellm() -> ModuleType:
     """litellm, quiet: no banners ("Give Feedback / Get Help", provider lists) on stdout,
-    no debug prints; its warnings still reach the `LiteLLM` logger."""
+    no debug prints, and its loggers at ERROR (what goes wrong in a call is reported by
+    the caller, in one line) unless LITELLM_LOG names a level."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    asked = os.environ.get("LITELLM_LOG")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")  # read once, by litellm's import
     import litellm
 
     litellm.suppress_debug_info = True
     litellm.set_verbose = False
+    if not asked:
+        for name in LITELLM_LOGGERS:
+            logging.getLogger(name).setLevel(logging.ERROR)
     return litellm
 
 
@@ -43,25 +60,26 @@ def transient_errors(litellm: ModuleType) -> tuple[type[BaseException], ...]:
     )
 
 
-#: Providers that run on this machine: litellm lists their base URL as missing, but they
-#: work with their default one.
-_LOCAL_PROVIDERS: Final = frozenset({"ollama", "ollama_chat", "lm_studio", "llamafile"})
-#: Model names that never reach a provider (the LLM agent's `mock`).
+#: Model names that never reach a provider (the LLM agent's and the judge's `mock`).
 _OFFLINE_MODELS: Final = frozenset({"mock"})
 
 
 def missing_credentials(model: str) -> list[str]:
     """The environment variables litellm needs for `model` and does not find (read after
-    `.env` has been loaded); [] when it has them all or cannot tell."""
+    `.env` has been loaded); [] when it has them all or cannot tell. A model whose provider
+    its name tells (`openai/...`) is answered without importing litellm."""
     if model in _OFFLINE_MODELS:
         return []
-    provider = model.split("/", 1)[0] if "/" in model else ""
+    known = known_missing(model)
+    if known is not None:
+        return known
+    provider = provider_of(model) or ""
     litellm = load_litellm()
     try:
         found = litellm.validate_environment(model)
     except Exception:  # a model string litellm cannot place: the first call will say so
         return []
     missing = [str(v) for v in found.get("missing_keys") or []]
-    if provider in _LOCAL_PROVIDERS:
+    if provider in LOCAL_PROVIDERS:
         missing = [v for v in missing if not v.endswith(("_API_BASE", "_BASE_URL"))]
     return missing

@@ -159,11 +159,9 @@ class LLMUtilityScorer:
 
     def _complete(self, **kwargs: Any) -> Any:
         if self._completion is None:
-            # offline price map unless the environment says otherwise (as the server does)
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
+            from taurec.catalog.llm_runtime import load_litellm  # quiet, offline prices
 
-            self._completion = litellm.completion
+            self._completion = load_litellm().completion
         self.calls += 1
         return self._completion(**kwargs)
 

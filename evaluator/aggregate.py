@@ -77,6 +77,7 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
     by its kind's aggregate (see kinds.py) and tagged with the kind and the run. Sorted
     by label."""
     from taurec.evaluator.kinds import EVALUATOR_KINDS
+    from taurec.evaluator.model_usage import usage_fields
     from taurec.evaluator.recommendation.dialogue import dialogue_fields
 
     with collector_paused():
@@ -87,7 +88,15 @@ def aggregate(scores: Iterable[EpisodeScore], *, seed: int = 0) -> list[dict[str
         for key in sorted(groups):
             members = groups[key]
             group = EVALUATOR_KINDS.get(key[4]).aggregate_group(key[0], members, seed)
-            out.append({"kind": key[4], **run_fields(members), **group, **dialogue_fields(members)})
+            out.append(
+                {
+                    "kind": key[4],
+                    **run_fields(members),
+                    **group,
+                    **dialogue_fields(members),
+                    **usage_fields(members),
+                }
+            )
         for kind in sorted({g["kind"] for g in out}):
             compare = EVALUATOR_KINDS.get(kind).compare
             if compare is not None:

@@ -7,6 +7,7 @@ through. The recommendation kind also fills its constraint and policy verdicts
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from taurec.evaluator.defaults import DEFAULT_RULES
 from taurec.evaluator.recommendation.judgement import ConstraintVerdict
@@ -42,9 +43,12 @@ class EpisodeScore:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None
+    #: caller -> calls, tokens and cost of its model calls (see model_usage.py)
+    model_usage: dict[str, dict[str, Any]] = field(default_factory=dict)
     episode_id: str | None = None
     verification: str | None = None  # why the log failed verification (None: it passed)
     unchained: bool = False  # the log carries no hash chain (another harness wrote it)
+    not_a_log: bool = False  # some other program's .jsonl (reader.NOT_A_LOG): never counted
     log_chain: str | None = None  # the chain hash of the log's last line
     mode: str = "open"  # "sealed": played under a run plan; "open": anyone could start it
     plan_id: str | None = None
@@ -57,6 +61,8 @@ class EpisodeScore:
     success: bool | None = None  # a kind's own pass rule; None: the reward is 1
     rules: str = DEFAULT_RULES  # the rules profile that judged it
     simulator: str | None = None  # the simulated user's kind, from the header
+    agent_model: str | None = None  # the model the agent reported, from the header
+    started_at: str | None = None  # when the episode started (ISO 8601), from the header
     simulator_faults: list[SimulatorFault] = field(
         default_factory=list
     )  # see recommendation/simulator_audit.py

@@ -18,6 +18,7 @@ from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.evaluator.memory import collector_paused
+from taurec.evaluator.model_usage import note_model_usage
 from taurec.evaluator.progress import ScoringProgress
 from taurec.evaluator.recommendation.dialogue import note_dialogue
 from taurec.evaluator.resolver import Resolver, SuiteContext
@@ -53,6 +54,7 @@ def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
     )
     if h is not None:
         _note_header(score, h)
+    score.not_a_log = log.foreign
     return score
 
 
@@ -61,6 +63,8 @@ def _note_header(score: EpisodeScore, header: Header) -> None:
     score.plan_id = header.plan_id
     score.suite_id = header.suite.id
     score.suite_spec = header.suite.spec
+    score.agent_model = header.agent.model
+    score.started_at = header.started_at.isoformat(timespec="seconds")
 
 
 def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
@@ -90,6 +94,7 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
     _note_header(score, header)
     score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
     note_dialogue(score, task, trajectory, ctx.catalog)
+    note_model_usage(score, trajectory.events)
     return score
 
 

@@ -1,4 +1,4 @@
-"""Reports for people: rich tables for the terminal, Markdown for papers."""
+"""Reports for people: rich tables for the terminal (Markdown for papers: markdown.py)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,11 @@ from rich.table import Table
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.episodes.view import display_value
 from taurec.evaluator.sealed import RunCheck
-from taurec.evaluator.text import markup, md_cell
+from taurec.evaluator.text import markup
 from taurec.tasks.trajectory.signing import LogKey
 
 #: Problems and excluded logs listed one by one; the rest are counted.
 SHOWN = 20
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
 
 
 def _num(v: float | None, digits: int = 1) -> str:
@@ -38,13 +34,15 @@ def run_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _rows_of(group: dict[str, Any]) -> list[tuple[str, str]]:
+def group_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     from taurec.evaluator.kinds import EVALUATOR_KINDS
+    from taurec.evaluator.model_usage import usage_rows
     from taurec.evaluator.recommendation.dialogue import dialogue_rows
 
     return [
         *EVALUATOR_KINDS.get(group.get("kind", "recommendation")).summary_rows(group),
         *dialogue_rows(group),
+        *usage_rows(group),
     ]
 
 
@@ -63,7 +61,7 @@ def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
         )
         table.add_column("metric", style="bold")
         table.add_column("value")
-        for name, value in _rows_of(group):
+        for name, value in group_rows(group):
             table.add_row(markup(name), markup(value))
         console.print(table)
 
@@ -80,6 +78,10 @@ def report_check(
         console.print(f"[yellow]problem:[/yellow] {markup(p)}")
     if len(problems) > SHOWN:
         console.print(f"[yellow]... and {len(problems) - SHOWN:,} more problems[/yellow]")
+    for path in check.skipped[:SHOWN]:
+        console.print(f"[yellow]skipped:[/yellow] {markup(path)}: not a taurec log")
+    if len(check.skipped) > SHOWN:
+        console.print(f"[yellow]... and {len(check.skipped) - SHOWN:,} more, skipped[/yellow]")
     for p in check.problems:
         console.print(f"[bold red]run problem:[/bold red] {markup(p)}")
     for run in check.runs:
@@ -133,26 +135,6 @@ def print_side_by_side(by_rules: dict[str, list[dict[str, Any]]], console: Conso
         console.print(table)
 
 
-def _label(group: dict[str, Any]) -> str:
-    rules = group.get("rules")
-    return group["label"] if rules in (None, "taurec") else f"{group['label']} [{rules}]"
-
-
-def _dialogue_cells(group: dict[str, Any]) -> list[str]:
-    d = group.get("dialogue") or {}
-    if not d.get("episodes"):
-        return ["-"] * 6
-    faulty = sum(f["faulty"] for f in group["simulator_faults"]["by_simulator"].values())
-    return [
-        _pct(d["sr"]),
-        _pct(d["srrr"]),
-        _pct(d["rdl"]),
-        f"{d['avg_turns']:.1f}",
-        f"{d['utterances']:.1f}",
-        str(faulty),
-    ]
-
-
 def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
     """The episodes where the simulated user contradicted its task, one line per fault."""
     from taurec.evaluator.recommendation.dialogue import fault_lines
@@ -169,45 +151,6 @@ def print_faults(groups: list[dict[str, Any]], console: Console) -> None:
     for line in lines:
         table.add_row(markup(line))
     console.print(table)
-
-
-def markdown(groups: list[dict[str, Any]]) -> str:
-    ks = sorted({int(k) for g in groups for k in g["pass_k"]})
-    head = [
-        "agent",
-        "episodes",
-        *[f"pass^{k}" for k in ks],
-        "constraint",
-        "policy",
-        "no-rec",
-        "infra",
-        "SR",
-        "SRRR",
-        "RDL",
-        "avg turns",
-        "utterances",
-        "sim faults",
-    ]
-    head.insert(1, "run")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for g in groups:
-        if "constraint_score" not in g:  # another kind's report has its own table
-            continue
-        run = "sealed" if g.get("mode") == "sealed" else "open"
-        cells = [md_cell(_label(g)), run, str(g["n_episodes"])]
-        for k in ks:
-            v = g["pass_k"].get(str(k))
-            ci = g["pass_k_ci"].get(str(k))
-            cells.append("-" if v is None else f"{_pct(v)} [{_pct(ci[0])}, {_pct(ci[1])}]")
-        cells += [
-            _pct(g["constraint_score"]),
-            _pct(g["policy_score"]),
-            _pct(g["no_rec_rate"]),
-            str(g["infra_errors"]),
-            *_dialogue_cells(g),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
 
 
 def print_explanation(score: EpisodeScore, console: Console) -> None:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field, replace
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.mentions import TitleMatcher
-from taurec.catalog.store import Catalog
+from taurec.catalog.store import BUILTIN, Catalog
 from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
 from taurec.evaluator.recommendation.replay import Replayer
 from taurec.evaluator.text import plain
+from taurec.tasks.kinds import TASK_KINDS
 from taurec.tasks.suite import Suite, load_suite, portable_suite_spec
 from taurec.tasks.trajectory.signing import LogKey
 
@@ -29,12 +30,20 @@ class SuiteContext:
     sha256: str  # Suite.sha256()
 
 
+def _shipped(spec: str) -> bool:
+    """ "builtin" or `KIND:builtin` (e.g. ranking:builtin): a suite this package ships,
+    which no log can change."""
+    kind, _, name = spec.partition(":")
+    return spec == BUILTIN or (name == BUILTIN and kind in TASK_KINDS.names())
+
+
 @dataclass
 class Resolver:
     """Loads suites (at most SUITE_CACHE at once). `suite` / `catalog` override what log
-    headers say. A header may name only the built-in suite, `suite`, or a suite in
-    `allowed_specs` (the plans of the run registers being scored): a log cannot pick a
-    suite of its own choosing, such as a folder of trivial tasks with the same ids."""
+    headers say. A header may name only a shipped suite (`builtin`, `ranking:builtin`,
+    ...), `suite`, or a suite in `allowed_specs` (the plans of the run registers being
+    scored): a log cannot pick a suite of its own choosing, such as a folder of trivial
+    tasks with the same ids."""
 
     suite: str | None = None
     catalog: str | None = None
@@ -47,7 +56,7 @@ class Resolver:
     _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
 
     def _key(self, named: str) -> str:
-        if self.suite is not None or named == "builtin":
+        if self.suite is not None or _shipped(named):
             return named
         portable = portable_suite_spec(named)
         if portable not in self.allowed_specs:

@@ -89,13 +89,15 @@ def plan_specs(registers: list[Register]) -> frozenset[str]:
 class RunCheck:
     """What counts: `scores` (planned episodes, failed ones included, and open-mode logs);
     `excluded`: logs not counted as themselves, with why; `problems`: run-level findings;
-    `runs`: one summary per sealed run."""
+    `runs`: one summary per sealed run; `skipped`: files that are not taurec logs at all
+    (they do not make the run unclean; a planned log replaced by one counts as failed)."""
 
     scores: list[EpisodeScore] = field(default_factory=list)
     excluded: list[tuple[EpisodeScore, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
     damaged: int = 0  # planned episodes failed because their evidence is missing or altered
+    skipped: list[str] = field(default_factory=list)  # .jsonl files that are not taurec logs
 
     @property
     def clean(self) -> bool:
@@ -128,6 +130,8 @@ def check_runs(
             plan_id = s.plan_id
         if plan_id is not None:
             by_plan[plan_id].append(s)
+        elif s.not_a_log:  # a stray notes.jsonl: no agent, no episode, no open-server warning
+            check.skipped.append(s.path)
         elif s.verification is not None:
             check.excluded.append((s, s.verification))
         else:
@@ -163,7 +167,7 @@ def _score_plan(
     # suite, or else from its siblings
     kind = kind or next((s.kind for s in logs if s.verification is None), "recommendation")
     reasons: Counter[str] = Counter()
-    counted = 0
+    counted = damaged = 0
     for planned in plan.get("episodes", []):
         slot = (str(planned.get("task_id")), int(planned.get("trial", -1)))
         attempt = latest.get(slot)
@@ -197,7 +201,7 @@ def _score_plan(
             continue
         reasons[why.split(":")[0]] += 1
         if attempt is not None and not attempt.interrupted:
-            check.damaged += 1
+            damaged += 1
         check.scores.append(_failure(register, slot, why, score, kind))
         if score is not None:
             check.excluded.append((score, why))
@@ -207,6 +211,7 @@ def _score_plan(
             continue  # an attempt the server cut off and that was played again: superseded
         check.excluded.append((s, "not recorded in its plan's run register"))
         reasons["logs not in the register"] += 1
+    check.damaged += damaged
     check.runs.append(
         {
             "plan_id": register.plan_id,
@@ -218,6 +223,7 @@ def _score_plan(
             "failed": dict(sorted(reasons.items())),
             "attempts": len(register.state.attempts),
             "replayed": sum(a.attempt > 1 for a in latest.values()),
+            "damaged": damaged,
             "register_problem": register.state.problem,
         }
     )

@@ -46,6 +46,11 @@ def csv_cell(text: object) -> str:
     return f"'{shown}" if shown.lstrip(" ").startswith(_FORMULA_START) else shown
 
 
+def percent(v: float | None) -> str:
+    """A rate (0.01667) as every table of the evaluator shows it: "1.7%"; "-" for none."""
+    return "-" if v is None or v != v else f"{100 * v:.1f}%"
+
+
 def plural(n: int, word: str, words: str | None = None) -> str:
     """`n` and the noun in the right number: "1 episode", "2 episodes", "0 episodes"."""
     return f"{n} {word if n == 1 else (words or word + 's')}"

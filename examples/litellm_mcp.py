@@ -11,29 +11,81 @@ version of this loop: clients/agents/llm.py.)
     export OPENAI_API_KEY=...        # or any provider litellm knows, see .env.example
     python examples/litellm_mcp.py --model openai/gpt-4o-mini --task t001 --log-dir logs/litellm
     evaluator score logs/litellm
+
+Offline, without a key: `--model mock` has litellm answer each call with a scripted move
+(`mock_tool_calls`): start the episode, search the catalog for the user's opening words,
+recommend the first hit. It tests the loop, not a model.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import anyio
-import litellm
-from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 #: Tools a harness uses; the model is not shown them.
 HARNESS_TOOLS = {"list_tasks", "server_info", "abort_episode"}
 KICKOFF = "Start the taurec episode now and play it to the end, following the policy."
+#: The model that plays offline: litellm answers with mock_move's scripted calls.
+MOCK_MODEL = "mock"
 
 
 def serve_command(serve: str | None) -> list[str]:
     return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
+
+
+def missing_key(model: str) -> str | None:
+    """One line naming the variable `model` lacks, told before litellm's slow import."""
+    if model == MOCK_MODEL:
+        return None
+    from dotenv import load_dotenv
+
+    from taurec.catalog.llm_runtime import missing_credentials
+
+    load_dotenv(".env", override=False)  # a key kept in ./.env, as taurec's commands read it
+
+    missing = missing_credentials(model)
+    if not missing:
+        return None
+    return (
+        f"error: --model {model}: {', '.join(missing)} not set (export it, or put it in .env); "
+        f"to run offline without a key: --model {MOCK_MODEL}"
+    )
+
+
+def mock_move(messages: list[Any]) -> dict[str, Any]:
+    """litellm keyword arguments that answer the next call with the mock's move."""
+    results = []
+    for m in messages:
+        if isinstance(m, dict) and m.get("role") == "tool":
+            try:
+                results.append(json.loads(m["content"]))
+            except ValueError:
+                results.append({})
+    last = results[-1] if results and isinstance(results[-1], dict) else {}
+    if not results:
+        name, arguments = "start_episode", {}
+    elif "opening" in last:
+        name, arguments = "search_catalog", {"query": last["opening"], "limit": 5}
+    else:
+        hits = last.get("hits") or [{}]
+        item = hits[0].get("id") if isinstance(hits[0], dict) else None
+        name, arguments = "recommend", {"item_id": item, "message": "This one fits your ask."}
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    call = {"id": f"mock-{len(messages)}", "type": "function", "function": function}
+    return {"model": f"openai/{MOCK_MODEL}", "mock_response": "", "mock_tool_calls": [call]}
+
+
+async def mock_completion(**kwargs: Any) -> Any:
+    """litellm.acompletion answering with mock_move, offline."""
+    from taurec.catalog.llm_runtime import load_litellm
+
+    return await load_litellm().acompletion(**{**kwargs, **mock_move(kwargs["messages"])})
 
 
 async def play(
@@ -45,10 +97,21 @@ async def play(
     label: str = "litellm-mcp",
     max_steps: int = 40,
     serve: str | None = None,
-    completion: Callable[..., Any] = litellm.acompletion,
+    completion: Callable[..., Any] | None = None,
 ) -> str | None:
     """One episode in a fresh bound-mode server; how it ended (None if the model stopped
-    before the end, in which case it is aborted as agent_error)."""
+    before the end, in which case it is aborted as agent_error). `completion` defaults to
+    litellm.acompletion."""
+    # imported here: litellm takes seconds, and a missing key is told before (main);
+    # load_litellm first: offline price map, no banners, no debug prints
+    from taurec.catalog.llm_runtime import load_litellm
+
+    litellm = load_litellm()
+    from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    completion = completion or litellm.acompletion
     command, *args = serve_command(serve)
     args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
     params = StdioServerParameters(command=command, args=args)
@@ -88,7 +151,9 @@ async def play(
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a litellm model string")
+    parser.add_argument(
+        "--model", required=True, help=f"a litellm model string, or {MOCK_MODEL} (offline)"
+    )
     parser.add_argument("--task", default="t001")
     parser.add_argument("--trial", type=int, default=0)
     parser.add_argument("--log-dir", default="logs")
@@ -97,6 +162,8 @@ async def main(argv: list[str] | None = None) -> None:
         "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
     args = parser.parse_args(argv)
+    if (why := missing_key(args.model)) is not None:
+        sys.exit(why)
     ended = await play(
         args.task,
         args.trial,
@@ -104,6 +171,7 @@ async def main(argv: list[str] | None = None) -> None:
         log_dir=args.log_dir,
         label=args.label or f"litellm-mcp:{args.model}",
         serve=args.serve,
+        completion=mock_completion if args.model == MOCK_MODEL else None,
     )
     print(f"ended: {ended or 'agent_error (the model stopped)'}")
     print(f"score it: evaluator score {args.log_dir}")

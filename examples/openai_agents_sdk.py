@@ -14,28 +14,119 @@ tool call (MCP `_meta`), so it lands in each log's end record.
 
 Other providers through the SDK's litellm support: `--model litellm/anthropic/claude-...`
 (`pip install "openai-agents[litellm]"`).
+
+Offline, without a key: `--model scripted` plays with a scripted `Model` (the SDK takes
+any `agents.models.interface.Model` in place of a model name): start the episode, search
+the catalog for the user's opening words, recommend the first hit. It tests the wiring,
+not a model.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import shlex
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents import Agent, ModelSettings, Runner
-from agents.exceptions import AgentsException
-from agents.mcp import MCPServerStdio, create_static_tool_filter
-from agents.models.interface import Model
+if TYPE_CHECKING:  # the SDK is imported where it is used: a missing key is told first
+    from agents.models.interface import Model
 
 #: Tools a harness uses; the agent is not shown them.
 HARNESS_TOOLS = ["list_tasks", "server_info", "abort_episode"]
 KICKOFF = "Start the taurec episode now and play it to the end, following the policy."
+#: The model name that plays offline with scripted_model().
+SCRIPTED = "scripted"
 
 
 def serve_command(serve: str | None) -> list[str]:
     return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
+
+
+def missing_key(model: str) -> str | None:
+    """One line naming the variable `model` lacks, told before the SDK's slow import."""
+    if model == SCRIPTED:
+        return None
+    from dotenv import load_dotenv
+
+    load_dotenv(".env", override=False)  # a key kept in ./.env, as taurec's commands read it
+    if model.startswith("litellm/"):  # the SDK's litellm models: litellm's own check
+        from taurec.catalog.llm_runtime import missing_credentials
+
+        missing = missing_credentials(model.removeprefix("litellm/"))
+    else:  # a model name the SDK sends to OpenAI
+        missing = [] if os.environ.get("OPENAI_API_KEY") else ["OPENAI_API_KEY"]
+    if not missing:
+        return None
+    return (
+        f"error: --model {model}: {', '.join(missing)} not set (export it, or put it in .env); "
+        f"to run offline without a key: --model {SCRIPTED}"
+    )
+
+
+def next_move(outputs: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+    """The scripted play's next tool call from the tool outputs so far (JSON objects);
+    None when it is done."""
+    last = outputs[-1] if outputs else None
+    if last is None:
+        return "start_episode", {}
+    if "opening" in last:
+        return "search_catalog", {"query": last["opening"], "limit": 5}
+    if "hits" in last:
+        hits = last["hits"] or [{}]
+        item = hits[0].get("id") if isinstance(hits[0], dict) else None
+        return "recommend", {"item_id": item, "message": "This one fits your ask."}
+    return None
+
+
+def scripted_model() -> Model:
+    """A Model that plays next_move's script, offline; its final words say so."""
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    def outputs(items: Any) -> list[dict[str, Any]]:
+        found = []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                try:
+                    data = json.loads(str(item.get("output", "")))
+                except ValueError:
+                    data = None
+                found.append(data if isinstance(data, dict) else {})
+        return found
+
+    class ScriptedModel(Model):
+        async def get_response(self, system_instructions: Any, input: Any, *a: Any, **k: Any):
+            move = next_move(outputs(input))
+            usage = Usage(requests=1, input_tokens=0, output_tokens=0, total_tokens=0)
+            if move is None:
+                text = ResponseOutputText(
+                    type="output_text", text="Done (scripted model).", annotations=[]
+                )
+                done = ResponseOutputMessage(
+                    id="scripted", type="message", role="assistant", status="completed",
+                    content=[text],
+                )  # fmt: skip
+                return ModelResponse(output=[done], usage=usage, response_id=None)
+            name, arguments = move
+            call = ResponseFunctionToolCall(
+                type="function_call", call_id=f"scripted-{name}", name=name,
+                arguments=json.dumps(arguments),
+            )  # fmt: skip
+            return ModelResponse(output=[call], usage=usage, response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError("the scripted model does not stream")
+
+    return ScriptedModel()
 
 
 def usage_meta(context: Any) -> dict[str, Any]:
@@ -61,6 +152,10 @@ async def play(
     serve: str | None = None,
 ) -> str:
     """One episode in a fresh bound-mode server; the agent's final words."""
+    from agents import Agent, ModelSettings, Runner
+    from agents.exceptions import AgentsException
+    from agents.mcp import MCPServerStdio, create_static_tool_filter
+
     command, *args = serve_command(serve)
     args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
     async with MCPServerStdio(
@@ -94,7 +189,9 @@ async def play(
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="gpt-4.1-mini")
+    parser.add_argument(
+        "--model", default="gpt-4.1-mini", help=f"a model name, or {SCRIPTED} (offline)"
+    )
     parser.add_argument("--task", default="t001")
     parser.add_argument("--trials", type=int, default=1)
     parser.add_argument("--log-dir", default="logs")
@@ -103,10 +200,17 @@ async def main(argv: list[str] | None = None) -> None:
         "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
     args = parser.parse_args(argv)
+    if (why := missing_key(args.model)) is not None:
+        sys.exit(why)
     label = args.label or f"agents-sdk:{args.model}"
+    if args.model == SCRIPTED:
+        from agents import set_tracing_disabled
+
+        set_tracing_disabled(True)  # offline: no trace export
     for trial in range(args.trials):
+        model = scripted_model() if args.model == SCRIPTED else args.model
         final = await play(
-            args.task, trial, model=args.model, log_dir=args.log_dir, label=label, serve=args.serve
+            args.task, trial, model=model, log_dir=args.log_dir, label=label, serve=args.serve
         )
         print(f"{args.task} trial {trial}: {final}")
     print(f"score it: evaluator score {args.log_dir}")

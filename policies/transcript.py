@@ -157,7 +157,7 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
     for ev in trajectory.events:  # the hot loop of scoring: one lookup per question
         kind = ev["type"]
         latency = ev.get("latency_ms")
-        if latency is not None:
+        if latency is not None and kind != "model_call":  # a step's, not a model's
             latencies.append(latency)
         if kind == "tool_result":
             call_id = ev["call_id"]

@@ -25,9 +25,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from taurec.catalog.errors import DataError
 from taurec.server.http_guard import HttpGuard
 from taurec.server.kinds import SERVER_KINDS, KindService
+from taurec.server.listening import ListeningServer
 from taurec.server.memory import return_large_blocks, trim
+from taurec.server.prompt_names import UnknownPromptMiddleware
 from taurec.server.raw_calls import OwnerMiddleware
 from taurec.server.recommendation.episodes import SimulatorFactory
+from taurec.server.request_meta import RequestMetaMiddleware
 from taurec.server.seal import CallerMiddleware
 from taurec.server.settings import HttpSettings, ServerSettings
 from taurec.tasks.stream.protocol import protocol_problem
@@ -37,6 +40,10 @@ Transport = Literal["stdio", "http"]
 #: Request bytes read in a second after which freed heap pages are given back.
 TRIM_AFTER_BYTES = 1024 * 1024
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: Told the one line a person sees when the server is ready (the commands print it on stderr).
+Announce = Callable[[str], None]
+#: Over stdio, that line when stdin is a terminal (a person typed the command).
+STDIO_READY = "stdio server ready; waiting for an MCP client on stdin (Ctrl-C to stop)"
 
 
 def build_server(
@@ -76,15 +83,23 @@ def http_app(mcp: MCPServer, http: HttpSettings, plan_tokens: Sequence[str] = ()
 
 
 def run_server(
-    settings: ServerSettings, transport: Transport = "stdio", http: HttpSettings | None = None
+    settings: ServerSettings,
+    transport: Transport = "stdio",
+    http: HttpSettings | None = None,
+    *,
+    announce: Announce | None = None,
 ) -> None:
     """Serve until stopped (see the module docstring). In stdio mode stdout carries only
-    protocol messages. `http` applies to the http transport (default: HttpSettings())."""
+    protocol messages. `http` applies to the http transport (default: HttpSettings()).
+    `announce` hears one line once the server is ready: the URL it listens on (http), or
+    STDIO_READY (stdio; the caller passes it only when stdin is a terminal)."""
     if transport == "stdio":
-        mcp, service = _assemble(settings, None)
+        mcp, service, name = _assemble(settings, None)
+        if announce is not None:
+            announce(f"{name}: {STDIO_READY}")
         anyio.run(_serve_stdio, mcp, service)
     else:
-        server = HttpServer(settings, http or HttpSettings())
+        server = HttpServer(settings, http or HttpSettings(), announce=announce)
         with _stop_on_signal(server.stop):
             anyio.run(server.serve)
 
@@ -101,8 +116,9 @@ class HttpServer:
         http: HttpSettings,
         *,
         make_user: SimulatorFactory | None = None,
+        announce: Announce | None = None,
     ) -> None:
-        self.mcp, self.service = _assemble(settings, make_user)
+        self.mcp, self.service, name = _assemble(settings, make_user)
         self.http = http
         self.guard = http_app(self.mcp, http, self.service.plan_tokens)
         config = uvicorn.Config(
@@ -117,7 +133,12 @@ class HttpServer:
             timeout_keep_alive=http.keep_alive_seconds,
             backlog=http.backlog,
         )
-        self._uvicorn = _GracefulServer(config, self.guard)
+
+        def listening(base_url: str) -> None:
+            if announce is not None:
+                announce(f"{name} listening on {base_url}/mcp")
+
+        self._uvicorn = _GracefulServer(config, self.guard, listening)
 
     @property
     def started(self) -> bool:
@@ -160,17 +181,20 @@ class HttpServer:
 
 def _assemble(
     settings: ServerSettings, make_user: SimulatorFactory | None
-) -> tuple[MCPServer, KindService]:
-    """The server of the suite's kind (see kinds.py). Every kind's server knows each
-    request's bearer token (sealed runs find the caller's plan by it) and its owner
-    (per-client limits count by it; see raw_calls.owner_of)."""
+) -> tuple[MCPServer, KindService, str]:
+    """The server of the suite's kind (see kinds.py), and its name for people ("taurec
+    server (KIND, SUITE)"). Every kind's server knows each request's bearer token (sealed
+    runs find the caller's plan by it) and its owner (per-client limits count by it; see
+    raw_calls.owner_of); an unknown prompt is a clean MCP error (see prompt_names.py)."""
     suite = load_suite(settings.suite)
     if (problem := protocol_problem(suite.kind, settings.stream_protocol)) is not None:
         raise DataError(problem, field="stream_protocol")
     mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)
     mcp.middleware.insert(0, CallerMiddleware())
     mcp.middleware.insert(0, OwnerMiddleware())
-    return mcp, service
+    mcp.middleware.insert(0, RequestMetaMiddleware())  # model calls and agent reports
+    mcp.middleware.append(UnknownPromptMiddleware(mcp))
+    return mcp, service, f"taurec server ({suite.kind}, {settings.suite})"
 
 
 def _start_idle_sweep(tg: anyio.abc.TaskGroup, service: KindService) -> None:
@@ -205,13 +229,15 @@ async def _end_on_signal(service: KindService) -> None:
             signal.raise_signal(received)
 
 
-class _GracefulServer(uvicorn.Server):
+class _GracefulServer(ListeningServer):
     """uvicorn, telling the guard when shutdown begins (before it waits for requests).
     When serve() returns, uvicorn re-raises the signal that stopped it; see
     `_stop_on_signal`."""
 
-    def __init__(self, config: uvicorn.Config, guard: HttpGuard) -> None:
-        super().__init__(config)
+    def __init__(
+        self, config: uvicorn.Config, guard: HttpGuard, on_listening: Callable[[str], None]
+    ) -> None:
+        super().__init__(config, on_listening)
         self._guard = guard
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:

@@ -63,6 +63,22 @@ class EpisodeEnd:
                 return self.reason.value
 
 
+def shutdown_end(*, sealed: bool, seen: str | None, detail: str = SHUTDOWN_DETAIL) -> EpisodeEnd:
+    """How the server ends an episode still open when it stops: infra_error, for every kind.
+
+    `seen` names what the contestant saw past the opening ("tool outputs", "feedback", "the
+    user's replies"), None if nothing. In a sealed run an episode cut after that counts as
+    played (a failure): a replay would know what it saw, so parking an episode until an
+    operator restarts the server buys nothing. Otherwise the cut is the server's
+    (`cut_by_server`, the plain detail): a sealed run may play it once more, and in open
+    mode, where any task may be replayed at will, `taurec run --resume` replays it.
+    """
+    if sealed and seen is not None:
+        played = f"{detail} (after the contestant saw {seen}: played)"
+        return EpisodeEnd(EndReason.INFRA_ERROR, detail=played)
+    return EpisodeEnd(EndReason.INFRA_ERROR, detail=detail, cut_by_server=True)
+
+
 def ended_message(episode_id: str, end: EpisodeEnd) -> str:
     return (
         f"episode {episode_id[:8]}... has ended ({end.reason.value}): {end.describe()}. "

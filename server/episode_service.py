@@ -5,11 +5,11 @@ ending every open one at shutdown. A kind's service adds its episode and its too
 
 Limits (open_limits.py): the server's cap on open episodes and each client's; an episode
 no call addressed for `idle_timeout_seconds` is ended by the sweep (agent_error, "idle
-timeout"), a failure. At shutdown an open episode is ended as infra_error, and may be
-played again in a sealed run only when its contestant has seen nothing past the opening
-(`revealed`); one that has is a played failure, so parking it and waiting for a restart
-buys nothing. A sealed run's plan holds at most one open trial of a task (open_limits.py):
-two side by side would pool their tool budgets.
+timeout"), a failure. At shutdown an open episode is ended as infra_error
+(episode_end.shutdown_end): in a sealed run, one whose contestant has seen tool outputs
+(`revealed`) is a played failure, so parking it and waiting for a restart buys nothing;
+any other may be played again. A sealed run's plan holds at most one open trial of a
+task (open_limits.py): two side by side would pool their tool budgets.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from typing import Any, Generic, TypeVar
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
-from taurec.server.episode_end import ABORTED, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.episode_end import ABORTED, EpisodeEnd, shutdown_end
+from taurec.server.model_call_log import PromptStores, attach
 from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
 from taurec.server.raw_calls import request_owner
+from taurec.server.request_meta import reported_agent
 from taurec.server.run_facts import default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
@@ -84,6 +86,7 @@ class EpisodeService(Generic[E]):
         self.suite_ref = SuiteRef(id=suite.id, spec=portable_suite_spec(suite.spec))
         self.catalog_sha256 = suite.catalog.sha256()
         self.key = load_log_key(create=True)
+        self.prompts = PromptStores(settings.max_model_call_bytes_per_episode)
         self._open: dict[str, OpenEpisode[E]] = {}
         self._ended: dict[str, str] = {}
         self.limits = OpenLimits(settings.max_open_episodes, settings.max_open_per_client)
@@ -152,7 +155,7 @@ class EpisodeService(Generic[E]):
             kind=self.kind,
             mode="open" if a.admission is None else "sealed",
             plan_id=None if a.admission is None else a.admission.plan_id,
-            agent=AgentInfo(label=a.agent_label or self.settings.agent_label),
+            agent=AgentInfo(label=a.agent_label or self.settings.agent_label, **reported_agent()),
             task_id=a.task.id,
             task_sha256=a.task.sha256(),
             suite=self.suite_ref,
@@ -166,6 +169,7 @@ class EpisodeService(Generic[E]):
         )
         path = log_path(self.settings.log_dir, run_id, a.task.id, a.trial, episode_id)
         writer = TrajectoryWriter(path, header, self.key)
+        attach(writer, self.prompts)
         writer.user_message(opening)
         self._open[episode_id] = OpenEpisode(episode, writer, admission=a.admission)
         self.limits.opened(episode_id, a.owner, a.one_trial_of, a.trial)
@@ -218,13 +222,8 @@ class EpisodeService(Generic[E]):
             op = self._open.get(episode_id)
             if op is not None and not op.writer.ended:
                 # the server ends it: no caller's ownership to check
-                if self.revealed(op.episode):
-                    detail = f"{SHUTDOWN_DETAIL} (after the contestant saw tool outputs: played)"
-                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail)
-                else:
-                    cut = EpisodeEnd(
-                        EndReason.INFRA_ERROR, detail=SHUTDOWN_DETAIL, cut_by_server=True
-                    )
+                seen = "tool outputs" if self.revealed(op.episode) else None
+                cut = shutdown_end(sealed=op.admission is not None, seen=seen)
                 await self._abort(episode_id, op, cut)
                 n += 1
         return n

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from taurec.server.model_call_log import PromptStores
 from taurec.tasks.trajectory.format import SuiteRef
 from taurec.tasks.trajectory.signing import LogKey
 
@@ -47,3 +48,4 @@ class RunFacts:
     log_dir: Path
     simulator_settings: dict[str, Any] = field(default_factory=dict)
     log_key: LogKey | None = None  # signs each log's end record (None: unsigned logs)
+    prompts: PromptStores | None = None  # the prompt stores of model-call logs

@@ -13,7 +13,9 @@ log's header names its episode id, which is all a client needs to act on the epi
 
 Every line is chained to the one before it, and the end record is signed with the log
 key (see taurec.tasks.trajectory.signing), so an edited, reordered, truncated or forged
-log fails `evaluator score --verify`.
+log fails `evaluator score --verify`. Model calls are events like the others: an attached
+model-call log (model_call_log.py) writes those the current request reports before the
+first other event the request causes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
+from taurec.server.episode_end import ABORTED
+from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
 from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
@@ -109,6 +113,9 @@ class TrajectoryWriter:
         self._ended = False
         self._key = key
         self._chain = GENESIS
+        #: The episode's model-call log, once one is attached (see model_call_log.py):
+        #: before any other event it logs the model calls the current request reports.
+        self.model_calls: Any = None
         record = header.model_dump(mode="json", exclude={"chain"})
         line, chain = self._chained(record, sign=False)
         try:
@@ -203,6 +210,10 @@ class TrajectoryWriter:
             fields["refused"] = True
         return self._event("tool_result", fields, latency_ms)
 
+    def model_call(self, fields: dict[str, Any], latency_ms: float | None) -> int:
+        """A model_call event (fields as format.ModelCall has them; see model_call_log.py)."""
+        return self._event("model_call", fields, latency_ms)
+
     async def end(
         self,
         reason: EndReason,
@@ -213,10 +224,14 @@ class TrajectoryWriter:
         simulator: dict[str, Any] | None = None,
     ) -> int:
         """Write the end record and fsync the file (in a worker thread: fsync may be slow).
-        `usage` is the agent's reported LLM usage, when it reported any."""
+        `usage` is the agent's reported LLM usage, when it reported any. An abort's end
+        keeps the traceback its request reported (request_meta.py)."""
+        self._reported_calls()
         fields: dict[str, Any] = {"reason": reason.value, "item_id": item_id}
         if detail is not None:
             fields["detail"] = detail
+            if detail.startswith(ABORTED) and (traceback := reported_traceback()) is not None:
+                fields["traceback"] = traceback
         if usage is not None:
             fields["usage"] = usage.model_dump(mode="json")
         if simulator:
@@ -233,12 +248,19 @@ class TrajectoryWriter:
         return self._seq
 
     def _event(self, kind: str, fields: dict[str, Any], latency_ms: float | None) -> int:
+        self._reported_calls()
         line, chain = self._line(kind, fields, latency_ms, sign=False)
         self._append(line, False)
         # only once the line is on disk: a failed write leaves no seq gap and no broken chain
         self._seq += 1
         self._chain = chain
         return self._seq
+
+    def _reported_calls(self) -> None:
+        """The model calls the current request reports come before what they caused (and
+        before the server's own; each request's are taken once)."""
+        if self.model_calls is not None and not self._ended:
+            self.model_calls.take_request()
 
     def _line(
         self, kind: str, fields: dict[str, Any], latency_ms: float | None, *, sign: bool

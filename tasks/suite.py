@@ -19,7 +19,6 @@ the suite of that kind shipped in this package. `load_suite` also reads the suit
 from __future__ import annotations
 
 import hashlib
-import importlib.resources
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from taurec.catalog.errors import DataError, from_validation_error
 from taurec.catalog.folder import is_catalog_folder
 from taurec.catalog.store import BUILTIN, Catalog
 from taurec.tasks.kinds import DEFAULT_KIND, TASK_KINDS, SuiteData, UnknownKind
+from taurec.tasks.shipped import BUILTIN_SUITES, SUITE_CHOICES, packaged_suites_dir
 from taurec.tasks.task_files import TASKS_DIR, check_unique_ids, read_json
 
 SUITE_FORMAT_VERSION = 1
@@ -120,10 +120,6 @@ def portable_suite_spec(spec: str) -> str:
     return str(path.resolve()) if path.exists() else spec
 
 
-def packaged_suites_dir() -> Path:
-    return Path(str(importlib.resources.files("taurec.tasks") / "suites"))
-
-
 def load_suite(spec: str, *, audit: bool = True) -> Suite:
     """Load "builtin" (or another suite shipped in the package, e.g. "stream:builtin"), a
     suite folder, or `tau-rec:PATH`. Raises DataError naming the file, task, field and expectation.
@@ -145,8 +141,8 @@ def load_suite(spec: str, *, audit: bool = True) -> Suite:
             format=SuiteFormat.TAU_REC,
         )
     kind, _, name = spec.partition(":")
-    if name == BUILTIN and kind in TASK_KINDS.names():  # e.g. ranking:builtin
-        return read_suite_dir(packaged_suites_dir() / kind, spec=spec)
+    if spec in BUILTIN_SUITES and name == BUILTIN and kind in TASK_KINDS.names():
+        return read_suite_dir(packaged_suites_dir() / kind, spec=spec)  # e.g. ranking:builtin
     packaged = packaged_suites_dir() / spec
     if _NAME.match(spec) and (packaged / TASKS_DIR).is_dir():
         return read_suite_dir(packaged, spec=spec)
@@ -155,8 +151,8 @@ def load_suite(spec: str, *, audit: bool = True) -> Suite:
         path = path.parent
     if not path.is_dir():
         raise DataError(
-            "no such suite; expected 'builtin', a suite folder holding suite.json and tasks/, "
-            "or tau-rec:PATH to a τ-Rec release",
+            f"no such suite; expected {SUITE_CHOICES} (a suite folder holds suite.json and "
+            "tasks/; PATH is a τ-Rec release)",
             source=spec,
         )
     return read_suite_dir(path, spec=spec)

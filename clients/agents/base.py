@@ -23,11 +23,14 @@ whose provider refuses its key or model raises ProviderRefused and the run stops
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
 from mcp import Client
 from mcp_types import CallToolResult, Tool
+
+from taurec.clients.agents.model_calls import ModelCallOutbox
 
 #: The request `_meta` key that carries an episode's cumulative LLM usage to the server.
 USAGE_META_KEY: Final = "taurec/usage"
@@ -35,6 +38,10 @@ USAGE_META_KEY: Final = "taurec/usage"
 ASIDE_META_KEY: Final = "taurec/aside"
 #: The request `_meta` key naming the model response (batch) a call came in.
 BATCH_META_KEY: Final = "taurec/batch"
+#: The request `_meta` key carrying the model calls made since the last call (model_calls.py).
+MODEL_CALLS_META_KEY: Final = "taurec/model_calls"
+#: The start_episode `_meta` key naming the agent's kind, model and settings (the header's).
+AGENT_META_KEY: Final = "taurec/agent"
 
 
 class AgentInfraError(Exception):
@@ -120,6 +127,7 @@ class Episode:
     turns_left: int = 0
     usage: Usage | None = None
     pending_aside: str | None = None  # goes out with the next call, then is cleared
+    model_calls: ModelCallOutbox = field(default_factory=ModelCallOutbox, repr=False)
     _batch: dict[str, Any] | None = field(default=None, init=False, repr=False)
     _batch_sent: int = field(default=0, init=False, repr=False)
     _batches: int = field(default=0, init=False, repr=False)
@@ -165,6 +173,8 @@ class Episode:
             meta[USAGE_META_KEY] = self.usage.as_meta()
         if self.pending_aside:
             meta[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
+        if (calls := self.model_calls.take()) is not None:
+            meta[MODEL_CALLS_META_KEY] = calls
         result = await self.client.call_tool(
             tool,
             {
@@ -206,6 +216,16 @@ class Episode:
         it travels with the next call and is logged as an undelivered agent message, which
         the policy checks do not count (the user never saw it)."""
         self.pending_aside = f"{self.pending_aside}\n{text}" if self.pending_aside else text
+
+    def log_model_call(
+        self, *, model: str, messages: Sequence[Mapping[str, Any]], **fields: Any
+    ) -> None:
+        """Log one model call: `model`, the `messages` sent, and any of `output` (the reply
+        message), `usage` ({prompt_tokens, completion_tokens, cost_usd}), `settings`
+        (temperature, max_tokens, seed, ...), `tools` (the definitions offered),
+        `latency_ms`, `cache_hit`, `error`, `purpose`. It goes to the server with the
+        next call and is logged before it (a `model_call` event; docs/agents.md)."""
+        self.model_calls.add(model=model, messages=messages, **fields)
 
     def add_usage(
         self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None = None

@@ -42,9 +42,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock, mock_reply
-from taurec.clients.agents.provider_calls import report_usage, with_retries
+from taurec.clients.agents.provider_calls import report_call, with_retries
 from taurec.clients.agents.tool_schema import HIDDEN_ARGUMENTS, function_tools
 from taurec.policies.document import policy_text
+from taurec.tasks.trajectory.model_calls import call_settings
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ class LLMAgent:
             if episode.ended:
                 return
             response = await self._complete(messages, offered)
-            report_usage(episode, response)
+            self.report(episode, response, messages, offered)
             message = response.choices[0].message
             messages.append(_assistant_message(message))
             text = _text(message)
@@ -191,7 +192,33 @@ class LLMAgent:
             sleep=s.sleep,
         )
 
+    @property
+    def agent_info(self) -> dict[str, Any]:
+        """The agent's kind, model and settings, for the log header (`taurec/agent`)."""
+        s = self.settings
+        settings = {"temperature": s.temperature, "reasoning_effort": s.reasoning_effort}
+        settings |= {"max_steps": s.max_steps, **call_settings(s.litellm_kwargs)}
+        return {"kind": "llm", "model": s.model, "settings": settings}
+
+    def report(
+        self, episode: Episode, response: Any, messages: list[dict[str, Any]], tools: list[Any]
+    ) -> None:
+        """Add a reply's usage to the episode and log the call that got it."""
+        report_call(episode, response, self.settings.model, messages, self._kwargs(messages, tools))
+
     async def _call(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        kwargs = self._kwargs(messages, tools)
+        completion = self.settings.completion
+        if completion is None:
+            litellm = load_litellm()
+
+            completion = litellm.acompletion
+        result = completion(**kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+    def _kwargs(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         s = self.settings
         kwargs: dict[str, Any] = {
             "model": s.model,
@@ -208,13 +235,7 @@ class LLMAgent:
         if is_mock(s.model):  # litellm answers with the mock's move; no provider, no key
             kwargs.update(model=f"openai/{MOCK_MODEL}", **mock_reply(messages))
         kwargs.update(s.litellm_kwargs)
-        completion = s.completion
-        if completion is None:
-            litellm = load_litellm()
-
-            completion = litellm.acompletion
-        result = completion(**kwargs)
-        return await result if inspect.isawaitable(result) else result
+        return kwargs
 
 
 def make_llm_agent(settings: LLMAgentSettings | AgentSettings | Mapping[str, Any]) -> LLMAgent:

@@ -1,19 +1,20 @@
 """Calling a model provider as every LLM agent does: transient errors are retried with a
 doubling backoff and become AgentInfraError when they persist; a refused key,
 permission or model raises ProviderRefused at once (the run stops, no retry helps). A
-reply's tokens and cost are added to the episode (`report_usage`), so they reach the
-log's end record."""
+reply's tokens and cost are added to the episode, so they reach the log's end record,
+and the call itself is logged (`report_call`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import anyio
 
 from taurec.catalog.llm_runtime import load_litellm, refusal_errors, transient_errors
 from taurec.clients.agents.base import AgentInfraError, Episode, ProviderRefused
+from taurec.tasks.trajectory.model_calls import call_settings, response_fields
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -60,15 +61,30 @@ async def with_retries(
     raise AssertionError("unreachable")  # the loop returns or raises
 
 
-def report_usage(episode: Episode, response: Any) -> None:
-    """Add a reply's prompt and completion tokens, and its cost, to the episode."""
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return
-    episode.add_usage(
-        int(getattr(usage, "prompt_tokens", 0) or 0),
-        int(getattr(usage, "completion_tokens", 0) or 0),
-        _cost(response),
+def report_call(
+    episode: Episode,
+    response: Any,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    kwargs: Mapping[str, Any] | None = None,
+) -> None:
+    """Add a reply's prompt and completion tokens, and its cost, to the episode, and log
+    the call that got it (`model`, the `messages` sent, settings and tools from the call's
+    litellm `kwargs`) with the episode's next tool call (model_calls.py)."""
+    cost = _cost(response)
+    fields = response_fields(response)
+    usage = fields.get("usage")
+    if usage is not None:
+        episode.add_usage(usage["prompt_tokens"], usage["completion_tokens"], cost)
+        if cost is not None:
+            usage["cost_usd"] = cost
+    kwargs = kwargs or {}
+    episode.log_model_call(
+        model=model,
+        messages=messages,
+        settings=call_settings(dict(kwargs)),
+        tools=kwargs.get("tools") or None,
+        **fields,
     )
 
 

@@ -1,8 +1,11 @@
-"""`taurec a2a-demo`: serve the reference A2A agent (taurec.clients.agents.contestants.a2a_demo)."""
+"""`taurec a2a-demo`: serve the reference A2A agent (taurec.clients.agents.contestants.a2a_demo).
+
+It says where it listens in one line on stderr once it does; a port in use is one line
+and exit code 2, as `taurec serve` does."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -20,10 +23,26 @@ def a2a_demo(
 
         from taurec.clients.agents.contestants.a2a_demo import a2a_app
     except ImportError as exc:
-        from rich.console import Console
+        _fail(f"the a2a extra is not installed (pip install 'taurec[a2a]'): {exc}")
+    from taurec.clients.cli.startup import port_problem
+    from taurec.server.listening import ListeningServer, serve_until_stopped
 
-        Console(stderr=True).print(
-            f"[red]error:[/red] the a2a extra is not installed (pip install 'taurec[a2a]'): {exc}"
+    if (why := port_problem(host, port)) is not None:
+        _fail(why)
+
+    def listening(url: str) -> None:
+        typer.echo(
+            f"a2a-demo listening on {url}; play it with: taurec run --agent a2a --a2a-url "
+            f"{url} (Ctrl-C to stop)",
+            err=True,
         )
-        raise typer.Exit(2) from None
-    uvicorn.run(a2a_app(f"http://{host}:{port}"), host=host, port=port, log_level="warning")
+
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    config = uvicorn.Config(a2a_app(url), host=host, port=port, log_level="warning")
+    if not serve_until_stopped(ListeningServer(config, listening)):
+        raise typer.Exit(1)
+
+
+def _fail(message: object) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)

@@ -6,7 +6,8 @@ stay instant. A command's module keeps typer, rich, the standard library and lig
 modules at its top and imports the MCP SDK, numpy, scipy and the catalog in the command's
 body, so its own `--help` is instant too. A new command gets an entry in COMMANDS;
 importing its module here, or the heavy stack at its module's top, would undo that
-(tests/clients/cli/test_startup.py checks every command path's `--help`).
+(tests/clients/cli/test_startup.py checks every command path's `--help`). An `evaluator`
+command typed after `taurec` (`taurec view logs/`) is a usage error that names it.
 """
 
 from __future__ import annotations
@@ -118,7 +119,22 @@ class LazyCommands(CommandGroup):
     ) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] in self.entries and args[0] not in self.commands:
             self.add_command(load_command(args[0]), args[0])
+        name = args[0] if args else None
+        unknown = name is not None and name not in self.entries and name not in self.commands
+        if unknown and name in evaluator_commands():  # `taurec view logs/`: the other program's
+            ctx.fail(f"No such command {name!r}; did you mean 'evaluator {name}'?")
         return super().resolve_command(ctx, args)
+
+
+def evaluator_commands() -> list[str]:
+    """The `evaluator` commands, for the hint on a `taurec` command that is one of them
+    (asked only for a name `taurec` does not have, so `taurec --help` stays instant)."""
+    from typer._click import Context
+
+    from taurec.evaluator.cli.main import app as evaluator_app
+
+    group = typer.main.get_group(evaluator_app)
+    return [n for n in group.list_commands(Context(group)) if n != "version"]
 
 
 app = typer.Typer(

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from taurec.clients.cli.suite_option import SuiteOpt
 from taurec.evaluator.cli.command_line import CommandGroup
 from taurec.evaluator.text import plural
 
@@ -20,9 +21,7 @@ app = typer.Typer(
 def new(
     label: Annotated[str, typer.Option("--label", help="The contestant's agent label.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the plan (JSON).")],
-    suite: Annotated[
-        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
-    ] = "builtin",
+    suite: SuiteOpt = "builtin",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per task.")] = 4,
     tasks: Annotated[
         str | None,

@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from taurec.clients.cli.suite_option import SuiteOpt
+
 if TYPE_CHECKING:
     from taurec.tasks.suite import Suite
 
@@ -57,9 +59,7 @@ def play(
     task: Annotated[
         str | None, typer.Option("--task", help="The task to play (default: ask).")
     ] = None,
-    suite: Annotated[
-        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
-    ] = "builtin",
+    suite: SuiteOpt = "builtin",
     out: Annotated[
         Path, typer.Option("--log-dir", "--out", help="Log folder; --out is the same.")
     ] = Path("logs"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import orjson
 import typer
 
-from taurec.clients.cli.output import console, fail
+from taurec.clients.cli.output import console, fail, note_shipped_twins
 
 if TYPE_CHECKING:
     from taurec.tasks.suite import Suite
@@ -109,6 +109,7 @@ def generate_ranking(
         f"wrote {SUITE_FILE} and {len(tasks)} ranking task files to {out} "
         f"({len(data)} interactions, {len(data.user_ids)} users, {len(data.items)} items)"
     )
+    note_shipped_twins(out, seed)
     for task_id, ps in problems.items():
         out_console.print(f"[red]{task_id}[/]: {'; '.join(ps)}")
     raise typer.Exit(1 if problems else 0)

@@ -68,6 +68,7 @@ from taurec.clients.cli.stream_options import (
     stream_options_problem,
     stream_protocol,
 )
+from taurec.clients.cli.suite_option import SuiteOpt
 from taurec.evaluator.text import plural
 from taurec.server.defaults import AUTH_TOKEN_ENV
 
@@ -80,9 +81,7 @@ if TYPE_CHECKING:
 
 def run(
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = AgentName.SCRIPTED.value,
-    suite: Annotated[
-        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
-    ] = "builtin",
+    suite: SuiteOpt = "builtin",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per task (k).")] = 4,
     out: Annotated[
         Path,
@@ -167,6 +166,8 @@ def run(
     confidence: ConfidenceOpt = False,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
+    if agent == "llm" and not dry_run:  # its key before the heavy imports; all keys below
+        check_credentials(model)
     from pydantic import ValidationError
 
     from taurec.catalog.errors import DataError
@@ -233,8 +234,8 @@ def run(
             nlu_model=nlu_model,
             stream_protocol=protocol,
         )
-    except ValidationError as exc:
-        fail(from_validation_error(exc))
+    except ValidationError as exc:  # the flag, where a field has one on this command
+        fail(simulator.model_problem(simulator_model) or from_validation_error(exc))
     if (problem := simulator_files_problem(server)) is not None:
         fail(problem)
     try:
@@ -259,11 +260,8 @@ def run(
         fail(exc)
     the_agent = None
     if not dry_run:
-        check_credentials(
-            {"--model": model,
-             "--simulator-model": simulator_model if simulator.calls_an_llm else None,
-             "--nlu-model": nlu_model, "--nlg-model": nlg_model}
-        )  # fmt: skip
+        sim_model = simulator_model if simulator.calls_an_llm else None
+        check_credentials(model, sim_model, nlu_model, nlg_model)
         try:
             the_agent = (
                 make_custom_agent(name, settings)
@@ -375,7 +373,7 @@ def run(
             raise typer.Exit(130)
     else:
         err.print(f"nothing to play: every planned episode ({len(specs)}) is already in {out}")
-    check, both = table(out, report, resolver, loaded.spec, Console(), err)
+    check, both = table(out, report, resolver, loaded, Console(), err, the_label)
     if unwritten:
         err.print(
             f"[red]error:[/red] {len(unwritten)} of {plural(len(todo), 'episode')} have no whole log "
@@ -387,7 +385,7 @@ def run(
     if report is not None and all_infra_errors(report):
         err.print(f"[red]error:[/red] {infra_summary(report)}")
         raise typer.Exit(1)
-    err.print(f"score again with: evaluator score {out}{' --rules both' if both else ''}")
+    err.print(f"this run only; the whole folder: evaluator score {out}{' --rules both' * both}")
     if not check.clean:
         raise typer.Exit(1)
 

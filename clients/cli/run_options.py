@@ -135,9 +135,17 @@ def known_agent(name: str, kind: str) -> None:
         )
 
 
-def check_credentials(models: dict[str, str | None]) -> None:
+def check_credentials(
+    model: str | None,
+    simulator_model: str | None = None,
+    nlu_model: str | None = None,
+    nlg_model: str | None = None,
+) -> None:
     """Stop (exit 2) before the first episode when litellm lacks a variable a named model
-    needs, instead of failing every episode on it."""
+    (of --model, --simulator-model, --nlu-model, --nlg-model; None: not in use) needs,
+    instead of failing every episode on it."""
+    models = {"--model": model, "--simulator-model": simulator_model}
+    models |= {"--nlu-model": nlu_model, "--nlg-model": nlg_model}
     if (message := missing_key(models)) is not None:
         fail(message)
 

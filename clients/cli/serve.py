@@ -2,14 +2,18 @@
 
 Exit code 2 when the settings or the suite are bad, when the LLM user's model lacks its
 API key, or when the HTTP port is already in use (one line on stderr, checked before the server starts), 0 after a graceful stop (stdin closed, SIGTERM, SIGINT). In stdio mode stdout carries protocol
-messages only; everything else goes to stderr. HTTP binds loopback unless told otherwise,
-and refuses a non-loopback host without an auth token unless --allow-remote is given.
+messages only; everything else goes to stderr. Once ready it says so in one line on
+stderr: the URL it listens on (HTTP), or, over stdio when stdin is a terminal, that it
+waits for a client there (a stdio server started by hand would otherwise look hung).
+HTTP binds loopback unless told otherwise, and refuses a non-loopback host without an
+auth token unless --allow-remote is given.
 Run it directly as `python -m taurec.clients.cli.serve`, or mounted as `taurec serve`.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -25,7 +29,7 @@ from taurec.clients.cli.simulator_options import (
     SimulatorOpt,
     simulator_files_problem,
 )
-from taurec.clients.cli.startup import missing_key
+from taurec.clients.cli.startup import missing_key, port_problem
 from taurec.clients.cli.stream_options import (
     FeedbackName,
     FeedbackOpt,
@@ -34,6 +38,7 @@ from taurec.clients.cli.stream_options import (
     ShuffleOrderOpt,
     stream_protocol,
 )
+from taurec.clients.cli.suite_option import SuiteOpt
 from taurec.server import defaults
 
 # `taurec serve --help` loads this module: the server (the MCP SDK, the catalog, pydantic)
@@ -63,9 +68,7 @@ def serve(
     ] = TransportName.STDIO,
     host: Annotated[str, typer.Option("--host", help="HTTP: the address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="HTTP: the port.")] = 8000,
-    suite: Annotated[
-        str, typer.Option("--suite", help="'builtin', a suite folder, or tau-rec:PATH.")
-    ] = "builtin",
+    suite: SuiteOpt = "builtin",
     catalog: Annotated[
         str | None,
         typer.Option(
@@ -282,8 +285,8 @@ def serve(
                 ),
                 rate=RateLimits(per_second=requests_per_second, burst=request_burst),
             )
-    except ValidationError as exc:
-        _fail(from_validation_error(exc))
+    except ValidationError as exc:  # the flag, where a field has one on this command
+        _fail(simulator.model_problem(simulator_model) or from_validation_error(exc))
     if http is not None and http.auth_token is None and not plans and not is_loopback(http.host):
         typer.echo(
             f"warning: serving {http.url} without an auth token (--allow-remote): anyone who "
@@ -294,40 +297,23 @@ def serve(
         _fail(why)
     if (problem := simulator_files_problem(settings)) is not None:
         _fail(problem)
-    if http is not None and (why := _cannot_listen(http.host, http.port)) is not None:
-        _fail(
-            f"--port {http.port}: cannot listen on {http.host}:{http.port} ({why}); another "
-            "server may be using it: stop it or choose another --port"
-        )
+    if http is not None and (why := port_problem(http.host, http.port)) is not None:
+        _fail(why)
     # the server (mcp) is imported after the checks above: a missing key is told at once
     from taurec.server.app import run_server
 
     logging.getLogger().setLevel(log_level.value)  # also where a plain handler is in place
+    say = transport is TransportName.HTTP or sys.stdin.isatty()  # stdout: protocol only
     try:
-        run_server(settings, transport.value, http)
+        run_server(settings, transport.value, http, announce=_say if say else None)
     except DataError as exc:
         _fail(exc)
     except KeyboardInterrupt:  # pragma: no cover - a second Ctrl-C while stopping
         raise typer.Exit(0) from None
 
 
-def _cannot_listen(host: str, port: int) -> str | None:
-    """Why `host:port` cannot be listened on (e.g. "Address already in use"); None if it can.
-    Bound the way the server binds (SO_REUSEADDR), then released at once."""
-    import socket
-
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            return str(exc.strerror or exc)
-    return None
+def _say(line: str) -> None:
+    typer.echo(line, err=True)
 
 
 def main() -> None:

@@ -24,6 +24,21 @@ class SimulatorName(StrEnum):
     def calls_an_llm(self) -> bool:
         return self in (SimulatorName.LLM, SimulatorName.LLM_SP, SimulatorName.LLM_DP)
 
+    def model_problem(self, model: str | None) -> str | None:
+        """One line naming the flags when this --simulator and --simulator-model do not go
+        together (the settings' own error names the field, simulator_model); else None."""
+        if self.calls_an_llm and model is None:
+            return (
+                f"--simulator {self.value} needs --simulator-model MODEL (a litellm model "
+                "string, e.g. openai/gpt-4o-mini)"
+            )
+        if not self.calls_an_llm and model is not None:
+            return (
+                "--simulator-model applies to --simulator llm, llm-sp and llm-dp only, not "
+                f"--simulator {self.value}"
+            )
+        return None
+
 
 SimulatorOpt = Annotated[
     SimulatorName,

@@ -8,6 +8,7 @@
   and rich squeezes its tracebacks into 80 columns minus its time, level and path
   columns.
 - `missing_key`: the credentials check before a run.
+- `port_problem`: the check that a server's port is free before it starts.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import typer
 from taurec.evaluator.cli.command_line import ENV_FILE, load_env_file
 from taurec.evaluator.cli.command_line import prepare as shared_prepare
 
-__all__ = ["ENV_FILE", "load_env_file", "missing_key", "prepare"]
+__all__ = ["ENV_FILE", "load_env_file", "missing_key", "port_problem", "prepare"]
 
 
 def prepare(app: typer.Typer) -> None:
@@ -50,3 +51,29 @@ def missing_key(models: dict[str, str | None]) -> str | None:
                 f"model; export it, or put it in {ENV_FILE} in this folder{mock})"
             )
     return None
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """One line saying that `host:port` cannot be listened on, and what to do; None if
+    it can. Bound the way uvicorn binds (SO_REUSEADDR), then released at once."""
+    import socket
+
+    why = None
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        why = str(exc.strerror or exc)
+    else:
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                why = str(exc.strerror or exc)
+    if why is None:
+        return None
+    return (
+        f"--port {port}: cannot listen on {host}:{port} ({why}); another server may be "
+        "using it: stop it or choose another --port"
+    )

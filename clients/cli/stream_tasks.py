@@ -18,7 +18,7 @@ import orjson
 import typer
 
 from taurec.catalog.spec import BUILTIN
-from taurec.clients.cli.output import console
+from taurec.clients.cli.output import console, note_shipped_twins
 
 if TYPE_CHECKING:
     from taurec.catalog.builders.biel_data import BielFiles
@@ -234,6 +234,7 @@ def generate_streams_cmd(
     write_suite_dir(out, manifest, tasks)
     load_suite(str(out))  # it loads: every stream passes its checks
     typer.echo(f"wrote {len(tasks)} streams to {out}")
+    note_shipped_twins(out, seed)
     _warn_leaks(tasks)
 
 

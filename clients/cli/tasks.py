@@ -19,6 +19,7 @@ from rich.text import Text
 from taurec.catalog.spec import BUILTIN
 from taurec.clients.cli.output import console as _console
 from taurec.clients.cli.output import fail as _fail
+from taurec.clients.cli.output import note_shipped_twins
 from taurec.clients.cli.ranking_profiles import profiles_cmd
 from taurec.clients.cli.ranking_tasks import generate_ranking, validate_pairs, validate_ranking
 from taurec.clients.cli.stream_info import info_cmd
@@ -221,6 +222,7 @@ def generate(
     report = validate_suite(_load(str(out)))
     console = _console()
     console.print(f"wrote {SUITE_FILE} and {len(tasks)} task files to {out}")
+    note_shipped_twins(out, seed)
     console.print(_grid_table(report.grid))
     _print_summary(console, report)
     raise typer.Exit(0 if report.ok else 1)

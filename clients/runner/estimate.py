@@ -8,9 +8,6 @@ point is the order of magnitude before spending money.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,17 +51,15 @@ def _usd(cost: float | None) -> str:
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for these tokens on `model` from litellm's bundled cost map; None if unknown."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    with contextlib.redirect_stdout(io.StringIO()):  # litellm prints provider lists
-        import litellm
+    from taurec.catalog.llm_runtime import load_litellm
 
-        litellm.suppress_debug_info = True
-        try:
-            p, c = litellm.cost_per_token(
-                model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-            )
-        except Exception:
-            return None
+    litellm = load_litellm()  # quiet: no provider lists printed for an unknown model
+    try:
+        p, c = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:
+        return None
     return float(p) + float(c)
 
 

@@ -80,5 +80,5 @@ def run_agent(
     if report.failure:
         stderr.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
     elif not report.interrupted:
-        table(out, report, resolver, loaded.spec, stdout, stderr)
+        table(out, report, resolver, loaded, stdout, stderr, agent.label)
     return report

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.evaluate import evaluate
+from taurec.evaluator.labels import select_check
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.recommendation.rules import DEFAULT_RULES, RULES
 from taurec.evaluator.render import print_groups, print_side_by_side, report_check
@@ -41,15 +43,25 @@ def print_report(
     stdout: Console,
     stderr: Console,
     others: dict[str, RunCheck] | None = None,
-) -> None:
+    run: tuple[str, str | None] | None = None,
+) -> RunCheck:
     """The evaluator's table (beside the tables of `others`, the same logs under other
-    rules profiles), then what it found wrong (see evaluator.render)."""
+    rules profiles), then what it found wrong (see evaluator.render). `run`: (agent
+    label, suite id): only that run's groups and findings. Returns the check shown."""
+
+    def shown(label: str, suite_id: str | None) -> bool:
+        return run is None or (label, suite_id) == run
+
+    def groups(c: RunCheck) -> list[dict[str, Any]]:
+        # every group is aggregated (a stream run is paired with its control run), then chosen
+        return [g for g in aggregate(c.scores) if shown(g["label"], g["suite"].get("id"))]
+
     if others:
-        by_rules = {
-            check.scores[0].rules if check.scores else DEFAULT_RULES: aggregate(check.scores)
-        }
-        by_rules.update({name: aggregate(c.scores) for name, c in others.items()})
+        by_rules = {check.scores[0].rules if check.scores else DEFAULT_RULES: groups(check)}
+        by_rules.update({name: groups(c) for name, c in others.items()})
         print_side_by_side(by_rules, stdout)
     else:
-        print_groups(aggregate(check.scores), stdout)
+        print_groups(groups(check), stdout)
+    check = select_check(check, lambda s: shown(s.label, s.suite_id))
     report_check(check, [p for s in check.scores for p in s.problems], None, stderr)
+    return check

@@ -33,6 +33,7 @@ import anyio
 from mcp import Client
 
 from taurec.clients.agents.base import (
+    AGENT_META_KEY,
     Agent,
     AgentInfraError,
     Episode,
@@ -240,11 +241,13 @@ class Runner:
         episodes start one at a time and each one's log is looked for: LogsElsewhere when
         it is not there (that episode stays unplayed, its log without an end record, so a
         resume into the right folder sets it aside and plays it)."""
+        info = getattr(self.agent, "agent_info", None)  # kind, model, settings: the header's
+        meta: Any = {AGENT_META_KEY: info} if isinstance(info, dict) else None
         if self.connection.writes_logs_to_out or self._server_run_dir is not None:
-            return outcome_of(await client.call_tool("start_episode", arguments))
+            return outcome_of(await client.call_tool("start_episode", arguments, meta=meta))
         assert self._locating is not None
         async with self._locating:
-            started = outcome_of(await client.call_tool("start_episode", arguments))
+            started = outcome_of(await client.call_tool("start_episode", arguments, meta=meta))
             if self._server_run_dir is None and not started.is_error:
                 episode_id = str(started.data.get("episode_id", ""))
                 if self._log_of(spec, episode_id) is None:

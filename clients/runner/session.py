@@ -4,8 +4,8 @@ The rules live here once: the output folder must be a folder; a folder that alre
 logs of the same agent label on the same suite is refused unless resuming (two runs mixed
 into one pass^k would be wrong without a word); a resume sets unfinished logs aside and
 plays only what is missing (as its run register has it, for a sealed run: resume.py); a
-run draws its progress on stderr and ends with the evaluator's table on stdout. Refusals
-are RunRefused with one line saying what to do.
+run draws its progress on stderr and ends with the evaluator's table of that run on
+stdout. Refusals are RunRefused with one line saying what to do.
 """
 
 from __future__ import annotations
@@ -163,18 +163,19 @@ def table(
     out: Path,
     report: RunReport | None,
     resolver: Resolver,
-    suite_spec: str,
+    suite: Suite,
     stdout: Console,
     stderr: Console,
+    label: str,
 ) -> tuple[RunCheck, bool]:
     """Score everything under `out` (reusing this run's scores), print the evaluator's
-    table (beside other rules profiles for a τ-Rec release) and what it found wrong.
-    Returns the check and whether another rules profile was shown."""
+    table of this run (agent `label` on `suite`; beside other rules profiles for a τ-Rec
+    release) and what it found wrong with it; other runs in `out` are not shown.
+    Returns this run's check and whether another rules profile was shown."""
     played = [r.score for r in report.results if r.score is not None] if report else []
     check = score_out(out, played, resolver)
-    others = {name: rescore(out, resolver, name) for name in rules_for(suite_spec)[1:]}
-    print_report(check, stdout, stderr, others)
-    return check, bool(others)
+    others = {name: rescore(out, resolver, name) for name in rules_for(suite.spec)[1:]}
+    return print_report(check, stdout, stderr, others, run=(label, suite.id)), bool(others)
 
 
 def all_infra_errors(report: RunReport) -> bool:

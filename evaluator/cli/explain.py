@@ -11,6 +11,7 @@ import orjson
 from rich.console import Console
 
 from taurec.evaluator.episodes.conversation import conversation
+from taurec.evaluator.episodes.model_calls import MODEL, summary
 from taurec.evaluator.evaluate import available_key
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.evaluator.render import print_explanation
@@ -49,6 +50,8 @@ def print_conversation(entries: list[dict[str, Any]], console: Console) -> None:
                 console.print(
                     f"[dim]seq {r['seq']:>3}[/dim]   → {what} {markup(_short(r['content']))}"
                 )
+        elif e["role"] == MODEL:
+            console.print(f"{seq} [yellow]model[/yellow] {markup(summary(e))}")
         elif e["role"] == "end":
             item = f" {markup(e['item_id'])}" if e.get("item_id") else ""
             detail = f" ({markup(e['detail'])})" if e.get("detail") else ""
@@ -91,6 +94,9 @@ def explain_logs(files: list[Path], resolvers: list[Resolver], console: Console)
     resolvers = [replace(r, allowed_specs=r.allowed_specs | allowed) for r in resolvers]
     for path in files:
         log = read_log(path)
+        if log.foreign:  # a stray notes.jsonl in a folder of logs
+            console.print(f"[yellow]skipped:[/yellow] {markup(str(path))}: not a taurec log\n")
+            continue
         for resolver in resolvers:
             print_explanation(score_log(log, resolver), console)
         print_conversation(conversation(log.events), console)

@@ -4,11 +4,14 @@ taurec.evaluator.ranking.export), and writing PPR pairs as a suite folder of kin
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import BUILTIN
+from taurec.evaluator.labels import LabelFilter
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs, ppr_record, suite_pairs
 from taurec.evaluator.ranking.scoring import score_ranking_episode
@@ -19,22 +22,41 @@ from taurec.tasks.trajectory.format import Trajectory
 from taurec.tasks.trajectory.reader import read_log
 
 
+@dataclass
+class Passed:
+    """What `ranking_episodes` read and passed over: the logs of episodes that have not
+    ended (a live run, or an episode left open), the logs of other kinds by kind, and
+    those of labels `chosen` leaves out; `labels` has the agent label of every log read."""
+
+    chosen: LabelFilter = field(default_factory=LabelFilter)
+    unfinished: list[Path] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+    labels: set[str] = field(default_factory=set)
+
+
 def ranking_episodes(
-    files: list[Path], resolver: Resolver, unfinished: list[Path] | None = None
+    files: list[Path], resolver: Resolver, passed: Passed | None = None
 ) -> list[tuple[str, RankingTask, Trajectory, float]]:
     """(label, task, trajectory, reward) of every complete ranking log; DataError naming
-    the first log that is not one. With `unfinished`, the logs of episodes that have not
-    ended (a live run, or an episode left open) are put there and skipped instead."""
+    the first log that is not one. With `passed`, unfinished logs and logs of another
+    kind are noted there and skipped instead."""
     out = []
     for path in files:
         log = read_log(path)
-        if unfinished is not None and log.unfinished:
-            unfinished.append(path)
+        if passed is not None and log.unfinished:
+            passed.unfinished.append(path)
             continue
         if log.header is None or log.problems:
             raise DataError(
                 f"cannot be read: {log.problems[0] if log.problems else 'no header'}", source=path
             )
+        if passed is not None:
+            passed.labels.add(log.header.agent.label)
+            if not passed.chosen.matches(log.header.agent.label):
+                continue
+            if log.header.kind != "ranking":
+                passed.kinds[log.header.kind] += 1
+                continue
         if log.header.kind != "ranking":
             raise DataError(f"is a {log.header.kind!r} episode; expected ranking logs", source=path)
         task = resolver.context(log.header.suite.spec or log.header.suite.id).suite.get(
@@ -55,6 +77,18 @@ def ranking_episodes(
 
 
 Episode = tuple[str, RankingTask, Trajectory, float]
+
+
+def export_resolver(paths: list[Path], suite: str | None) -> tuple[Resolver, list[Path]]:
+    """The resolver `evaluator score` would use for `paths` (a shipped suite, `suite`, or
+    the suite of a run plan found there) and the logs under them."""
+    from taurec.evaluator.evaluate import available_key
+    from taurec.evaluator.files import find_run_files
+    from taurec.evaluator.sealed import plan_specs, read_registers
+
+    files = find_run_files(paths)
+    registers, _ = read_registers(files.registers, available_key())  # score reports these
+    return Resolver(suite=suite, allowed_specs=plan_specs(registers)), files.logs
 
 
 def not_for_training(episodes: list[Episode], resolver: Resolver) -> list[str]:

@@ -10,13 +10,20 @@ from typing import Annotated
 
 import typer
 
-from taurec.evaluator.cli.options import SeedOpt, SuiteOpt, err
-from taurec.evaluator.text import markup
+from taurec.evaluator.cli.options import LabelOpt, SeedOpt, SuiteOpt, err, label_filter
+from taurec.evaluator.text import markup, plural
 
 
 class ExportFormat(StrEnum):
     GRPO = "grpo"
     PPR = "ppr"
+
+
+#: what each format is made of, as the note on skipped logs says it
+USES = {
+    ExportFormat.GRPO: "ranking episodes",
+    ExportFormat.PPR: "pairs mined from ranking episodes",
+}
 
 
 def export_command(
@@ -26,6 +33,7 @@ def export_command(
         Path | None, typer.Option("--out", help="JSONL file to write (default: stdout).")
     ] = None,
     suite: SuiteOpt = None,
+    label: LabelOpt = None,
     seed: SeedOpt = 0,
     suite_out: Annotated[
         Path | None,
@@ -33,28 +41,46 @@ def export_command(
     ] = None,
 ) -> None:
     """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL),
-    or with --suite-out the PPR pairs as a suite that `taurec run --suite DIR` plays."""
+    or with --suite-out the PPR pairs as a suite that `taurec run --suite DIR` plays.
+
+    Logs of other kinds are skipped with a note. Each log's suite is found as `evaluator
+    score` finds it (a shipped suite, or the plan of a sealed run), so --suite is needed
+    only for logs of an open run on a suite folder."""
     import orjson
 
     from taurec.catalog.errors import DataError
     from taurec.evaluator.cli.export import (
+        Passed,
         export_lines,
+        export_resolver,
         not_for_training,
         ranking_episodes,
         write_ppr_suite,
     )
-    from taurec.evaluator.files import NotARunFile, find_logs
-    from taurec.evaluator.logs import Resolver
+    from taurec.evaluator.files import NotARunFile
+    from taurec.evaluator.labels import LabelFilter
 
     if suite_out is not None and (fmt is not ExportFormat.PPR or out is not None):
         err.print("[red]error:[/red] --suite-out: expected --format ppr and no --out")
         raise typer.Exit(2)
     try:
-        resolver = Resolver(suite=suite)
-        unfinished: list[Path] = []
-        episodes = ranking_episodes(find_logs(logdirs), resolver, unfinished)
-        if unfinished:
-            err.print(f"[yellow]note:[/yellow] {len(unfinished)} unfinished episode(s) skipped")
+        resolver, files = export_resolver(logdirs, suite)
+        passed = Passed(LabelFilter(tuple(label or ())))
+        episodes = ranking_episodes(files, resolver, passed)
+        label_filter(label, passed.labels)  # each pattern matches a label read, or exit 2
+        if passed.unfinished:
+            err.print(
+                f"[yellow]note:[/yellow] {len(passed.unfinished)} unfinished episode(s) skipped"
+            )
+        for kind, n in sorted(passed.kinds.items()):
+            err.print(
+                f"[yellow]note:[/yellow] skipped {plural(n, markup(kind) + ' log')}: "
+                f"{fmt.value} exports {USES[fmt]}"
+            )
+        if not episodes:
+            where = markup(", ".join(map(str, logdirs)))
+            err.print(f"[red]error:[/red] no ranking episodes under {where} to export")
+            raise typer.Exit(2)
         if held_out := not_for_training(episodes, resolver):
             err.print(
                 f"[yellow]note:[/yellow] rollouts of {markup(', '.join(held_out))}: for "

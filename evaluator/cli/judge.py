@@ -79,7 +79,10 @@ def _print(report: JudgeReport, console: Console) -> None:
         for name, score in aspects.items():
             by_label[label][name].append(score.mean)
             failures[label] += score.failures
-    table = Table(title=f"judge {report.model} ({report.samples} sample(s) per aspect)")
+    from taurec.evaluator.judge.mock import judge_name
+
+    title = f"judge {judge_name(report.model)} ({report.samples} sample(s) per aspect)"
+    table = Table(title=markup(title))
     table.add_column("agent")
     table.add_column("episodes", justify="right")
     for name in report.aspects:
@@ -106,6 +109,12 @@ def _print(report: JudgeReport, console: Console) -> None:
         f"{report.completion_tokens} completion tokens, cost {cost}); "
         f"{report.cached} answers reused from the cache"
     )
+    if report.call_errors:
+        asked = report.calls_made + report.call_errors
+        err.print(
+            f"[yellow]{report.call_errors} of {asked} judge calls failed[/yellow] (the first: "
+            f"{markup(report.first_error or '?')}); they are asked again on the next run"
+        )
     if report.failures:
         err.print(
             f"[yellow]{report.failures} samples have no score[/yellow] (unreadable replies"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from taurec.evaluator.files import find_logs
 from taurec.tasks.runs.register import REGISTER_NAME
+from taurec.tasks.trajectory.reader import NOT_A_LOG, read_log
 
 
 class NotLogs(ValueError):
@@ -16,8 +17,8 @@ class NotLogs(ValueError):
 
 def check_log_paths(paths: Iterable[Path], *, allow_empty: bool = False) -> list[Path]:
     """Every episode log under `paths`. Raises NotLogs for a path that does not exist,
-    a file that is not an episode log (`.jsonl`) or run register, and (unless
-    `allow_empty`) a folder holding no episode log."""
+    a file that is not an episode log (`.jsonl`, written by taurec) or run register, and
+    (unless `allow_empty`) a folder holding no episode log."""
     paths = list(paths)
     for p in paths:
         if not p.exists():
@@ -28,6 +29,8 @@ def check_log_paths(paths: Iterable[Path], *, allow_empty: bool = False) -> list
             raise NotLogs(
                 f"{p}: not an episode log; expected a log file (.jsonl) or a folder of logs"
             )
+        if p.is_file() and p.name.endswith(".jsonl") and read_log(p).foreign:
+            raise NotLogs(f"{p}: {NOT_A_LOG}; expected an episode log that taurec wrote")
         if p.is_dir() and not allow_empty and not find_logs([p]):
             raise NotLogs(f"{p}: a folder with no episode logs (*.jsonl) in it")
     return find_logs(paths)

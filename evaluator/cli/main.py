@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,21 +14,19 @@ from taurec.evaluator.cli.export_command import export_command
 from taurec.evaluator.cli.judge import judge
 from taurec.evaluator.cli.options import (
     CatalogOpt,
-    Format,
-    KeyFileOpt,
-    MaxLogOpt,
-    ReplayOpt,
+    LabelOpt,
     RulesOpt,
     SeedOpt,
     SuiteOpt,
-    VerifyOpt,
     WorkersOpt,
     err,
+    exit_if_nothing_counted,
+    label_filter,
     rules_of,
     score_logs,
-    verify_key,
 )
-from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
+from taurec.evaluator.cli.score import score
+from taurec.evaluator.defaults import DEFAULT_RULES
 from taurec.evaluator.text import markup, plural
 
 if TYPE_CHECKING:
@@ -50,97 +47,7 @@ app = typer.Typer(
 add_version_option(app, "evaluator (taurec)")
 
 
-@app.command()
-def score(
-    logdirs: Annotated[
-        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
-    ],
-    json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object (the stable interface).")
-    ] = False,
-    fmt: Annotated[
-        Format, typer.Option("--format", help="table, markdown or json.")
-    ] = Format.TABLE,
-    suite: SuiteOpt = None,
-    catalog: CatalogOpt = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit 1 when any log has a problem.")
-    ] = False,
-    seed: SeedOpt = 0,
-    workers: WorkersOpt = None,
-    replay: ReplayOpt = True,
-    verify: VerifyOpt = False,
-    key_file: KeyFileOpt = None,
-    max_log_mb: MaxLogOpt = MAX_LOG_BYTES // 2**20,
-    rules: RulesOpt = DEFAULT_RULES,
-) -> None:
-    """Score every episode log and print one report per agent label and run.
-
-    Every log's hash chain is checked (no key needed); --verify adds the signatures. A
-    sealed run is scored by its plan: a planned episode that is missing or damaged counts
-    as a failure. Exits 1 when a log is excluded or a run's files are damaged."""
-    from importlib.metadata import version
-
-    import orjson
-
-    from taurec.evaluator.aggregate import aggregate
-    from taurec.evaluator.render import (
-        markdown,
-        print_faults,
-        print_groups,
-        print_side_by_side,
-        report_check,
-    )
-
-    names = rules_of(rules)
-    key = verify_key(verify, key_file)
-    by_rules: dict[str, list[dict]] = {}
-    for name in names:
-        check = score_logs(logdirs, suite, catalog, workers, replay, key, max_log_mb, name)
-        by_rules[name] = [{**g, "rules": name} for g in aggregate(check.scores, seed=seed)]
-    scores = check.scores
-    groups = by_rules[names[0]]
-    problems = [p for s in scores for p in s.problems]
-    if json or fmt is Format.JSON:
-        doc = {
-            "format": "taurec-score",
-            "format_version": 1,
-            "evaluator_version": version("taurec"),
-            "rules": rules,
-            "groups": groups,
-            "runs": check.runs,
-            "excluded": [{"path": s.path, "why": why} for s, why in check.excluded],
-            "run_problems": check.problems,
-            "problems": problems,
-        }
-        if len(names) > 1:
-            doc["by_rules"] = by_rules
-        if key is not None:
-            doc["verification"] = {
-                "key_id": key.key_id,
-                "verified": len(scores) - sum(s.sealed_failure is not None for s in scores),
-                "failed": [{"path": s.path, "problem": why} for s, why in check.excluded],
-            }
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    elif fmt is Format.MARKDOWN:
-        sys.stdout.write(markdown([g for name in names for g in by_rules[name]]))
-    elif len(names) > 1:
-        print_side_by_side(by_rules, Console())
-    else:
-        print_groups(groups, Console())
-    if not (json or fmt is not Format.TABLE):
-        print_faults(groups, Console())
-    report_check(check, problems, key, err)
-    for g in groups:
-        if g["mode"] == "open":
-            err.print(
-                f"[yellow]warning:[/yellow] {markup(g['label'])}: "
-                f"{plural(g['n_episodes'], 'episode')} from "
-                "an open server (no run plan): any client could start any episode under any "
-                "label, so these numbers are not comparable with sealed runs"
-            )
-    if not check.clean or (strict and problems):
-        raise typer.Exit(1)
+app.command("score")(score)
 
 
 @app.command()
@@ -179,15 +86,20 @@ def episodes(
     csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
+    label: LabelOpt = None,
     workers: WorkersOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """One row per episode, with its verdicts and metrics (table, JSON or CSV).
 
     Columns: label, run, task, trial, stratum, pass/fail, reward, end reason, failed
-    constraints and policies, metrics, simulator faults, log path."""
+    constraints and policies, metrics, simulator faults, log path. What `evaluator score`
+    finds wrong with the run's files is said on stderr, as there; exits 2 when not one
+    log could be counted."""
     from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
     from taurec.evaluator.episodes.table import write_rows
+    from taurec.evaluator.labels import labels_of, select_check
+    from taurec.evaluator.render import report_check
 
     if json and csv:
         err.print("[red]error:[/red] --json and --csv exclude each other; give one")
@@ -198,6 +110,10 @@ def episodes(
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
     check = score_logs(logdirs, suite, catalog, workers, rules=rules_of(rules)[0])
+    chosen = label_filter(label, labels_of(check))
+    check = select_check(check, lambda s: chosen.matches(s.label))
+    report_check(check, [], None, err)
+    exit_if_nothing_counted(check)
     write_rows(check.scores, failed=failed, fmt="json" if json else "csv" if csv else "table")
 
 
@@ -225,6 +141,7 @@ def view(
     ] = False,
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
+    label: LabelOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
 ) -> None:
     """Browse episodes in a local web page, updated as new logs appear.
@@ -237,7 +154,16 @@ def view(
 
     (name,) = rules_of(rules)[:1]
     resolver = Resolver(suite=suite, catalog=catalog, rules=name)
-    code = run_view(logdirs, resolver, port, not no_open, bundle, err, show_hidden=show_hidden)
+    code = run_view(
+        logdirs,
+        resolver,
+        port,
+        not no_open,
+        bundle,
+        err,
+        show_hidden=show_hidden,
+        labels=label or (),
+    )
     if code:
         raise typer.Exit(code)
 
@@ -304,9 +230,26 @@ def report(
     title: Annotated[str, typer.Option("--title", help="The page's title.")] = "taurec report",
     suite: SuiteOpt = None,
     catalog: CatalogOpt = None,
+    label: LabelOpt = None,
     seed: SeedOpt = 0,
     workers: WorkersOpt = None,
     rules: RulesOpt = DEFAULT_RULES,
+    bundle: Annotated[
+        Path | None,
+        typer.Option(
+            "--bundle",
+            help="Also write the viewer as static files to this folder (as `evaluator view "
+            "--bundle`) and link each failed episode to its page there.",
+        ),
+    ] = None,
+    viewer: Annotated[
+        str | None,
+        typer.Option(
+            "--viewer",
+            help="Link each failed episode to its page in a viewer bundle written before: "
+            "its folder, or the URL it is published at.",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML report (plots beside tables; works offline)."""
     from taurec.evaluator.cli.report import ReportError, write_report
@@ -323,6 +266,9 @@ def report(
             seed=seed,
             workers=workers,
             err=err,
+            labels=label or (),
+            bundle=bundle,
+            viewer=viewer,
         )
     except ReportError as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")

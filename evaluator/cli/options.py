@@ -3,6 +3,7 @@ the logs a command names (with progress, and one clear line for a wrong path).""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,9 +12,11 @@ import typer
 from rich.console import Console
 
 from taurec.evaluator.defaults import DEFAULT_RULES, MAX_LOG_BYTES
-from taurec.evaluator.text import markup
+from taurec.evaluator.text import markup, plural
+from taurec.tasks.shipped import SUITE_CHOICES
 
 if TYPE_CHECKING:
+    from taurec.evaluator.labels import LabelFilter
     from taurec.evaluator.resolver import Resolver
     from taurec.evaluator.sealed import RunCheck
     from taurec.tasks.trajectory.signing import LogKey
@@ -29,7 +32,7 @@ class Format(StrEnum):
 
 SuiteOpt = Annotated[
     str | None,
-    typer.Option("--suite", help="Score against this suite (builtin, a folder, tau-rec:PATH)."),
+    typer.Option("--suite", help=f"Score against this suite: {SUITE_CHOICES}."),
 ]
 CatalogOpt = Annotated[
     str | None,
@@ -57,6 +60,40 @@ def rules_of(choice: str) -> list[str]:
             f"expected {', '.join(RULES)} or both"
         )
         raise typer.Exit(2) from None
+
+
+LabelOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        metavar="PATTERN",
+        help="Only agent labels matching this shell-style pattern (e.g. 'llm*'); repeatable.",
+    ),
+]
+
+
+def label_filter(patterns: list[str] | None, labels: Iterable[str]) -> LabelFilter:
+    """The filter of the --label options; a pattern that matches none of `labels` (the
+    labels in the logs) is one error line listing them, and exit 2."""
+    from taurec.evaluator.labels import LabelFilter, no_match_message
+
+    chosen = LabelFilter(tuple(patterns or ()))
+    if missing := chosen.unmatched(labels):
+        err.print(f"[red]error:[/red] {markup(no_match_message(missing[0], labels))}")
+        raise typer.Exit(2)
+    return chosen
+
+
+def exit_if_nothing_counted(check: RunCheck) -> None:
+    """Not one log counted (every one excluded, or failed before it could be scored): the
+    first reason in one line, then exit 1 when the run's files are damaged (as `score`
+    does whenever they are) and 2 otherwise (input that cannot be scored, such as an open
+    run's suite folder without --suite)."""
+    from taurec.evaluator.labels import nothing_counted
+
+    if why := nothing_counted(check):
+        err.print(f"[red]error:[/red] {markup(why)}")
+        raise typer.Exit(1 if not check.clean else 2)
 
 
 WorkersOpt = Annotated[
@@ -148,10 +185,10 @@ def score_logs(
         err.print(f"[red]error:[/red] {markup(exc)}")
         raise typer.Exit(2) from None
     if not check.scores and not check.excluded and not check.runs:
-        err.print(
-            f"[yellow]no episode logs (*.jsonl) found under {markup(', '.join(map(str, paths)))}"
-            "[/yellow]"
-        )
+        where = ", ".join(map(str, paths))
+        if check.skipped:  # only some other program's .jsonl files
+            where += f" (skipped, not taurec logs: {plural(len(check.skipped), 'file')})"
+        err.print(f"[yellow]no episode logs (*.jsonl) found under {markup(where)}[/yellow]")
         raise typer.Exit(1)
     return check
 

@@ -6,6 +6,7 @@ import contextlib
 import html
 import tempfile
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -24,9 +25,14 @@ def run_view(
     err: Console,
     *,
     show_hidden: bool = False,
+    labels: Sequence[str] = (),
 ) -> int:
     """Serve until interrupted, or write the bundle; the exit code. `show_hidden`: show
-    the answer key of tasks still being played (see viewer/answers.py)."""
+    the answer key of tasks still being played (see viewer/answers.py). `labels`: only
+    the agent labels matching one of these patterns; a pattern that matches none of the
+    labels there is an error (unless the folders hold no episode yet: a run may be about
+    to write them)."""
+    from taurec.evaluator.labels import LabelFilter, no_match_message
     from taurec.evaluator.viewer.data import LogSet
 
     try:
@@ -35,13 +41,18 @@ def run_view(
     except NotLogs as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         return 2
-    logs = LogSet(paths, resolver, show_hidden=show_hidden)
+    if bundle is not None and bundle.exists() and not bundle.is_dir():
+        err.print(f"[red]error:[/red] --bundle {markup(bundle)}: not a folder")
+        return 2
+    logs = LogSet(paths, resolver, show_hidden=show_hidden, labels=LabelFilter(tuple(labels)))
+    logs.refresh(force=True)
+    found = logs.labels_found
+    if (found or bundle is not None) and (missing := logs.labels.unmatched(found)):
+        err.print(f"[red]error:[/red] {markup(no_match_message(missing[0], found))}")
+        return 2
     if bundle is not None:
         from taurec.evaluator.viewer.bundle import write_bundle
 
-        if bundle.exists() and not bundle.is_dir():
-            err.print(f"[red]error:[/red] --bundle {markup(bundle)}: not a folder")
-            return 2
         n = write_bundle(logs, bundle)
         err.print(
             f"wrote {n} episodes to {markup(bundle)}; open {markup((bundle / 'index.html').resolve().as_uri())}"
@@ -59,7 +70,6 @@ def run_view(
         return 2
     token = new_token()
     url = tokened_url(f"http://127.0.0.1:{sock.getsockname()[1]}/", token)
-    logs.refresh(force=True)
     print(url, flush=True)
     err.print(
         f"serving {len(logs.rows)} episodes from {markup(', '.join(map(str, paths)))} at {url} (Ctrl-C stops)"

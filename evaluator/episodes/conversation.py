@@ -1,11 +1,14 @@
 """An episode log as a conversation: the user's and the agent's messages in order, each
-tool call folded together with its result, and the end record. What `evaluator explain`
+tool call folded together with its result, each model call (model_calls.py), and the end
+record. What `evaluator explain`
 prints and the viewer shows. Pure: events in, plain JSON values out.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from taurec.evaluator.episodes.model_calls import model_entry
 
 #: Roles of conversation entries.
 USER, AGENT, TOOL, END = "user", "agent", "tool", "end"
@@ -60,6 +63,8 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 )
             else:
                 call["result"] = result
+        elif kind == "model_call":
+            entries.append(model_entry(ev))
         elif kind == "end":
             entries.append(
                 {

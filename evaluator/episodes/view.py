@@ -90,7 +90,10 @@ def verdicts(score: EpisodeScore, events: list[dict[str, Any]]) -> dict[str, Any
 
 
 def judge_view(judged: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """Judge scores of one episode ({aspect: JudgeScore}), NaN as no score."""
+    """Judge scores of one episode ({aspect: JudgeScore}), NaN as no score; the mock
+    judge's named as such."""
+    from taurec.evaluator.judge.mock import judge_name
+
     if not judged:
         return None
     return [
@@ -99,7 +102,7 @@ def judge_view(judged: dict[str, Any] | None) -> list[dict[str, Any]] | None:
             "mean": _number(getattr(j, "mean", None)),
             "spread": _number(getattr(j, "spread", None)),
             "failures": getattr(j, "failures", 0),
-            "model": getattr(j, "model", None),
+            "model": judge_name(j.model) if getattr(j, "model", None) else None,
         }
         for aspect, j in sorted(judged.items())
     ]

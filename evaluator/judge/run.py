@@ -2,14 +2,16 @@
 sample, answers cached in the judge file (store.py) so that a re-run only asks what
 it has not asked before (same dialogue, aspect, sample, model and rubric version).
 
-This is the one part of the evaluator that calls a model; it imports litellm when it
-first needs to call one, and never touches the logs or the deterministic scores.
+This is the one part of the evaluator that calls a model; it imports litellm (quiet,
+through catalog/llm_runtime.py) when it first needs to call one, after the credentials
+check, and never touches the logs or the deterministic scores. The model `mock` answers
+every call with a fixed reply (mock.py), offline.
 """
 
 from __future__ import annotations
 
 import math
-import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from taurec.evaluator.files import find_logs
+from taurec.evaluator.judge.mock import is_mock_judge, mock_call
+from taurec.evaluator.judge.model_io import judge_model_call
 from taurec.evaluator.judge.prompt import (
     JudgeScore,
     Turn,
@@ -82,6 +86,7 @@ class JudgeReport:
     calls_made: int = 0
     cached: int = 0
     call_errors: int = 0
+    first_error: str | None = None  # the first failed call's error, one line
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
@@ -134,6 +139,11 @@ def judge_logs(logdir: Path, settings: JudgeSettings) -> JudgeReport:
                 todo.append(_Call(key, episode, name, sample, text))
     if todo:
         _call_all(todo, settings, store, report, log_key)
+        if report.call_errors == len(todo):
+            raise JudgeError(
+                f"all {len(todo)} judge calls to {settings.model!r} failed; the first: "
+                f"{report.first_error}"
+            )
     for episode in dialogues:
         report.scores[episode] = {
             name: combine(
@@ -203,12 +213,11 @@ def _call_all(
 ) -> None:
     completion = settings.completion
     if completion is None:
-        os.environ.setdefault("LITELLM_LOG", "ERROR")
-        import litellm
-
-        if settings.check_credentials:
+        if settings.check_credentials:  # before litellm's slow import: told at once
             _check_credentials(settings.model)
-        completion = litellm.completion
+        from taurec.catalog.llm_runtime import load_litellm
+
+        completion = load_litellm().completion
     with ThreadPoolExecutor(max_workers=max(settings.concurrency, 1)) as pool:
         futures: dict[Future[dict[str, Any]], _Call] = {
             pool.submit(_ask, completion, settings, call): call for call in todo
@@ -224,8 +233,9 @@ def _call_all(
                         answer = future.result()
                     except JudgeError:
                         raise
-                    except Exception:
+                    except Exception as exc:
                         report.call_errors += 1
+                        report.first_error = report.first_error or _one_line(exc)
                         continue
                     store.calls[call.key] = answer
                     _count(report, answer)
@@ -248,6 +258,12 @@ def _count(report: JudgeReport, answer: dict[str, Any]) -> None:
         report.cost_usd = (report.cost_usd or 0.0) + float(answer["cost_usd"])
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 200 else text[:200] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _check_credentials(model: str) -> None:
     """The check `taurec run` makes for its LLM agent and user (a local provider such as
     ollama needs no base URL): one line naming what is missing."""
@@ -260,9 +276,11 @@ def _check_credentials(model: str) -> None:
 
 def _ask(completion: Callable[..., Any], settings: JudgeSettings, call: _Call) -> dict[str, Any]:
     """One judge call; the answer as stored in the cache."""
+    mock = mock_call(call.aspect) if is_mock_judge(settings.model) else {}
+    started = time.perf_counter()
     try:
         response = completion(
-            model=settings.model,
+            **{"model": settings.model, **mock},
             messages=[{"role": "user", "content": call.prompt}],
             **{"max_retries": 0, **settings.litellm_kwargs},  # a refused key: no retries
         )
@@ -285,15 +303,18 @@ def _ask(completion: Callable[..., Any], settings: JudgeSettings, call: _Call) -
         "score_explanation": explanation,
         "prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
         "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
-        "cost_usd": _cost(response),
+        "cost_usd": 0.0 if mock else _cost(response),
+        "model_call": judge_model_call(
+            settings.model, settings.litellm_kwargs, call.prompt, response, started
+        ),
     }
 
 
 def _cost(response: Any) -> float | None:
     """The call's cost in USD from litellm's price map; None when the model has no price."""
     try:
-        import litellm
+        from taurec.catalog.llm_runtime import load_litellm
 
-        return float(litellm.completion_cost(completion_response=response))
+        return float(load_litellm().completion_cost(completion_response=response))
     except Exception:
         return None

@@ -103,7 +103,11 @@ def score_ranking_episode(
     if end is not None and end["reason"] == EndReason.INFRA_ERROR:
         score.infra_error = True
         score.problems.append(f"infrastructure error: {end.get('detail') or 'no detail logged'}")
-    latencies = [e["latency_ms"] for e in trajectory.events if e.get("latency_ms") is not None]
+    latencies = [
+        e["latency_ms"]
+        for e in trajectory.events
+        if e.get("latency_ms") is not None and e["type"] != "model_call"  # steps only
+    ]
     score.median_latency_ms = float(np.median(latencies)) if latencies else None
     return score
 

@@ -17,13 +17,10 @@ from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.passk import pass_k, pass_k_with_ci
 from taurec.evaluator.recommendation.rules import DEFAULT_RULES, rules_profile
 from taurec.evaluator.render import run_rows
+from taurec.evaluator.text import percent as _pct
 from taurec.evaluator.text import plural
 from taurec.policies.checks import Verdict
 from taurec.tasks.recommendation.task import Complexity, PolicyName, RevealDifficulty
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
 
 
 def _num(v: float | None, digits: int = 1) -> str:
@@ -198,8 +195,6 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         ("tool calls (median)", _num(eff["median_tool_calls"])),
         ("step latency ms (median)", _num(eff["median_step_latency_ms"], 2)),
     ]
-    if eff["cost_usd"] is not None:
-        rows.append(("cost (USD)", f"{eff['cost_usd']:.4f}"))
     if group["tasks_short_of_k"]:
         short = ", ".join(
             f"k={k}: {plural(len(v), 'task')}" for k, v in group["tasks_short_of_k"].items()

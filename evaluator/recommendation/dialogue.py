@@ -25,6 +25,7 @@ from taurec.evaluator.recommendation.dialogue_metrics import (
     mean_metrics,
 )
 from taurec.evaluator.recommendation.simulator_audit import SimulatorFault, message_faults
+from taurec.evaluator.text import percent as _pct
 from taurec.tasks.trajectory.format import Trajectory
 
 _COMMIT = "recommend"
@@ -181,10 +182,6 @@ def dialogue_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
         "episodes": listed,
     }
     return {"dialogue": dialogue, "simulator_faults": faults}
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
 
 
 def dialogue_rows(group: dict[str, Any]) -> list[tuple[str, str]]:

@@ -12,23 +12,25 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.report.cost import cost_pareto
 from taurec.evaluator.report.data import Judgements, ReportData, report_data
 from taurec.evaluator.report.episode_sections import failed_episodes, simulator_faults
 from taurec.evaluator.report.kind_sections import (
     dialogue_metrics,
     judge_scores,
-    learning_curves,
     ranking_metrics,
 )
+from taurec.evaluator.report.links import EpisodeLinks
 from taurec.evaluator.report.page import Section, render_page
+from taurec.evaluator.report.plots import points
 from taurec.evaluator.report.sections import (
-    cost_pareto,
     failure_modes,
     overview,
     policy_violations,
     reliability_cliff,
     strata,
 )
+from taurec.evaluator.report.streams import learning_curves
 
 SectionBuilder = Callable[[ReportData], Section | None]
 
@@ -50,7 +52,12 @@ SECTIONS: tuple[SectionBuilder, ...] = (
 
 
 def build_sections(data: ReportData) -> list[Section]:
-    return [s for s in (build(data) for build in SECTIONS) if s is not None]
+    """The sections with something to show; a plot of fewer than two points is left out
+    (its table holds the number)."""
+    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+    for s in sections:
+        s.figures = [f for f in s.figures if points(f) > 1]
+    return sections
 
 
 def render_report(
@@ -60,7 +67,9 @@ def render_report(
     *,
     title: str,
     sources: Sequence[str],
+    links: EpisodeLinks | None = None,
 ) -> str:
-    """The report's HTML for the groups `aggregate` made of `scores`."""
-    data = report_data(groups, scores, judgements)
+    """The report's HTML for the groups `aggregate` made of `scores`; `links`: where each
+    failed episode links to (its log or its viewer page), None for no links."""
+    data = report_data(groups, scores, judgements, links)
     return render_page(title, sources, build_sections(data))

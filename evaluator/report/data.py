@@ -16,6 +16,7 @@ from statistics import fmean, stdev
 from typing import Any, Protocol
 
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.report.links import EpisodeLinks
 
 
 class JudgeScoreLike(Protocol):
@@ -55,6 +56,13 @@ class Series:
 class ReportData:
     series: list[Series]
     judgements: Judgements = field(default_factory=dict)
+    links: EpisodeLinks | None = None  # where failed episodes link to; None: no links
+    colours: dict[str, str] = field(init=False)  # series name -> its colour in every plot
+
+    def __post_init__(self) -> None:
+        from taurec.evaluator.report.plots import series_colours
+
+        self.colours = series_colours(s.name for s in self.series)
 
     def of_kind(self, kind: str) -> list[Series]:
         return [s for s in self.series if s.kind == kind]
@@ -67,7 +75,10 @@ def _run_name(g: Mapping[str, Any]) -> str:
 
 
 def report_data(
-    groups: list[dict[str, Any]], scores: Iterable[EpisodeScore], judgements: Judgements
+    groups: list[dict[str, Any]],
+    scores: Iterable[EpisodeScore],
+    judgements: Judgements,
+    links: EpisodeLinks | None = None,
 ) -> ReportData:
     by_key: dict[GroupKey, list[EpisodeScore]] = defaultdict(list)
     for s in scores:
@@ -81,7 +92,7 @@ def report_data(
         if runs_of[(g["label"], g["kind"])] > 1:
             name = f"{name} ({_run_name(g)})"
         series.append(Series(name, g, by_key.get(group_key(g), [])))
-    return ReportData(series, judgements)
+    return ReportData(series, judgements, links)
 
 
 def load_judgements(

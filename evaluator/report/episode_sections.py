@@ -10,7 +10,8 @@ from typing import Any
 import plotly.graph_objects as go
 
 from taurec.evaluator.report.data import ReportData
-from taurec.evaluator.report.page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.page import Cell, Link, Percent, Section, Table, plot_text
+from taurec.evaluator.report.plots import PERCENT, PERCENT_TICKS, category_axis
 
 #: the most failed episodes listed; the rest are counted
 MAX_FAILED_ROWS = 300
@@ -35,13 +36,20 @@ def simulator_faults(data: ReportData) -> Section | None:
         return None
     names = sorted(episodes)
     fig = go.Figure(
-        go.Bar(x=[plot_text(n) for n in names], y=[faulty[n] / episodes[n] for n in names])
+        go.Bar(
+            x=[plot_text(n) for n in names],
+            y=[faulty[n] / episodes[n] for n in names],
+            hovertemplate=f"%{{x}}: %{{y:{PERCENT}}}<extra></extra>",
+        )
     )
     fig.update_layout(
         title="Episodes with a simulator fault",
-        yaxis={"title": "share of episodes", "rangemode": "tozero"},
+        xaxis=category_axis(names),
+        yaxis={"title": "share of episodes", "rangemode": "tozero", "tickformat": PERCENT_TICKS},
     )
-    rows: list[list[Cell]] = [[n, episodes[n], faulty[n], faulty[n] / episodes[n]] for n in names]
+    rows: list[list[Cell]] = [
+        [n, episodes[n], faulty[n], Percent(faulty[n] / episodes[n])] for n in names
+    ]
     kind_rows: list[list[Cell]] = [[n, k, c] for n in names for k, c in sorted(kinds[n].items())]
     return Section(
         "simulator-faults",
@@ -65,6 +73,12 @@ def _joined(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _log(score: Any, path: Any, data: ReportData) -> Cell:
+    """The episode's log path, linked to its viewer page or its log when there is one."""
+    href = data.links.href(score) if data.links is not None else None
+    return path if href is None or path is None else Link(str(path), href)
+
+
 def failed_episodes(data: ReportData) -> Section | None:
     try:
         from taurec.evaluator.episodes.rows import episode_rows
@@ -74,7 +88,8 @@ def failed_episodes(data: ReportData) -> Section | None:
     if not scores:
         return None
     rows: list[list[Cell]] = []
-    for row in episode_rows(scores)[:MAX_FAILED_ROWS]:
+    listed = scores[:MAX_FAILED_ROWS]
+    for score, row in zip(listed, episode_rows(listed), strict=True):
         rows.append(
             [
                 row.get("label"),
@@ -85,7 +100,7 @@ def failed_episodes(data: ReportData) -> Section | None:
                 _joined(row.get("failed_constraints")),
                 _joined(row.get("failed_policies")),
                 row.get("failure"),
-                row.get("path"),
+                _log(score, row.get("path"), data),
             ]
         )
     shown = f"the first {MAX_FAILED_ROWS} of " if len(scores) > MAX_FAILED_ROWS else ""
@@ -94,7 +109,12 @@ def failed_episodes(data: ReportData) -> Section | None:
     return Section(
         "failed-episodes",
         "Failed episodes",
-        f"Listing {shown}{len(scores)} failed episodes with what failed; "
-        "`evaluator explain LOG` shows one with its evidence.",
-        tables=[Table("Failed episodes", headers, rows)],
+        f"Listing {shown}{len(scores)} failed episodes with what failed. "
+        + (
+            "Each log links to the episode's page in the viewer, which shows its evidence."
+            if data.links is not None and data.links.viewer is not None
+            else "`evaluator explain LOG` shows one with its evidence; a report written "
+            "with `--bundle DIR` links each to its page in the viewer."
+        ),
+        tables=[Table("Failed episodes", headers, rows, wide=True)],
     )

@@ -1,38 +1,55 @@
 """The report's sections that appear only when their data is there: dialogue metrics
-(SR, SRRR, RDL), the judge's scores, ranking metrics and stream learning curves."""
+(SR, SRRR, RDL), the judge's scores and ranking metrics (stream learning curves:
+streams.py)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import plotly.graph_objects as go
 
 from taurec.evaluator.report.data import ReportData, mean_se
-from taurec.evaluator.report.page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.page import Cell, Percent, Section, Table, plot_text
+from taurec.evaluator.report.plots import PERCENT, PERCENT_TICKS, category_axis, hover, series_trace
 
 #: the dialogue metrics episodes carry when they have a dialogue (contract B)
 DIALOGUE_METRICS = ("sr", "srrr", "srrr_usersimcrs", "rdl", "turn_pairs", "utterances")
 #: the judge's aspects (contract C), in the order shown
 JUDGE_ASPECTS = ("rec_relevance", "com_style", "fluency", "conv_flow", "overall_sat")
 RANKING_METRICS = ("hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10")
+#: dialogue metrics that are counts, not rates
+DIALOGUE_COUNTS = ("turn_pairs", "utterances")
 
 
 def _bars(
-    title: str, names: list[str], by_series: dict[str, list[tuple[float, float]]]
+    title: str,
+    names: list[str],
+    by_series: dict[str, list[tuple[float, float]]],
+    colours: Mapping[str, str],
+    *,
+    rates: bool = False,
 ) -> go.Figure:
-    """Grouped bars: x = names, one trace per series, (mean, half-width) each."""
+    """Grouped bars: x = names, one trace per series in its colour, (mean, half-width)
+    each; `rates`: the values are rates, shown as percentages."""
     fig = go.Figure()
+    shown = f"%{{y:{PERCENT if rates else '.3~f'}}}"
     for series, values in by_series.items():
         fig.add_trace(
-            go.Bar(
+            series_trace(
+                go.Bar,
+                series,
+                colours[series],
                 x=[plot_text(n) for n in names],
                 y=[None if math.isnan(m) else m for m, _ in values],
                 error_y={"type": "data", "array": [0 if math.isnan(e) else e for _, e in values]},
-                name=plot_text(series),
+                **hover(series, "%{x}", shown),
             )
         )
-    fig.update_layout(title=title, barmode="group")
+    fig.update_layout(title=title, barmode="group", xaxis=category_axis(names))
+    if rates:
+        fig.update_yaxes(tickformat=PERCENT_TICKS, rangemode="tozero")
     return fig
 
 
@@ -43,15 +60,23 @@ def dialogue_metrics(data: ReportData) -> Section | None:
     if not present:
         return None
     rows: list[list[Cell]] = []
-    rate_names = [m for m in present if m not in ("turn_pairs", "utterances")]
+    rate_names = [m for m in present if m not in DIALOGUE_COUNTS]
     bars: dict[str, list[tuple[float, float]]] = {}
     for s in data.series:
         stats = {m: mean_se([e.metrics[m] for e in s.scores if m in e.metrics]) for m in present}
         if not any(n for _, _, n in stats.values()):
             continue
         bars[s.name] = [(stats[m][0], stats[m][1]) for m in rate_names]
-        rows += [[s.name, m, mean, se, n] for m, (mean, se, n) in stats.items()]
-    figures = [_bars("Dialogue metrics (mean ± SE)", rate_names, bars)] if rate_names else []
+        for m, (mean, se, n) in stats.items():  # SR, SRRR, RDL as the terminal: percentages
+            rate = m not in DIALOGUE_COUNTS
+            rows.append(
+                [s.name, m, Percent(mean) if rate else mean, Percent(se) if rate else se, n]
+            )
+    figures = (
+        [_bars("Dialogue metrics (mean ± SE)", rate_names, bars, data.colours, rates=True)]
+        if rate_names
+        else []
+    )
     return Section(
         "dialogue",
         "Dialogue metrics",
@@ -66,6 +91,8 @@ def dialogue_metrics(data: ReportData) -> Section | None:
 
 
 def judge_scores(data: ReportData) -> Section | None:
+    from taurec.evaluator.judge.mock import MOCK_JUDGE_NAME, judge_name
+
     if not data.judgements:
         return None
     rows: list[list[Cell]] = []
@@ -83,21 +110,29 @@ def judge_scores(data: ReportData) -> Section | None:
             scores = [j[aspect] for j in judged if aspect in j]
             mean, se, n = mean_se([float(x.mean) for x in scores])
             failures = sum(int(x.failures) for x in scores)
+            judges = sorted({judge_name(str(getattr(x, "model", "") or "?")) for x in scores})
             values.append((mean, se))
-            rows.append([s.name, aspect, mean, se, n, failures])
+            rows.append([s.name, aspect, mean, se, n, failures, ", ".join(judges)])
         bars[s.name] = values
     if not bars:
         return None
-    fig = _bars("Judge scores (1-5, mean ± SE)", aspects, bars)
+    fig = _bars("Judge scores (1-5, mean ± SE)", aspects, bars, data.colours)
     fig.update_layout(yaxis={"range": [0, 5.2], "title": "score"})
     headers = ["series", "aspect", "mean", "SE", "episodes scored", "samples without a score"]
+    mocked = any(MOCK_JUDGE_NAME in str(row[-1]) for row in rows)
     return Section(
         "judge",
         "Judge scores",
         "The LLM judge's 1-5 scores per aspect (`evaluator judge`), averaged over the judged "
-        "episodes; samples the judge did not score are counted, never taken as 0.",
+        "episodes; samples the judge did not score are counted, never taken as 0."
+        + (
+            " Scores from the mock judge (`--model mock`) are one fixed reply for every "
+            "dialogue: they test the pipeline and say nothing about an agent."
+            if mocked
+            else ""
+        ),
         [fig],
-        [Table("Judge scores", headers, rows)],
+        [Table("Judge scores", [*headers, "judge"], rows)],
     )
 
 
@@ -112,10 +147,13 @@ def ranking_metrics(data: ReportData) -> Section | None:
         means = [g["metrics"][m] for m in RANKING_METRICS]
         cis = [g["metrics_ci"][m] for m in RANKING_METRICS]
         fig.add_trace(
-            go.Bar(
+            series_trace(
+                go.Bar,
+                s.name,
+                data.colours[s.name],
                 x=list(RANKING_METRICS),
                 y=means,
-                name=plot_text(s.name),
+                **hover(s.name, "%{x}", "%{y:.4f}"),
                 error_y={
                     "type": "data",
                     "array": [hi - m for m, (_, hi) in zip(means, cis, strict=True)],
@@ -137,81 +175,4 @@ def ranking_metrics(data: ReportData) -> Section | None:
         "the mean reward, with 95% bootstrap CIs.",
         [fig],
         [Table("Ranking metrics", ["series", "metric", "mean", "CI low", "CI high"], rows)],
-    )
-
-
-def _verdict(learns: bool | None) -> str:
-    """'learns from feedback': yes, no, or no control run to compare with."""
-    return "no control" if learns is None else "yes" if learns else "no"
-
-
-def learning_curves(data: ReportData) -> Section | None:
-    shown = [s for s in data.of_kind("stream") if s.group.get("curve")]
-    if not shown:
-        return None
-    fig = go.Figure()
-    rows: list[list[Cell]] = []
-    summary: list[list[Cell]] = []
-    for n, s in enumerate(shown):
-        curve = s.group["curve"]
-        x = [p["episode"] for p in curve]
-        y = [p["regret"] for p in curve]
-        se = [p["regret_se"] for p in curve]
-        group_id = f"s{n}"
-        fig.add_trace(
-            go.Scatter(
-                x=x + x[::-1],
-                y=[a + b for a, b in zip(y, se, strict=True)]
-                + [a - b for a, b in zip(y, se, strict=True)][::-1],
-                fill="toself",
-                opacity=0.2,
-                line={"width": 0},
-                hoverinfo="skip",
-                showlegend=False,
-                legendgroup=group_id,
-                name=f"{plot_text(s.name)} ± SE",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(x=x, y=y, mode="lines+markers", name=plot_text(s.name), legendgroup=group_id)
-        )
-        rows += [
-            [s.name, p["episode"], p["n"], p["regret"], p["regret_se"], p["questions"], p["top1"]]
-            for p in curve
-        ]
-        g = s.group
-        summary.append(
-            [
-                s.name,
-                g["avg_regret"],
-                g["improvement"],
-                *g["improvement_ci"],
-                g["slope"],
-                *g["slope_ci"],
-                "yes" if g.get("improves") else "no",
-                _verdict(g.get("learns_from_feedback")),
-            ]
-        )
-    fig.update_layout(
-        title="Regret by episode in the stream (mean ± SE)",
-        xaxis={"title": "episode", "dtick": 1},
-        yaxis={"title": "regret"},
-    )
-    curve_headers = ["series", "episode", "streams", "regret", "SE", "questions", "top-1"]
-    summary_headers = ["series", "avg regret", "improvement", "CI low", "CI high", "slope"]
-    summary_headers += ["CI low", "CI high", "improves", "learns from feedback"]
-    return Section(
-        "streams",
-        "Learning curves (BIEL)",
-        "Regret of the item chosen in each episode of a stream, averaged over streams with "
-        "its standard error. 'improves' means the slope's 95% CI lies below 0: regret falls "
-        "with the episode index, which a fixed schedule can show too. 'learns from "
-        "feedback' compares the run with a control run of the same agent whose feedback "
-        "was withheld or scrambled: yes when the paired slope contrast's 95% CI lies below "
-        "0 (every control there is), 'no control' when the logs hold none.",
-        [fig],
-        [
-            Table("Learning summary", summary_headers, summary),
-            Table("Regret by episode", curve_headers, rows),
-        ],
     )

@@ -19,7 +19,36 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-Cell = str | int | float | None
+from taurec.evaluator.text import percent
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A rate, shown as the terminal shows it: 0.01667 as "1.7%"."""
+
+    value: float | None
+
+
+@dataclass(frozen=True)
+class Link:
+    """Text that links to `href` (a relative or absolute URL, escaped when written)."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its 95% CI, as the terminal shows it: "-1.2 [-3.4, 0.5]"."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    digits: int = 1
+    rate: bool = False  # each shown as a percentage ("50.0% [20.1%, 79.9%]")
+
+
+Cell = str | int | float | Percent | Estimate | Link | None
 
 
 @dataclass
@@ -27,6 +56,7 @@ class Table:
     caption: str
     headers: list[str]
     rows: list[list[Cell]]
+    wide: bool = False  # takes the section's whole width, below its plots
 
 
 @dataclass
@@ -57,62 +87,111 @@ def prose(value: str) -> str:
     return _CODE.sub(r"<code>\1</code>", text(value))
 
 
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def cell(value: Cell) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """A cell's text: "–" for no value, rates as percentages, numbers to 4 digits."""
+    if isinstance(value, Percent):
+        return "–" if _missing(value.value) else percent(value.value)
+    if isinstance(value, Link):
+        return value.text
+    if isinstance(value, Estimate):
+        v, lo, hi = (
+            "–" if _missing(x) else percent(x) if value.rate else f"{x:.{value.digits}f}"
+            for x in (value.value, value.low, value.high)
+        )
+        return v if lo == hi == "–" else f"{v} [{lo}, {hi}]"
+    if _missing(value):
         return "–"
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
     return str(value)
 
 
+def _td(value: Cell) -> str:
+    if isinstance(value, Link):
+        return f'<td class="path"><a href="{text(value.href)}">{text(value.text)}</a></td>'
+    if isinstance(value, Percent) and not _missing(value.value):  # the exact rate on hover
+        exact = text(repr(float(value.value)))
+        return f'<td class="num" title="{exact}">{text(cell(value))}</td>'
+    if isinstance(value, int | float | Percent | Estimate):
+        return f'<td class="num">{text(cell(value))}</td>'
+    return f"<td>{text(cell(value))}</td>"
+
+
 def _table(table: Table) -> str:
-    head = "".join(f"<th>{text(h)}</th>" for h in table.headers)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{text(cell(v))}</td>'
-            if isinstance(v, int | float)
-            else f"<td>{text(cell(v))}</td>"
-            for v in row
-        )
-        + "</tr>"
-        for row in table.rows
-    )
+    head = "".join(f'<th scope="col">{text(h)}</th>' for h in table.headers)
+    body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in table.rows)
+    kind = "table wide" if table.wide else "table"
     return (
-        f'<div class="table"><table><caption>{text(table.caption)}</caption>'
+        f'<div class="{kind}"><table><caption>{text(table.caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
 _CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True}
+HEIGHT = 380
+#: past this many legend entries the legend goes below the plot, in rows
+LEGEND_BESIDE = 10
+#: past this many categories on the x axis the plot takes the whole row
+CATEGORIES_BESIDE = 12
+
+
+def _legend_entries(fig: go.Figure) -> int:
+    return sum(t.showlegend is not False for t in fig.data) if len(fig.data) > 1 else 0
 
 
 def _figure(fig: go.Figure, div_id: str) -> str:
+    # automargin: tick labels and axis titles get the room they need, never cut off
     fig.update_layout(template="plotly_white", margin={"l": 50, "r": 20, "t": 50, "b": 50})
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    entries = _legend_entries(fig)
+    wide = entries > LEGEND_BESIDE or len(fig.layout.xaxis.tickvals or ()) > CATEGORIES_BESIDE
+    if entries > LEGEND_BESIDE:  # beside the plot, a long legend would leave it no room
+        fig.update_layout(
+            legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+            height=HEIGHT + 24 * math.ceil(entries / 4),
+        )
     snippet = pio.to_html(
         fig,
         full_html=False,
         include_plotlyjs=False,
         div_id=div_id,
         config=_CONFIG,
-        default_height="380px",
+        default_height=f"{HEIGHT}px",
     )
-    return f'<div class="figure">{snippet}</div>'
+    return f'<div class="figure{" wide" if wide else ""}">{snippet}</div>'
 
 
+# From 1,000 px up: a plot and a table share a row when both fit, else each takes the row;
+# a wide table takes the row below the plots. A table scrolls inside its own box (headers
+# stay in view); numbers never wrap, text wraps between words, a log path anywhere.
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 2rem 3rem; color: #222; }
 header { border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
-nav a { margin-right: 1rem; }
+nav { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
 section { margin: 2rem 0; }
 .row { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
-.figure { flex: 1 1 560px; min-width: 420px; }
-.table { flex: 1 1 360px; overflow-x: auto; max-height: 420px; overflow-y: auto; }
+.figure { flex: 1 1 560px; min-width: min(420px, 100%); }
+.figure.wide { flex-basis: 100%; }
+.table { flex: 1 1 380px; min-width: min(380px, 100%); max-width: 100%; overflow: auto;
+  max-height: 460px; }
+.table.wide { flex-basis: 100%; order: 1; max-height: 640px; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
-th, td { border-bottom: 1px solid #e5e5e5; padding: 0.2rem 0.6rem; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th, td { border-bottom: 1px solid #e5e5e5; padding: 0.2rem 0.5rem; text-align: left;
+  vertical-align: top; }
+th { position: sticky; top: 0; background: #fff; vertical-align: bottom; }
+td { overflow-wrap: break-word; max-width: 28rem; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap;
+  min-width: 0; }
+td.path { min-width: 9rem; word-break: break-all; font-family: ui-monospace, monospace;
+  font-size: 0.8rem; }
 p.intro { max-width: 60rem; color: #444; }
+@media (max-width: 1100px) { body { margin: 0 1rem 2rem; } }
 """
 
 

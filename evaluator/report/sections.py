@@ -1,6 +1,6 @@
-"""The report's sections on pass rates: the runs, the reliability cliff, cost against
-pass^1, the strata, policy violations and failure modes. Each builder returns None when
-the logs hold nothing it can show."""
+"""The report's sections on pass rates: the runs, the reliability cliff, the strata,
+policy violations and failure modes (cost against pass^1: cost.py). Each builder returns
+None when the logs hold nothing it can show."""
 
 from __future__ import annotations
 
@@ -11,13 +11,25 @@ import plotly.graph_objects as go
 
 from taurec.evaluator.aggregate import task_counts
 from taurec.evaluator.passk import pass_k
-from taurec.evaluator.report.data import ReportData, Series
-from taurec.evaluator.report.page import Cell, Section, Table, plot_text
+from taurec.evaluator.report.data import ReportData
+from taurec.evaluator.report.page import Cell, Estimate, Percent, Section, Table, plot_text
+from taurec.evaluator.report.plots import (
+    PERCENT,
+    PERCENT_TICKS,
+    RATE_AXIS,
+    category_axis,
+    hover,
+    palette,
+    series_trace,
+    short,
+)
+from taurec.evaluator.text import percent
 from taurec.policies.checks import Verdict
 from taurec.tasks.recommendation.task import Complexity, RevealDifficulty
 
 
-def _pass1(g: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
+def pass1(g: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """A group's pass^1 with its 95% CI (Nones where it has none)."""
     value = g.get("pass_k", {}).get("1")
     lo, hi = g.get("pass_k_ci", {}).get("1", [None, None])
     return value, lo, hi
@@ -27,8 +39,8 @@ def overview(data: ReportData) -> Section:
     rows: list[list[Cell]] = []
     for s in data.series:
         g = s.group
-        value, lo, hi = _pass1(g)
-        run = str(g.get("plan_id") or "")[:12] or "open"
+        value, lo, hi = pass1(g)
+        run = str(g.get("plan_id") or "")[:8] or "open"  # as series names show it
         rows.append(
             [
                 s.name,
@@ -39,20 +51,18 @@ def overview(data: ReportData) -> Section:
                 g["n_episodes"],
                 g["n_tasks"],
                 g["passed"],
-                value,
-                lo,
-                hi,
+                Estimate(value, lo, hi, rate=True),
                 g["infra_errors"],
             ]
         )
     headers = ["series", "kind", "mode", "run", "suite", "episodes", "tasks", "passed"]
-    headers += ["pass^1", "CI low", "CI high", "infra errors"]
+    headers += ["pass^1 [95% CI]", "infra errors"]
     return Section(
         "runs",
         "Runs",
         "One series per agent label, run and task kind, as `evaluator score` reports them. "
         "Infrastructure errors count as failures.",
-        tables=[Table("Runs scored", headers, rows)],
+        tables=[Table("Runs scored", headers, rows, wide=True)],
     )
 
 
@@ -67,11 +77,14 @@ def reliability_cliff(data: ReportData) -> Section | None:
         ys = [s.group["pass_k"][str(k)] for k in ks]
         cis = [s.group["pass_k_ci"][str(k)] for k in ks]
         fig.add_trace(
-            go.Scatter(
+            series_trace(
+                go.Scatter,
+                s.name,
+                data.colours[s.name],
                 x=ks,
                 y=ys,
                 mode="lines+markers",
-                name=plot_text(s.name),
+                **hover(s.name, "pass^%{x}", f"%{{y:{PERCENT}}}"),
                 error_y={
                     "type": "data",
                     "array": [hi - y for y, (_, hi) in zip(ys, cis, strict=True)],
@@ -79,11 +92,14 @@ def reliability_cliff(data: ReportData) -> Section | None:
                 },
             )
         )
-        rows += [[s.name, k, y, lo, hi] for k, y, (lo, hi) in zip(ks, ys, cis, strict=True)]
+        rows += [
+            [s.name, k, Percent(y), Percent(lo), Percent(hi)]
+            for k, y, (lo, hi) in zip(ks, ys, cis, strict=True)
+        ]
     fig.update_layout(
         title="pass^k against k (95% bootstrap CI)",
         xaxis={"title": "k", "dtick": 1},
-        yaxis={"title": "pass^k", "range": [-0.02, 1.02]},
+        yaxis={"title": "pass^k", **RATE_AXIS},
     )
     return Section(
         "reliability",
@@ -93,81 +109,6 @@ def reliability_cliff(data: ReportData) -> Section | None:
         "positive is in its top K). Bars: 95% CIs resampling tasks.",
         [fig],
         [Table("pass^k by k", ["series", "k", "pass^k", "CI low", "CI high"], rows)],
-    )
-
-
-def _cost(s: Series) -> tuple[float | None, float | None]:
-    eff = s.group.get("efficiency") or {}
-    p, c = eff.get("prompt_tokens"), eff.get("completion_tokens")
-    tokens = None if p is None and c is None else float((p or 0) + (c or 0))
-    cost = eff.get("cost_usd")
-    return (None if cost is None else float(cost)), tokens
-
-
-def pareto_front(points: list[tuple[float, float]]) -> list[int]:
-    """Indexes of the points no other point beats: none cheaper (or as cheap) with a
-    higher pass^1, or cheaper with the same."""
-    order = sorted(range(len(points)), key=lambda i: (points[i][0], -points[i][1]))
-    front, best = [], -1.0
-    for i in order:
-        if points[i][1] > best:
-            front.append(i)
-            best = points[i][1]
-    return front
-
-
-def cost_pareto(data: ReportData) -> Section | None:
-    candidates = [
-        s for s in data.series if "efficiency" in s.group and _pass1(s.group)[0] is not None
-    ]
-    with_cost = [s for s in candidates if _cost(s)[0] is not None]
-    use_cost = bool(with_cost)
-    shown = with_cost if use_cost else [s for s in candidates if _cost(s)[1] is not None]
-    if not shown:
-        return None
-    axis = "cost (USD, whole run)" if use_cost else "tokens (prompt + completion, whole run)"
-    points = [
-        (float(_cost(s)[0 if use_cost else 1] or 0.0), float(_pass1(s.group)[0] or 0.0))
-        for s in shown
-    ]
-    front = pareto_front(points)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=[p[0] for p in points],
-            y=[p[1] for p in points],
-            mode="markers+text",
-            text=[plot_text(s.name) for s in shown],
-            textposition="top center",
-            name="series",
-        )
-    )
-    ordered = sorted(front, key=lambda i: points[i][0])
-    fig.add_trace(
-        go.Scatter(
-            x=[points[i][0] for i in ordered],
-            y=[points[i][1] for i in ordered],
-            mode="lines",
-            name="Pareto front",
-            line={"dash": "dot"},
-        )
-    )
-    fig.update_layout(
-        title=f"pass^1 against {axis}",
-        xaxis={"title": axis},
-        yaxis={"title": "pass^1", "range": [-0.02, 1.05]},
-    )
-    rows: list[list[Cell]] = [
-        [s.name, x, y, "yes" if i in front else "no"]
-        for i, (s, (x, y)) in enumerate(zip(shown, points, strict=True))
-    ]
-    return Section(
-        "cost",
-        "Cost against pass^1",
-        "Each series' total cost (or tokens, when no cost was logged) against its pass^1; the "
-        "dotted line joins the series no other series beats on both.",
-        [fig],
-        [Table("Cost and pass^1", ["series", axis, "pass^1", "on the front"], rows)],
     )
 
 
@@ -196,9 +137,9 @@ def strata(data: ReportData) -> Section | None:
                 members = cells.get((r, c), [])
                 value = pass_k(task_counts(members), 1) if members else None
                 z_row.append(value)
-                l_row.append("" if value is None else f"{value:.2f} (n={len(members)})")
+                l_row.append("" if value is None else f"{percent(value)} (n={len(members)})")
                 if members:
-                    rows.append([s.name, r, c, len(members), value])
+                    rows.append([s.name, r, c, len(members), Percent(value)])
             z.append(z_row)
             labels.append(l_row)
         fig = go.Figure(
@@ -211,11 +152,12 @@ def strata(data: ReportData) -> Section | None:
                 zmin=0,
                 zmax=1,
                 colorscale="RdYlGn",
-                colorbar={"title": "pass^1"},
+                colorbar={"title": "pass^1", "tickformat": PERCENT_TICKS},
+                hovertemplate="%{y} × %{x}: %{text}<extra></extra>",
             )
         )
         fig.update_layout(
-            title=f"{plot_text(s.name)}: pass^1 by complexity and reveal",
+            title=f"{short(s.name, 40)}: pass^1 by complexity and reveal",
             xaxis={"title": "reveal"},
             yaxis={"title": "complexity"},
         )
@@ -237,6 +179,7 @@ def policy_violations(data: ReportData) -> Section | None:
         return None
     fig = go.Figure()
     rows: list[list[Cell]] = []
+    policies: dict[str, None] = {}  # every policy shown, in order
     for s in shown:
         failed: Counter[str] = Counter()
         checked: Counter[str] = Counter()
@@ -245,14 +188,23 @@ def policy_violations(data: ReportData) -> Section | None:
                 checked[r.policy.value] += 1
                 failed[r.policy.value] += r.verdict is Verdict.FAIL
         rates = s.group["policy_violation_rate"]
+        policies.update(dict.fromkeys(rates))
         fig.add_trace(
-            go.Bar(x=[plot_text(p) for p in rates], y=list(rates.values()), name=plot_text(s.name))
+            series_trace(
+                go.Bar,
+                s.name,
+                data.colours[s.name],
+                x=[plot_text(p) for p in rates],
+                y=list(rates.values()),
+                **hover(s.name, "%{x}", f"%{{y:{PERCENT}}}"),
+            )
         )
-        rows += [[s.name, p, failed[p], checked[p], rate] for p, rate in rates.items()]
+        rows += [[s.name, p, failed[p], checked[p], Percent(rate)] for p, rate in rates.items()]
     fig.update_layout(
         title="Policy violation rate",
         barmode="group",
-        yaxis={"title": "violations / checks", "rangemode": "tozero"},
+        xaxis=category_axis(list(policies)),
+        yaxis={"title": "violations / checks", "rangemode": "tozero", "tickformat": PERCENT_TICKS},
     )
     return Section(
         "policies",
@@ -279,18 +231,22 @@ def failure_modes(data: ReportData) -> Section | None:
                     x=[plot_text(s.name) for s in modes],
                     y=[s.group["failure_mode"][field] for s in modes],
                     name=title,
+                    hovertemplate=f"%{{x}}<br>{title}: %{{y:{PERCENT}}}<extra></extra>",
                 )
             )
         fig.update_layout(
-            title="Failure modes", barmode="group", yaxis={"title": "rate", "rangemode": "tozero"}
+            title="Failure modes",
+            barmode="group",
+            xaxis=category_axis([s.name for s in modes]),
+            yaxis={"title": "rate", "rangemode": "tozero", "tickformat": PERCENT_TICKS},
         )
         figures.append(fig)
         rows: list[list[Cell]] = [
             [
                 s.name,
                 s.group["failure_mode"]["mode"],
-                s.group["failure_mode"]["false_abstention_rate"],
-                s.group["failure_mode"]["wrong_commit_rate"],
+                Percent(s.group["failure_mode"]["false_abstention_rate"]),
+                Percent(s.group["failure_mode"]["wrong_commit_rate"]),
             ]
             for s in modes
         ]
@@ -299,15 +255,23 @@ def failure_modes(data: ReportData) -> Section | None:
     ends = {s.name: Counter(e.end_reason for e in s.scores) for s in data.series}
     reasons = sorted({r for c in ends.values() for r in c})
     fig = go.Figure()
-    for reason in reasons:
+    for reason, colour in zip(reasons, palette(len(reasons)), strict=True):
         fig.add_trace(
             go.Bar(
                 x=[plot_text(n) for n in ends],
                 y=[c[reason] for c in ends.values()],
-                name=plot_text(reason),
+                name=short(reason),
+                marker_color=colour,
+                meta=plot_text(reason),
+                hovertemplate="%{x}<br>%{meta}: %{y}<extra></extra>",
             )
         )
-    fig.update_layout(title="How episodes ended", barmode="stack", yaxis={"title": "episodes"})
+    fig.update_layout(
+        title="How episodes ended",
+        barmode="stack",
+        xaxis=category_axis(list(ends)),
+        yaxis={"title": "episodes"},
+    )
     figures.append(fig)
     end_rows: list[list[Cell]] = [[n, r, c[r]] for n, c in ends.items() for r in sorted(c)]
     tables.append(Table("End reasons", ["series", "end reason", "episodes"], end_rows))

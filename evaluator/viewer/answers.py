@@ -10,8 +10,9 @@ name.
 The answer key is whatever the contestant was not told: the constraints and the item
 values they were checked against, the kind's own view (a ranking's positive and its rank,
 a pair's answer, a stream's regret and ranks, which come from the utilities), the metrics
-and the one-line failure reason a kind derives from them. Pass/fail, reward, policies and
-the conversation stay: they say how the agent did, not what the task hid.
+and the one-line failure reason a kind derives from them, and what the simulated user's
+(or NLU's) model calls were sent (their prompts hold the task). Pass/fail, reward,
+policies and the conversation stay: they say how the agent did, not what the task hid.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episodes.model_calls import withhold_prompts
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 
 #: Said in place of the answer key, in the list and in the episode.
@@ -66,4 +68,5 @@ def withhold_detail(doc: dict[str, Any]) -> dict[str, Any]:
         for kind in map(EVALUATOR_KINDS.get, EVALUATOR_KINDS.names())
         if kind.view is not None
     }
+    doc = withhold_prompts(doc)  # a simulated user's prompts hold its task
     return {**doc, **no_views, "verdicts": verdicts, "withheld": WITHHELD}

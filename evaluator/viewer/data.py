@@ -24,10 +24,12 @@ from typing import Any
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episodes.model_calls import StoreCache, attach_messages
 from taurec.evaluator.episodes.rows import episode_row
 from taurec.evaluator.episodes.view import episode_view
 from taurec.evaluator.evaluate import evaluate
 from taurec.evaluator.files import JUDGE_DIR, find_run_files
+from taurec.evaluator.labels import LabelFilter
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.answers import live_tasks, withhold_detail, withhold_row
 from taurec.tasks.trajectory.reader import ParsedLog, parse_log_bytes
@@ -96,10 +98,19 @@ class LogSet:
     """The episodes under `paths`, kept current by refresh(). `show_hidden`: show every
     episode's answer key, even while its task is live (`--show-hidden`)."""
 
-    def __init__(self, paths: list[Path], resolver: Resolver, *, show_hidden: bool = False) -> None:
+    def __init__(
+        self,
+        paths: list[Path],
+        resolver: Resolver,
+        *,
+        show_hidden: bool = False,
+        labels: LabelFilter | None = None,
+    ) -> None:
         self.paths = paths
         self.resolver = resolver
         self.show_hidden = show_hidden
+        self.labels = labels or LabelFilter()  # the episodes shown: of these labels only
+        self.labels_found: set[str] = set()  # every label under `paths`, shown or not
         self.revision = 0
         self.updated_at = ""
         self.rows: list[dict[str, Any]] = []
@@ -112,6 +123,7 @@ class LogSet:
         self._judge_sig: dict[str, tuple[int, int] | None] | None = None
         self._live: frozenset[str] = frozenset()  # task ids with a live episode
         self._plan_specs: frozenset[str] = frozenset()  # suites of the plans scored
+        self._prompt_stores = StoreCache()  # the runs' prompt stores, as last read
 
     def refresh(self, *, force: bool = False) -> bool:
         """Score what changed on disk; True when the rows changed."""
@@ -142,6 +154,8 @@ class LogSet:
                 s.path: (signatures[s.path], s) for s in everything if s.path in signatures
             }
             live = frozenset() if self.show_hidden else live_tasks(everything)
+            self.labels_found = {s.label for s in everything}
+            everything = [s for s in everything if self.labels.matches(s.label)]
             rows = []
             scores = {}
             for s in everything:
@@ -200,6 +214,7 @@ class LogSet:
         )
         if unread is not None:
             doc["verdicts"]["problems"].append(unread)
+        attach_messages(doc, score.path, self.resolver.max_log_bytes, self._prompt_stores)
         if score.task_id in self._live:
             doc = withhold_detail(doc)
             doc["row"] = withhold_row(doc["row"], score)

@@ -36,6 +36,7 @@ from taurec.server.episode_end import (
     EpisodeEnd,
     ended_message,
 )
+from taurec.server.model_call_log import capturing
 from taurec.server.recommendation.agent_input import committable, text_problem, usage_of
 from taurec.server.recommendation.batches import BatchState
 from taurec.server.recommendation.dialogue_log import DialogueLog
@@ -349,7 +350,8 @@ class Episode:
         """Around steps that write the log: a write that fails ends the episode as
         infra_error and raises EpisodeError telling the agent so in one line."""
         try:
-            yield
+            with capturing(self._log):  # the LLM user's and NLU's model calls go to this log
+                yield
         except LogWriteError as exc:
             raise await self._log_failure(exc) from None
 

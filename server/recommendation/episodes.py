@@ -8,7 +8,9 @@ touches.
 Limits (server/open_limits.py, shared with the other kinds): at most `max_open` episodes
 are open at once, and at most `max_open_per_owner` of one owner (a client), so one
 client that opens and abandons episodes cannot lock the others out. Abandoned episodes
-are ended by `expire_idle` (the server sweeps periodically).
+are ended by `expire_idle` (the server sweeps periodically). When the server stops,
+`shutdown_cut` says how each open one ends: in a sealed run, one whose user has replied
+counts as played (episode_end.shutdown_end).
 """
 
 from __future__ import annotations
@@ -24,11 +26,19 @@ from typing import Final
 import anyio
 
 from taurec.catalog.store import Catalog
-from taurec.server.episode_end import LOG_FAILED, EpisodeEnd, ended_message
+from taurec.server.episode_end import (
+    LOG_FAILED,
+    SHUTDOWN_DETAIL,
+    EpisodeEnd,
+    ended_message,
+    shutdown_end,
+)
+from taurec.server.model_call_log import attach, simulator_model
 from taurec.server.open_limits import Clock, OpenLimits, expire_idle, sweep_forever
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.simulator import UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
+from taurec.server.request_meta import reported_agent
 from taurec.server.run_facts import RunFacts, derive_seed
 from taurec.server.seal import Seals
 from taurec.server.trajectory_writer import LogWriteError, TrajectoryWriter, log_path, now_utc
@@ -87,6 +97,7 @@ class EpisodeStore:
         self.limits = OpenLimits(max_open, max_open_per_owner or max_open, clock)
         self._nlu = nlu if nlu is not None else AgentNLU(catalog)
         self._open: dict[str, Episode] = {}
+        self._sealed: set[str] = set()  # the open episodes that play a sealed run's plan
         self._ended: dict[str, EpisodeEnd] = {}
 
     @property
@@ -124,14 +135,18 @@ class EpisodeStore:
             run_id=run_id,
             episode_id=episode_id,
             kind=task.kind,
-            agent=AgentInfo(label=agent_label),
+            agent=AgentInfo(label=agent_label, **reported_agent()),
             task_id=task.id,
             task_sha256=task.sha256(),
             suite=facts.suite,
             catalog_sha256=facts.catalog_sha256,
             trial=trial,
             seed=seed,
-            simulator=SimulatorInfo(kind=user.kind, settings=facts.simulator_settings),
+            simulator=SimulatorInfo(
+                kind=user.kind,
+                model=simulator_model(facts.simulator_settings),
+                settings=facts.simulator_settings,
+            ),
             server_version=facts.server_version,
             started_at=now_utc(),
             mode="open" if seal is None else "sealed",
@@ -140,6 +155,7 @@ class EpisodeStore:
         path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         try:
             writer = TrajectoryWriter(path, header, facts.log_key)
+            attach(writer, facts.prompts)
         except LogWriteError as exc:
             log.error("cannot start an episode of %s: %s", task.id, exc)
             raise EpisodeError(
@@ -159,6 +175,8 @@ class EpisodeStore:
             nlu=self._nlu,
         )
         self._open[episode_id] = episode
+        if seal is not None:
+            self._sealed.add(episode_id)
         self.limits.opened(episode_id, owner, one_trial_of, trial)
         async with episode.lock:
             await episode.greet()
@@ -183,6 +201,14 @@ class EpisodeStore:
         is safe."""
         return list(self._open.values())
 
+    def shutdown_cut(self, episode: Episode, detail: str = SHUTDOWN_DETAIL) -> EpisodeEnd:
+        """How the server's stop ends open `episode`: in a sealed run, once the user has
+        replied to the agent (a message answered, a commit reacted to: `turns` counts the
+        answered messages) it counts as played, else it may be played again."""
+        replied = episode.turns > 0 or bool(episode.commits)
+        seen = "the user's replies" if replied else None
+        return shutdown_end(sealed=episode.id in self._sealed, seen=seen, detail=detail)
+
     async def expire_idle(self, timeout: float) -> int:
         """End every open episode that got no call for `timeout` seconds (agent_error,
         detail "idle timeout: ..."), skipping any with a step in flight. Returns how many
@@ -204,6 +230,7 @@ class EpisodeStore:
         assert episode.end is not None
         if self._open.pop(episode.id, None) is not None:
             self.limits.closed(episode.id)
+        self._sealed.discard(episode.id)
         self._ended[episode.id] = episode.end
         while len(self._ended) > ENDED_KEPT:
             del self._ended[next(iter(self._ended))]

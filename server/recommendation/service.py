@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.server.episode_end import CALL_LIMIT, SHUTDOWN_DETAIL, EpisodeEnd
+from taurec.server.model_call_log import PromptStores
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
 from taurec.server.recommendation import admission
 from taurec.server.recommendation.catalog_workers import CatalogWorkers
@@ -115,6 +116,7 @@ class Service:
             log_dir=settings.log_dir,
             simulator_settings=simulator_settings,
             log_key=load_log_key(create=True),
+            prompts=PromptStores(settings.max_model_call_bytes_per_episode),
         )
         store = EpisodeStore(
             catalog,
@@ -283,16 +285,16 @@ class Service:
 
     async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:
         """End every open episode as infra_error with `detail`, each once its step in flight
-        (if any) has finished, so no log is left without its end record. Returns how many
-        were ended. The server calls it when it stops; run it shielded from cancellation."""
+        (if any) has finished, so no log is left without its end record (in a sealed run,
+        one whose user has replied counts as played: EpisodeStore.shutdown_cut). Returns how
+        many were ended. The server calls it when it stops; run it shielded from cancellation."""
         ended = 0
         for episode in self.store.open_episodes():
             async with episode.lock:
                 if episode.end is not None:  # its step in flight ended it
                     continue
                 try:
-                    cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=detail, cut_by_server=True)
-                    await episode.close(cut)
+                    await episode.close(self.store.shutdown_cut(episode, detail))
                     ended += 1
                 except Exception:  # one unwritable log must not leave the others open
                     log.exception("episode %s: could not write its end record", episode.id[:8])

@@ -28,6 +28,7 @@ from taurec.server.episode_end import (
     EpisodeEnd,
     ended_message,
 )
+from taurec.server.model_call_log import capturing
 from taurec.server.trajectory_writer import TrajectoryWriter
 from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text, short_repr
 from taurec.tasks.stream.session import StreamRuleError, StreamSession
@@ -50,8 +51,11 @@ class StreamEpisode:
         trial: int,
         on_end: Callable[[StreamEpisode], None],
         max_calls: int = MAX_TOOL_CALLS_PER_EPISODE,
+        sealed: bool = False,
     ) -> None:
+        """`sealed`: it plays a sealed run's planned (task, trial)."""
         self.id = episode_id
+        self.sealed = sealed
         self.session = session
         self.task = session.task
         self.trial = trial
@@ -100,7 +104,8 @@ class StreamEpisode:
             self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
             t0 = time.perf_counter()
             try:  # in a worker thread: an LLM customer blocks on its provider
-                result = await anyio.to_thread.run_sync(compute)
+                with capturing(self._log):  # its model calls go to this log
+                    result = await anyio.to_thread.run_sync(compute)
             except StreamRuleError as exc:
                 text = agent_error_text(name, str(exc))
                 self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))

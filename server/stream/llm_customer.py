@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from taurec.catalog.choice_items import ChoiceItem
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.catalog.preferences import PreferenceModel
+from taurec.server.model_call_log import emit_model_call
 from taurec.tasks.stream.customer import (
     CustomerContext,
     RuleCustomer,
@@ -34,6 +35,7 @@ from taurec.tasks.stream.customer import (
 )
 from taurec.tasks.stream.customer_words import tastes_in_words
 from taurec.tasks.stream.feedback import PERFECT, persona_feedback, regret_of, tone
+from taurec.tasks.trajectory.model_calls import response_fields
 
 _DIGIT = re.compile(r"\d")
 RULES: Final = (
@@ -151,12 +153,10 @@ class LLMCustomer:
     def _complete(self, messages: list[dict[str, str]]) -> str:
         completion = self._completion or load_litellm().completion
         self.calls += 1
-        reply = completion(
-            model=self.settings.model,
-            messages=messages,
-            temperature=self.settings.temperature,
-            max_tokens=self.settings.max_tokens,
-        )
+        s = self.settings
+        settings = {"temperature": s.temperature, "max_tokens": s.max_tokens}
+        reply = completion(model=s.model, messages=messages, **settings)
+        emit_model_call("user", s.model, messages, settings=settings, **response_fields(reply))
         return str(reply.choices[0].message.content or "").strip()
 
     def _guarded(self, messages: list[dict[str, str]], fallback: Callable[[], str]) -> str:

@@ -7,11 +7,12 @@ like any episode. Each call (question, recommendation, next episode, current epi
 is logged as a tool call with its result, under the stream's lock and shielded from
 cancellation. The stream ends `recommended` with its last episode's recommendation
 (the end record names that item), or as the harness aborts it, or `infra_error` when
-the server stops first. The run's `StreamProtocol` (feedback as the task's, withheld or
-scrambled; BIEL's or taurec's rules; episode order) applies to every stream and is
-recorded in each header under `simulator.settings["protocol"]`. A sealed run's plan plays
-one trial of a stream at a time (open_limits.py): two side by side would pool their
-questions and feedback.
+the server stops first (episode_end.shutdown_end: in a sealed run, a stream whose
+contestant saw feedback then counts as played). The run's `StreamProtocol` (feedback
+as the task's, withheld or scrambled; BIEL's or taurec's rules; episode order) applies to
+every stream and is recorded in each header under `simulator.settings["protocol"]`. A
+sealed run's plan plays one trial of a stream at a time (open_limits.py): two side by
+side would pool their questions and feedback.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import anyio
 from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
-from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message
+from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message, shutdown_end
+from taurec.server.model_call_log import PromptStores, attach, simulator_model
 from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
 from taurec.server.raw_calls import request_owner
+from taurec.server.request_meta import reported_agent
 from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
 from taurec.server.seal import Admission, Seals, load_seals
 from taurec.server.settings import ServerSettings
@@ -133,6 +136,7 @@ class StreamService:
                 PROTOCOL_KEY: protocol.record(),
             },
             log_key=load_log_key(create=True),
+            prompts=PromptStores(settings.max_model_call_bytes_per_episode),
         )
         seals = None
         if settings.plans:
@@ -208,7 +212,7 @@ class StreamService:
         header = Header(
             run_id=run_id,
             episode_id=episode_id,
-            agent=AgentInfo(label=label or self.settings.agent_label),
+            agent=AgentInfo(label=label or self.settings.agent_label, **reported_agent()),
             task_id=task.id,
             task_sha256=task.sha256(),
             kind=task.kind,
@@ -216,7 +220,11 @@ class StreamService:
             catalog_sha256=facts.catalog_sha256,
             trial=trial,
             seed=seed,
-            simulator=SimulatorInfo(kind=customer.kind, settings=facts.simulator_settings),
+            simulator=SimulatorInfo(
+                kind=customer.kind,
+                model=simulator_model(facts.simulator_settings),
+                settings=facts.simulator_settings,
+            ),
             server_version=facts.server_version,
             started_at=now_utc(),
             mode="open" if run is None else "sealed",
@@ -238,10 +246,11 @@ class StreamService:
         stream = StreamEpisode(
             episode_id,
             StreamSession(task, seed, customer, self.protocol),
-            TrajectoryWriter(path, header, facts.log_key),
+            attach(TrajectoryWriter(path, header, facts.log_key), facts.prompts),
             trial,
             retire,
             max_calls=self.settings.max_tool_calls_per_episode,
+            sealed=run is not None,
         )
         self._open[episode_id] = stream
         return stream
@@ -286,14 +295,10 @@ class StreamService:
             async with stream.lock:
                 if stream.end is None:
                     try:
-                        if stream.revealed:  # it saw feedback: a replay would know it
-                            played = f"{detail} (after the contestant saw feedback: played)"
-                            cut = EpisodeEnd(EndReason.INFRA_ERROR, detail=played)
-                        else:
-                            cut = EpisodeEnd(
-                                EndReason.INFRA_ERROR, detail=detail, cut_by_server=True
-                            )
-                        await stream.close(cut)
+                        seen = "feedback" if stream.revealed else None
+                        await stream.close(
+                            shutdown_end(sealed=stream.sealed, seen=seen, detail=detail)
+                        )
                         ended += 1
                     except Exception:
                         log.exception("stream %s: could not write its end record", stream.id[:8])

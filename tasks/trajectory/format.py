@@ -1,7 +1,9 @@
 """Trajectory format v1: the episode log, next to the task it records.
 
 One append-only JSON Lines file per episode. Line 1 is a `header`; then ordered events
-(`user_message`, `agent_message`, `tool_call`, `tool_result`) and exactly one `end`.
+(`user_message`, `agent_message`, `tool_call`, `tool_result`, `model_call`) and exactly one
+`end`. A `model_call` records what a model was sent and answered; it never decides a
+verdict (scoring reads it only for tokens and cost).
 Any harness can write it: the JSON Schema is `trajectory.schema.json` beside this file
 and docs/trajectory.md explains it.
 """
@@ -19,6 +21,8 @@ from taurec.tasks.trajectory.dialogue_acts import ActsBy, DialogueAct
 
 TRAJECTORY_FORMAT: Final = "taurec-trajectory"
 TRAJECTORY_FORMAT_VERSION: Final = 1
+#: The most of an agent's traceback an end record keeps (its last bytes, UTF-8).
+MAX_TRACEBACK_BYTES: Final = 8192
 
 
 class EndReason(StrEnum):
@@ -169,11 +173,55 @@ class Usage(_Record):
     cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
 
+class ModelCall(_Event):
+    type: Literal["model_call"] = "model_call"
+    caller: Literal["agent", "user", "nlu"] = Field(
+        description="Whose call: the agent's (reported by its client), the simulated user's "
+        "or customer's, or the NLU's that reads the agent's messages (both the server's)."
+    )
+    model: str = Field(description="The model as the caller named it (a litellm string).")
+    purpose: str | None = Field(
+        default=None, description="What the call was for, e.g. 'reply', 'acts:user'."
+    )
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="temperature, max_tokens, seed, ... as sent."
+    )
+    input: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="The messages sent: a prompt in the run's prompt store (prompts.store), "
+        "named by its sha256; see docs/trajectory.md.",
+    )
+    input_messages: int | None = Field(default=None, ge=0, description="How many messages.")
+    tools: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="The tool definitions offered, by sha256 in the prompt store.",
+    )
+    output: dict[str, Any] | None = Field(
+        default=None, description="The completion: the assistant message (text, tool calls)."
+    )
+    usage: Usage | None = None
+    cache_hit: bool | None = Field(default=None, description="Answered from a cache.")
+    error: str | None = Field(default=None, description="Why the call failed, if it did.")
+    detail: str | None = Field(
+        default=None,
+        description="The server's note on a record it refused or cut (malformed, over the "
+        "per-episode cap): then the call's content is not logged.",
+    )
+
+
 class End(_Event):
     type: Literal["end"] = "end"
     reason: EndReason
     item_id: str | None = Field(default=None, description="The committed item; None otherwise.")
     detail: str | None = None
+    traceback: str | None = Field(
+        default=None,
+        description="The agent's traceback, when its harness aborted the episode because "
+        "the agent raised (request `_meta` \"taurec/traceback\"): its last "
+        f"{MAX_TRACEBACK_BYTES} bytes at most, as the taurec server writes it.",
+    )
     usage: Usage | None = None
     simulator: dict[str, Any] | None = Field(
         default=None,
@@ -192,9 +240,21 @@ class End(_Event):
 
 
 Event = Annotated[
-    UserMessage | AgentMessage | ToolCall | ToolResult | End, Field(discriminator="type")
+    UserMessage | AgentMessage | ToolCall | ToolResult | ModelCall | End,
+    Field(discriminator="type"),
 ]
-EVENT_TYPES = ("user_message", "agent_message", "tool_call", "tool_result", "end")
+EVENT_TYPES = ("user_message", "agent_message", "tool_call", "tool_result", "model_call", "end")
+
+
+def traceback_tail(text: str, max_bytes: int = MAX_TRACEBACK_BYTES) -> str:
+    """`text` cut to its last `max_bytes` bytes (UTF-8), where a traceback says most: a cut
+    one starts with a line saying how much went."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= max_bytes:
+        return text
+    note = f"[{len(raw) - max_bytes:,} earlier bytes cut]\n".encode()
+    kept = raw[len(raw) - max_bytes + len(note) :]
+    return (note + kept).decode("utf-8", "ignore")
 
 
 @dataclass(frozen=True)
@@ -217,7 +277,7 @@ def trajectory_json_schema() -> dict[str, Any]:
 
     line = TypeAdapter(
         Annotated[
-            Header | UserMessage | AgentMessage | ToolCall | ToolResult | End,
+            Header | UserMessage | AgentMessage | ToolCall | ToolResult | ModelCall | End,
             Field(discriminator="type"),
         ]
     )

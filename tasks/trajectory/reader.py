@@ -2,6 +2,8 @@
 
 A log with problems still yields whatever could be parsed, so the evaluator can count the
 episode (as an infrastructure error) instead of silently dropping it from n.
+A file with no line of ours at all (a stray notes.jsonl) is `foreign` instead: not a
+damaged log but no log, which the evaluator lists as skipped.
 
 Validation is strict, as the JSON Schema is: `"left": "yes"` or `"seq": "3"` is an error,
 not something to coerce (only integers are accepted where a number is expected).
@@ -20,6 +22,12 @@ from taurec.tasks.trajectory.format import EVENT_TYPES, Header, Trajectory
 from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS
 
 NO_END = "no end record: the episode did not finish (incomplete log)"
+NOT_A_LOG = "not a taurec log (no taurec-trajectory header line and no record of ours)"
+#: How every header line starts (the writer's key order); a first line cut short by a
+#: crash is still one of ours when it starts this way.
+_HEADER_START = b'{"type":"header","format":"taurec-trajectory"'
+#: The shortest start of a cut header line that is taken for ours.
+_HEADER_CUT = len(b'{"type":')
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,9 @@ class ParsedLog:
     header: Header | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     problems: list[LogProblem] = field(default_factory=list)
+    #: Some other program's JSONL: not empty, and no line of it is ours, whole or damaged
+    #: (the one problem is NOT_A_LOG). A damaged log of ours is never foreign.
+    foreign: bool = False
 
     @property
     def ok(self) -> bool:
@@ -108,6 +119,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
     lines = raw.split(b"\n")
     truncated = not raw.endswith(b"\n")
     ended_at: int | None = None
+    ours = _looks_like_a_header(raw)  # else: some line must be a record of ours
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -124,6 +136,7 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
             problem(lineno, f"expected a JSON object, got {type(rec).__name__}")
             continue
         kind = rec.get("type")
+        ours = ours or kind == "header" or kind in EVENT_TYPES
         if lineno == 1 or (out.header is None and kind == "header"):
             if kind != "header":
                 problem(lineno, f"first line must be the header record, got type {kind!r}")
@@ -152,11 +165,22 @@ def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
         if event["type"] == "end":
             ended_at = lineno
         out.events.append(event)
+    if not ours:
+        out.foreign = True
+        out.problems = [LogProblem(path, None, NOT_A_LOG)]
+        return out
     if out.header is None and not any(p.message.startswith("bad header") for p in out.problems):
         problem(1, "no header record")
     if ended_at is None:
         problem(None, NO_END)
     return out
+
+
+def _looks_like_a_header(raw: bytes) -> bool:
+    """Whether `raw` holds our header mark, or its first line is a header's start (cut)."""
+    first = raw.split(b"\n", 1)[0].strip()
+    cut = len(first) >= _HEADER_CUT and _HEADER_START.startswith(first)
+    return cut or b'"taurec-trajectory"' in raw
 
 
 def read_log(path: str | Path) -> ParsedLog:

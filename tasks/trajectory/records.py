@@ -87,6 +87,29 @@ class UsageRecord(TypedDict):
     cost_usd: NotRequired[Cost | None]
 
 
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class ModelCallRecord(TypedDict):
+    type: Literal["model_call"]
+    seq: Seq
+    t: Seconds
+    latency_ms: NotRequired[Millis | None]
+    chain: NotRequired[str | None]
+    caller: Literal["agent", "user", "nlu"]
+    model: str
+    purpose: NotRequired[str | None]
+    settings: NotRequired[dict[str, Any]]
+    input: NotRequired[Sha256 | None]
+    input_messages: NotRequired[Annotated[int, Field(ge=0)] | None]
+    tools: NotRequired[Sha256 | None]
+    output: NotRequired[dict[str, Any] | None]
+    usage: NotRequired[UsageRecord | None]
+    cache_hit: NotRequired[bool | None]
+    error: NotRequired[str | None]
+    detail: NotRequired[str | None]
+
+
 class EndRecord(TypedDict):
     type: Literal["end"]
     seq: Seq
@@ -98,6 +121,7 @@ class EndRecord(TypedDict):
     ]
     item_id: NotRequired[str | None]
     detail: NotRequired[str | None]
+    traceback: NotRequired[str | None]
     usage: NotRequired[UsageRecord | None]
     simulator: NotRequired[dict[str, Any] | None]
     key_id: NotRequired[str | None]
@@ -105,7 +129,12 @@ class EndRecord(TypedDict):
 
 
 EventRecord = Annotated[
-    UserMessageRecord | AgentMessageRecord | ToolCallRecord | ToolResultRecord | EndRecord,
+    UserMessageRecord
+    | AgentMessageRecord
+    | ToolCallRecord
+    | ToolResultRecord
+    | ModelCallRecord
+    | EndRecord,
     Field(discriminator="type"),
 ]
 # Typed as plain dicts: readers index them by key, and the union's members all are dicts.

@@ -4,6 +4,7 @@ section links work. Screenshots go to the `screenshots` folder."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -126,4 +127,78 @@ def test_a_label_with_markup_shows_as_plain_text_in_the_plots(browser: Any, tmp_
     )
     assert label in legends
     assert browser.execute_script("return document.querySelectorAll('svg b').length") == 0
+    assert console_errors(browser) == []
+
+
+# A cell is clipped when it lies outside the window and no visible scrolling box of its
+# own brings it into view; the page itself must never scroll sideways.
+_CLIPPED = """
+const vw = document.documentElement.clientWidth;
+const inside = (r) => r.left >= -1 && r.right <= vw + 1;
+function scroller(el) {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(p).overflowX)) return p;
+  }
+  return null;
+}
+const out = [];
+if (document.documentElement.scrollWidth > vw + 1) out.push('the page scrolls sideways');
+document.querySelectorAll('table th, table td').forEach((c) => {
+  const r = c.getBoundingClientRect();
+  if (inside(r)) return;
+  const box = scroller(c);
+  const b = box && box.getBoundingClientRect();
+  if (b && b.width > 0 && b.height > 0 && inside(b)) return;
+  const caption = c.closest('table').querySelector('caption').textContent;
+  out.push(caption + ': ' + c.textContent.slice(0, 40));
+});
+return out;
+"""
+
+# The most lines of text in any cell of a table (a squeezed column wraps every word).
+_LINES = """
+const lines = (c) => {
+  const range = document.createRange();
+  range.selectNodeContents(c);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+};
+const out = {};
+document.querySelectorAll('table').forEach((t) => {
+  const caption = t.querySelector('caption').textContent;
+  out[caption] = Math.max(0, ...[...t.querySelectorAll('th, td')].map(lines));
+});
+return out;
+"""
+
+
+@pytest.mark.parametrize("width", [1000, 1400])
+def test_no_table_column_is_clipped_or_squeezed(
+    browser: Any, report: Path, screenshots: Path, width: int
+) -> None:
+    browser.set_window_size(width, 1000)
+    browser.get(report.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    assert browser.execute_script(_CLIPPED) == []
+    lines = browser.execute_script(_LINES)
+    # log paths may wrap; every other cell holds at most three lines, headers included
+    squeezed = {t: n for t, n in lines.items() if n > 3 and t != "Failed episodes"}
+    assert "Learning summary" in lines and squeezed == {}
+    browser.find_element("css selector", 'nav a[href="#streams"]').click()
+    browser.save_screenshot(str(screenshots / f"report-streams-{width}.png"))
+
+
+def test_a_rate_hover_names_the_series_in_full_and_shows_a_percentage(
+    browser: Any, report: Path
+) -> None:
+    browser.get(report.as_uri())
+    _wait(lambda: _rendered(browser)[0] == _rendered(browser)[1] > 0)
+    shown = browser.execute_script(
+        "const div = document.querySelector('#reliability .plotly-graph-div');"
+        "Plotly.Fx.hover(div, [{curveNumber: 0, pointNumber: 0}]);"
+        "return [div.data[0].meta,"
+        " [...div.querySelectorAll('.hoverlayer text')].map(t => t.textContent).join(' ')];"
+    )
+    name, hover = shown
+    assert name and name in hover
+    assert re.search(r"pass\^1: \d+\.\d%", hover), hover
     assert console_errors(browser) == []

@@ -36,3 +36,14 @@ def stream_run(out: Path) -> Path:
     agent = make_agent("learner", AgentSettings(suite=suite), "stream")
     run_agent(agent, suite=suite, tasks=_first(suite, 2), trials=2, out=out, concurrency=2)
     return out
+
+
+def ppr_run(out: Path) -> Path:
+    """The random chooser on a ppr suite mined from 6 ranking episodes, 2 trials each; the
+    logs in out / "logs" (the suite beside them, in out / "suite")."""
+    from support.ppr import write_pair_suite
+
+    suite = str(write_pair_suite(out / "suite"))
+    agent = make_agent("random", AgentSettings(suite=suite), "ppr")
+    run_agent(agent, suite=suite, trials=2, out=out / "logs", concurrency=2)
+    return out / "logs"

@@ -253,7 +253,10 @@ def test_missing_tasks_folder_is_explained(write_suite: WriteSuite) -> None:
 
 def test_unknown_spec_lists_what_is_accepted(tmp_path: Path) -> None:
     err = _error(tmp_path / "absent")
-    assert "expected 'builtin', a suite folder" in err.detail and "tau-rec:PATH" in err.detail
+    expected = (
+        "expected a built-in suite (builtin, ranking:builtin, stream:builtin), a suite folder"
+    )
+    assert expected in err.detail and "tau-rec:PATH" in err.detail
 
 
 def test_a_bad_catalog_item_fails_the_suite(

@@ -24,7 +24,6 @@ from taurec.clients.agents.llm import (
     _text,
 )
 from taurec.clients.agents.llm import make_llm_agent as _make_settings
-from taurec.clients.agents.provider_calls import report_usage
 from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed, read_opening
 from taurec.clients.agents.tool_schema import function_tools
 from taurec.tasks.ranking.rules import MAX_REPLY
@@ -59,7 +58,7 @@ class RankingLLMAgent(LLMAgent):
             if episode.ended:
                 return
             response = await self._complete(messages, offered)
-            report_usage(episode, response)
+            self.report(episode, response, messages, offered)
             message = response.choices[0].message
             messages.append(_assistant_message(message))
             calls = list(getattr(message, "tool_calls", None) or [])

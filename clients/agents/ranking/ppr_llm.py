@@ -12,7 +12,6 @@ from typing import Any, Final
 from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.llm import LLMAgent, LLMAgentSettings, _text
 from taurec.clients.agents.llm import make_llm_agent as _make_settings
-from taurec.clients.agents.provider_calls import report_usage
 from taurec.tasks.ranking.pair import SUBMIT
 
 SYSTEM_PROMPT: Final = (
@@ -37,7 +36,7 @@ class PairLLMAgent(LLMAgent):
             {"role": "user", "content": episode.opening},
         ]
         response = await self._complete(messages, [])
-        report_usage(episode, response)
+        self.report(episode, response, messages, [])
         letter = boxed_letter(_text(response.choices[0].message))
         await episode.call(SUBMIT, answer=letter or NO_ANSWER)
 

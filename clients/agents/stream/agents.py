@@ -10,7 +10,7 @@ Profiles are per stream of 10 episodes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.registry import (
@@ -40,9 +40,13 @@ PolicyFactory = Callable[[Episode], StreamPolicy]
 class StreamAgent:
     """Plays one stream per episode with a fresh policy made for it."""
 
-    def __init__(self, label: str, make_policy: PolicyFactory) -> None:
+    def __init__(
+        self, label: str, make_policy: PolicyFactory, agent_info: dict[str, Any] | None = None
+    ) -> None:
+        """`agent_info`: kind, model and settings for the log header (LLM policies)."""
         self.label = label
         self._make_policy = make_policy
+        self.agent_info = agent_info
 
     async def run(self, episode: Episode) -> None:
         outcome = await episode.call("current_episode")
@@ -92,7 +96,7 @@ def _oracle(settings: AgentSettings) -> StreamAgent:
             task, client, f"{settings.seed}:{ep.task_id}:{ep.trial}", label
         )
 
-    return StreamAgent(label, make)
+    return StreamAgent(label, make, _model_info("oracle", settings))
 
 
 def _learner(settings: AgentSettings) -> StreamAgent:
@@ -127,7 +131,14 @@ def _llm(settings: AgentSettings) -> StreamAgent:
             reasoning_effort=effort,
             options=options,
         ),
+        _model_info("llm", settings, context=options.context, planning=options.planning),
     )
+
+
+def _model_info(kind: str, settings: AgentSettings, **options: Any) -> dict[str, Any]:
+    """An LLM policy's kind, model and settings, as the log header records them."""
+    chosen = {"temperature": settings.temperature, "reasoning_effort": settings.reasoning_effort}
+    return {"kind": kind, "model": settings.model, "settings": {**chosen, **options}}
 
 
 STREAM_AGENTS: Final = {

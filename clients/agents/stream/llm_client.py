@@ -5,7 +5,7 @@ temperature the user gave (`--temperature`) replaces every one of them. Transien
 provider errors are retried with backoff and raise AgentInfraError when they persist; a
 refused key, permission or model raises ProviderRefused at once (the run stops); a call
 taking over two minutes counts as transient. Tokens and cost are added to the episode,
-so they reach the log's end record. The model `mock`
+so they reach the log's end record, and each call is logged (model_calls.py). The model `mock`
 answers through litellm's `mock_response` with the stand-in replies of mock.py.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, Final
 from taurec.catalog.llm_runtime import load_litellm
 from taurec.clients.agents.base import Episode
 from taurec.clients.agents.llm_mock import MOCK_MODEL, is_mock
-from taurec.clients.agents.provider_calls import report_usage, with_retries
+from taurec.clients.agents.provider_calls import report_call, with_retries
 from taurec.clients.agents.stream.mock import mock_stream_reply
 
 #: Seconds one call may take before it counts as a transient error (as the LLM agent's).
@@ -76,5 +76,5 @@ class LLMClient:
             other_errors_are_infra=True,
         )
         if self._episode is not None:
-            report_usage(self._episode, reply)
+            report_call(self._episode, reply, self.model, kwargs["messages"], kwargs)
         return str(reply.choices[0].message.content or "")

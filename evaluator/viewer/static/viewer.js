@@ -229,7 +229,8 @@
       doc.ranking ? renderRanking(doc.ranking) : null,
       doc.stream ? verdictTable("Stream episodes", ["#", "recommended", "feedback", "regret", "rank", "questions", "evidence"], doc.stream.map((s) => el("tr", {}, el("td", {}, String(s.index)), el("td", {}, s.item_id || "–"), el("td", {}, s.feedback || "–"), el("td", {}, fmt(s.regret, 1)), el("td", {}, fmt(s.rank)), el("td", {}, String(s.questions)), el("td", {}, seqLink(s.seq))))) : null,
       el("h3", {}, "Conversation"),
-      el("div", { id: "conversation" }, doc.conversation.map(renderEntry)),
+      doc.model_store && doc.model_store.problems.length ? el("ul", { class: "reasons" }, doc.model_store.problems.map((p) => el("li", { class: "muted" }, "prompt store: " + p))) : null,
+      el("div", { id: "conversation" }, doc.conversation.map((e) => (e.role === "model" ? renderModel(e, doc.model_messages || {}) : renderEntry(e)))),
     ]);
   }
   function renderRanking(rk) {
@@ -243,6 +244,39 @@
     if (!entry.acts || !entry.acts.length) return null;
     return el("div", { class: "acts" }, el("span", { class: "muted" }, "acts" + (entry.acts_by ? " (" + entry.acts_by + ")" : "") + ":"), entry.acts.map((a) =>
       el("span", { class: "act" }, [a.intent, a.slot ? a.slot + (a.value !== null && a.value !== undefined ? (/^[=<>!]/.test(String(a.value)) ? " " : "=") + a.value : "") : null, a.items && a.items.length ? "[" + a.items.join(", ") + "]" : null].filter(Boolean).join(" "))));
+  }
+  // a model call, folded: who called which model, tokens and time; unfolded, every
+  // message sent (from the run's prompt store) and the completion
+  function renderModel(e, store) {
+    const u = e.usage || {};
+    const head = ["seq " + e.seq, "model call: " + (e.caller || "?") + " → " + (e.model || "?"),
+      u.prompt_tokens !== undefined ? fmt(u.prompt_tokens) + " in / " + fmt(u.completion_tokens) + " out tokens" : null,
+      typeof e.latency_ms === "number" ? fmt(e.latency_ms, 0) + " ms" : null,
+      typeof u.cost_usd === "number" ? "$" + fmt(u.cost_usd, 5) : null,
+      e.cache_hit ? "cached" : null, e.error ? "error" : null, e.detail ? "not logged" : null].filter(Boolean).join(" · ");
+    const sent = e.withheld ? [el("p", { class: "muted" }, "withheld while the task is live (this prompt holds the task)")]
+      : e.input ? e.input.map((h) => storedMessage(h, store))
+      : [el("p", { class: "muted" }, e.prompt ? "the messages are not in the prompt store" : "no messages logged")];
+    return el("details", { class: "model" + (e.error || e.detail ? " error" : ""), id: "ev-" + e.seq },
+      el("summary", {}, head),
+      e.detail ? el("p", { class: "why" }, e.detail) : null,
+      e.error ? el("p", { class: "fail" }, "error: " + e.error) : null,
+      e.purpose ? el("div", { class: "muted" }, "purpose: " + e.purpose) : null,
+      e.settings ? el("div", {}, "settings", el("pre", {}, json(e.settings))) : null,
+      el("div", { class: "sent" }, "sent: " + (e.input_messages === undefined ? "?" : e.input_messages) + " messages", sent),
+      e.tools ? el("details", { class: "msg-in" }, el("summary", {}, "tools offered"), el("pre", {}, store[e.tools] ? json(store[e.tools]) : "(not in the prompt store)")) : null,
+      e.output ? el("div", { class: "completion" }, "completion", messageBody(e.output)) : null);
+  }
+  function storedMessage(digest, store) {
+    const m = store[digest];
+    if (m === null || m === undefined) return el("p", { class: "fail" }, "a message not in the prompt store, or altered (sha256 " + digest.slice(0, 12) + "…)");
+    const text = typeof m.content === "string" ? m.content : "";
+    const gist = (m.role || "?") + ": " + (text.length > 100 ? text.slice(0, 100) + "…" : text || (m.tool_calls ? "(tool calls)" : ""));
+    return el("details", { class: "msg-in" }, el("summary", {}, gist), messageBody(m));
+  }
+  function messageBody(m) {
+    const text = typeof m.content === "string" ? m.content : m.content === null || m.content === undefined ? "" : json(m.content);
+    return [text ? el("pre", {}, text) : null, m.tool_calls ? el("pre", {}, json(m.tool_calls)) : null];
   }
   function renderEntry(e) {
     if (e.role === "tool") {

@@ -76,7 +76,7 @@ class LLMAgentNLU:
     acts_by: str = "llm-nlu"
 
     def __init__(self, catalog: Catalog, settings: LLMUserSettings, reader: MessageReader) -> None:
-        self.classifier = LLMActReader(LLMClient(settings, seed=0), reader)
+        self.classifier = LLMActReader(LLMClient(settings, seed=0, caller="nlu"), reader)
 
     def acts(self, text: str, open_requests: Sequence[DialogueAct] = ()) -> list[DialogueAct]:
         items = [i for r in open_requests for i in r.items]

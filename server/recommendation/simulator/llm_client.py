@@ -20,7 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from taurec.catalog.llm_runtime import load_litellm, transient_errors
+from taurec.server.model_call_log import emit_model_call
 from taurec.server.recommendation.simulator.reply_cache import ReplyCache, cache_key
+from taurec.tasks.trajectory.model_calls import call_settings, response_fields
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,10 @@ def _error_kind(exc: Exception) -> str | None:
     return "provider" if owners & {"litellm", "openai"} else None
 
 
+def _said(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
 def _content(response: Any) -> str:
     try:
         text = response.choices[0].message.content
@@ -144,9 +150,11 @@ def _content(response: Any) -> str:
 class LLMClient:
     """Completions for one episode: cached, retried, and tallied in `stats`."""
 
-    def __init__(self, settings: LLMUserSettings, seed: int) -> None:
+    def __init__(self, settings: LLMUserSettings, seed: int, caller: str = "user") -> None:
+        """`caller` names whose calls these are in the log: the user's, or the "nlu"'s."""
         self.settings = settings
         self.seed = seed
+        self.caller = caller
         self.stats = CallStats()
         self.cache = ReplyCache(settings.cache_dir) if settings.cache_dir is not None else None
 
@@ -167,13 +175,28 @@ class LLMClient:
         )
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.stats.cache_hits += 1
+            self._log(messages, purpose, {"output": _said(hit), "cache_hit": True})
             return hit
         response = self._call(messages)
         text = _content(response)
         self._tally(response)
+        fields = {**response_fields(response), "output": _said(text), "cache_hit": False}
+        cost = _cost(response)
+        if cost is not None:
+            fields["usage"] = {**fields.get("usage", {}), "cost_usd": cost}
+        self._log(messages, purpose, fields)
         if self.cache is not None:
             self.cache.put(key, text, model=s.model, purpose=purpose, seed=self.seed)
         return text
+
+    def _log(self, messages: list[Message], purpose: str, fields: dict[str, Any]) -> None:
+        """The call in the running episode's log (see model_call_log.emit_model_call)."""
+        s = self.settings
+        settings = {"temperature": s.temperature, "max_tokens": s.max_tokens, "seed": self.seed}
+        settings.update(call_settings(s.litellm_kwargs))
+        emit_model_call(
+            self.caller, s.model, messages, purpose=purpose, settings=settings, **fields
+        )
 
     def _call(self, messages: list[Message]) -> Any:
         s = self.settings

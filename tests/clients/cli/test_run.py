@@ -44,7 +44,9 @@ def test_a_second_run_into_the_same_folder_is_refused_unless_resumed(tmp_path: P
     assert resumed.exit_code == 0 and "nothing to play" in resumed.stderr
     other_label = _run("--tasks", "t001", "--trials", "1", "--out", out, "--label", "b")
     assert other_label.exit_code == 0
-    assert "agent: b" in other_label.stdout and "agent: scripted" in other_label.stdout
+    # the table is of this run; the line after it says how to score the whole folder
+    assert "agent: b" in other_label.stdout and "agent: scripted" not in other_label.stdout
+    assert f"the whole folder: evaluator score {out}" in other_label.stderr
 
 
 @pytest.mark.parametrize(
@@ -57,8 +59,8 @@ def test_a_second_run_into_the_same_folder_is_refused_unless_resumed(tmp_path: P
         (["--tasks", "t001,t999"], "unknown task ids t999"),
         (["--agent", "llm"], "needs --model"),
         (["--model", "openai/gpt-4o"], "--agent llm only"),
-        (["--simulator", "llm"], "simulator_model"),
-        (["--simulator-model", "openai/gpt-4o"], "simulators 'llm', 'llm-sp' and 'llm-dp' only"),
+        (["--simulator", "llm"], "--simulator llm needs --simulator-model MODEL"),
+        (["--simulator-model", "openai/gpt-4o"], "--simulator llm, llm-sp and llm-dp only"),
         (["--suite", "/no/such/suite"], "no such suite"),
         (["--concurrency", "0"], "--concurrency"),
     ],
@@ -165,7 +167,7 @@ def test_a_server_the_run_starts_over_stdio_gets_the_agenda_dialogues() -> None:
 def test_usersimcrs_llm_users_need_a_model(tmp_path: Path, simulator: str) -> None:
     result = _run("--simulator", simulator, "--out", str(tmp_path / "logs"))
     assert result.exit_code == 2
-    assert f"simulator '{simulator}' needs simulator_model" in result.stderr
+    assert f"--simulator {simulator} needs --simulator-model MODEL" in result.stderr
 
 
 def test_an_nlg_model_is_for_the_deciding_users_only(tmp_path: Path) -> None:

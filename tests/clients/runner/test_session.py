@@ -60,3 +60,20 @@ def test_a_file_is_no_log_folder(tmp_path: Path) -> None:
         check_out(readme, PYTHON_NAMES)
     with pytest.raises(RunRefused, match=r"is under .*README\.md, which is a file"):
         check_out(readme / "logs", PYTHON_NAMES)
+
+
+class Second(Abstainer):
+    label = "second"
+
+
+def test_the_table_is_of_this_run_without_an_earlier_runs_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "logs"
+    run_agent(Abstainer(), tasks=["t001", "t004"], out=out, quiet=True)
+    next(out.rglob("*.jsonl")).unlink()  # the earlier run now misses a planned episode
+    capsys.readouterr()
+    run_agent(Second(), tasks=["t001"], out=out)
+    shown = capsys.readouterr()
+    assert "agent: second" in shown.out and "agent: abstainer" not in shown.out
+    assert "log missing" not in shown.err and "count as failures" not in shown.err

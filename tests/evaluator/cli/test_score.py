@@ -72,7 +72,7 @@ def test_a_truncated_log_is_an_infra_error_that_stays_in_n(logs):
 
 def test_strict_exits_nonzero_when_a_log_has_a_problem(logs):
     logs.run({"ta": 1, "tb": 1, "tc": 1}, trials=1)
-    (logs.out / "agentA" / "junk.jsonl").write_text("not json\n")
+    (logs.out / "agentA" / "junk.jsonl").write_text('{"type":"header",\n')  # a damaged log
     assert runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec]).exit_code == 0
     assert (
         runner.invoke(app, ["score", str(logs.out), "--suite", logs.spec, "--strict"]).exit_code

@@ -20,8 +20,8 @@ from taurec.evaluator.cli.main import app
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.judge.signature import sign
 from taurec.evaluator.report.build import render_report
+from taurec.evaluator.report.cost import pareto_front
 from taurec.evaluator.report.data import load_judgements
-from taurec.evaluator.report.sections import pareto_front
 from taurec.tasks.trajectory.signing import load_log_key
 from tests.support.report_runs import ranking_run, recommendation_run, stream_run
 
@@ -140,12 +140,12 @@ def test_the_page_references_nothing_outside_itself(runs, tmp_path):
     assert "cdn." not in source.split("plotly.js v", 1)[0]
 
 
-def test_the_pass_k_table_holds_the_exact_values(logs, tmp_path):
+def test_the_pass_k_table_holds_the_values_as_the_terminal_shows_them(logs, tmp_path):
     logs.run({"ta": 4, "tb": 2, "tc": 1}, trials=4)
     _, page = _report(tmp_path, logs.out, extra=("--suite", logs.spec))
     # pass^1 = 7/12; pass^4 = 1/3 (only ta passes all four)
-    assert page.row("pass^k by k", "agentA", "1")[2] == "0.5833"
-    assert page.row("pass^k by k", "agentA", "4")[2] == "0.3333"
+    assert page.row("pass^k by k", "agentA", "1")[2] == "58.3%"
+    assert page.row("pass^k by k", "agentA", "4")[2] == "33.3%"
 
 
 def _with_usage(path: Path, tokens: int) -> None:
@@ -163,8 +163,8 @@ def test_tokens_against_pass_1_marks_the_series_no_other_beats(logs, tmp_path):
     _, page = _report(tmp_path, logs.out, extra=("--suite", logs.spec))
     assert "cost" in page.sections
     # tokens are summed over the run's three episodes
-    assert page.row("Cost and pass^1", "cheap-good") == ["cheap-good", "30", "1", "yes"]
-    assert page.row("Cost and pass^1", "dear-bad") == ["dear-bad", "3000", "0", "no"]
+    assert page.row("Cost and pass^1", "cheap-good") == ["cheap-good", "30", "100.0%", "yes"]
+    assert page.row("Cost and pass^1", "dear-bad") == ["dear-bad", "3000", "0.0%", "no"]
 
 
 def test_without_cost_or_tokens_there_is_no_cost_section(logs, tmp_path):
@@ -220,7 +220,7 @@ def test_dialogue_metrics_appear_when_episodes_carry_them():
     ]
     page = _render(scores, {})
     assert "dialogue" in page.sections
-    assert page.row("Dialogue metrics", "a", "srrr") == ["a", "srrr", "0.375", "0.125", "2"]
+    assert page.row("Dialogue metrics", "a", "srrr") == ["a", "srrr", "37.5%", "12.5%", "2"]
 
 
 def test_no_dialogue_section_without_dialogue_metrics():
@@ -243,8 +243,10 @@ def test_judge_scores_are_averaged_per_aspect_with_unscored_samples_counted():
     }
     page = _render(scores, judgements)
     assert "judge" in page.sections
-    assert page.row("Judge scores", "a", "fluency") == ["a", "fluency", "3", "1", "2", "0"]
-    assert page.row("Judge scores", "a", "overall_sat") == ["a", "overall_sat", "5", "0", "1", "3"]
+    assert page.row("Judge scores", "a", "fluency") == ["a", "fluency", "3", "1", "2", "0", "m"]
+    assert page.row("Judge scores", "a", "overall_sat") == [
+        *("a", "overall_sat", "5", "0", "1", "3", "m")
+    ]
 
 
 def test_judgements_come_from_the_judge_store_beside_the_logs(monkeypatch, tmp_path):

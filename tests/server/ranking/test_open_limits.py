@@ -1,6 +1,7 @@
 """The ranking (and ppr) server's limits on open episodes, as the recommendation server's:
-a cap per client and for the server, idle episodes ended by the sweep, and an episode
-cut by a shutdown after its contestant saw tool outputs counted as played."""
+a cap per client and for the server, idle episodes ended by the sweep, and, in a sealed
+run, an episode cut by a shutdown after its contestant saw tool outputs counted as played
+(in open mode, where any task may be replayed anyway, every cut is replayable)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from support.ranking import write_ranking_suite
+from support.shutdown_cuts import cut_off, scored, start_again_after_restart
 
-from taurec.server.episode_end import EpisodeEnd
+from taurec.clients.runner.plan import summarize_log
+from taurec.server.episode_end import SHUTDOWN_DETAIL
 from taurec.server.ranking.app import RankingService, ranking_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
@@ -74,25 +77,41 @@ async def test_an_idle_episode_is_ended_as_the_contestants_failure(tmp_path: Pat
     assert service.limits.open_count == 0
 
 
-@pytest.mark.parametrize(("calls", "replayable"), [(0, True), (1, False)])
-async def test_a_shutdown_cut_is_replayable_only_before_any_tool_output(
-    tmp_path: Path, calls: int, replayable: bool
-):
-    mcp, service, tasks = _server(tmp_path)
-    cuts: list[EpisodeEnd] = []
-    real_abort = service._abort
+async def _see_a_tool_output(client: Client, episode_id: str) -> None:
+    assert not (await client.call_tool("get_user_profile", {"episode_id": episode_id})).is_error
 
-    async def record(episode_id, op, end):
-        cuts.append(end)
-        await real_abort(episode_id, op, end)
 
-    service._abort = record  # type: ignore[method-assign]
-    async with Client(mcp) as client:
-        started = await _start(client, tasks[0].id)
-        for _ in range(calls):
-            await client.call_tool(
-                "get_user_profile", {"episode_id": started.structured_content["episode_id"]}
-            )
-        assert await service.close_all() == 1
-    (cut,) = cuts
-    assert cut.reason == "infra_error" and cut.cut_by_server is replayable
+async def _see_nothing(client: Client, episode_id: str) -> None:
+    return None
+
+
+async def test_in_a_sealed_run_a_cut_after_a_tool_output_is_a_played_failure(tmp_path: Path):
+    """The attack: park an episode after a tool output, wait for an operator's restart,
+    play it again knowing what it saw."""
+    spec, logs = str(write_ranking_suite(tmp_path / "suite", n=4)), tmp_path / "logs"
+    end = await cut_off(spec, logs, sealed=True, act=_see_a_tool_output)
+    assert end["reason"] == "infra_error"
+    assert end["detail"] == f"{SHUTDOWN_DETAIL} (after the contestant saw tool outputs: played)"
+    again = await start_again_after_restart(spec, logs)
+    assert again.is_error and "was already played in this sealed run" in again.text
+    group, run, problems = scored(logs)
+    assert run["counted"] == 1 and run["failed"] == {"never started": 3}
+    assert group["infra_errors"] == 4 and group["passed"] == 0  # 3 never started, 1 cut
+    assert f"infrastructure error: {end['detail']}" in problems
+
+
+async def test_in_a_sealed_run_a_cut_before_any_tool_output_may_be_played_again(tmp_path: Path):
+    spec, logs = str(write_ranking_suite(tmp_path / "suite", n=4)), tmp_path / "logs"
+    end = await cut_off(spec, logs, sealed=True, act=_see_nothing)
+    assert end["reason"] == "infra_error" and end["detail"] == SHUTDOWN_DETAIL
+    again = await start_again_after_restart(spec, logs)
+    assert not again.is_error, again.text
+
+
+@pytest.mark.parametrize("act", [_see_nothing, _see_a_tool_output])
+async def test_in_open_mode_a_shutdown_cut_is_always_replayable(tmp_path: Path, act):
+    spec, logs = str(write_ranking_suite(tmp_path / "suite", n=4)), tmp_path / "logs"
+    end = await cut_off(spec, logs, sealed=False, act=act)
+    assert end["reason"] == "infra_error" and end["detail"] == SHUTDOWN_DETAIL
+    (log,) = logs.rglob("*.jsonl")
+    assert summarize_log(log).cut_off  # `taurec run --resume` plays it again

@@ -200,3 +200,28 @@ async def test_a_stream_with_llm_words_replays_without_mismatches(tmp_path: Path
     assert '"I like calm films."' in path.read_text()
     score = score_log(log, Resolver(suite="stream:builtin"))
     assert score.replay_mismatches == 0 and score.problems == []
+
+
+async def test_the_customers_model_calls_are_in_the_stream_log(tmp_path: Path) -> None:
+    from taurec.tasks.trajectory.model_calls import find_store, read_store
+
+    suite = load_suite("stream:builtin")
+    task = suite.tasks[0]
+    seen: list[list[dict[str, str]]] = []
+    settings = ServerSettings(suite="stream:builtin", log_dir=tmp_path, run_label="t")
+    service = StreamService.create(settings, suite)
+    service.make_customer = lambda: LLMCustomer(SETTINGS, mocked(["I like calm films."], seen))
+    stream = (await service.start(task.id, 0, None, "tester")).episode_id
+    await service.run(stream, "ask_question", {"question": "Mood?"}, lambda s: s.ask("Mood?"))
+    (path,) = tmp_path.rglob("*.jsonl")
+    events = read_log(path).events
+    (call,) = [e for e in events if e["type"] == "model_call"]
+    assert call["caller"] == "user" and call["model"] == SETTINGS.model
+    assert call["output"]["content"] == "I like calm films."
+    assert call["settings"] == {"temperature": 0.0, "max_tokens": 100}
+    kinds = [e["type"] for e in events]
+    assert kinds.index("model_call") < kinds.index("tool_result")  # made during the call
+    store_path = find_store(path)
+    assert store_path is not None
+    store = read_store(store_path, 2**30)
+    assert [store.contents[h] for h in store.messages(call["input"]) or []] == seen[0]

@@ -155,6 +155,12 @@ async def test_the_llm_agent_turns_a_boxed_answer_into_submit_ranking(
         "You are an helpful recommendation system assistant equipped with external tools"
     )
     assert "<tools>" in system and "submit_ranking" in system
+    events = read_log(log).events
+    models = [e for e in events if e["type"] == "model_call"]  # both replies, logged
+    assert [m["caller"] for m in models] == ["agent", "agent"]
+    assert models[0]["output"]["tool_calls"][0]["function"]["name"] == "get_user_profile"
+    assert "boxed" in models[1]["output"]["content"] and models[1]["input_messages"] == 4
+    assert [e["type"] for e in events].index("model_call") < events.index(calls[0])
 
 
 def _submission(log: Path) -> dict[str, Any]:

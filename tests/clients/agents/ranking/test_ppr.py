@@ -124,6 +124,9 @@ async def test_the_llm_submits_its_boxed_letter(
     assert _submitted(log) == "B"
     assert script.requests[0]["messages"][1]["content"].startswith("Given the user's")
     assert "tools" not in script.requests[0]
+    (call,) = [e for e in read_log(log).events if e["type"] == "model_call"]
+    assert call["output"]["content"] == "The user likes sequels. \\boxed{B}"
+    assert call["input_messages"] == 2 and "tools" not in call
 
 
 async def test_a_reply_without_a_boxed_letter_submits_an_invalid_answer_scoring_0(

@@ -286,11 +286,15 @@ def test_a_temperature_the_user_sets_replaces_biels() -> None:
 class Usage:
     def __init__(self) -> None:
         self.tokens: list[tuple[int, int]] = []
+        self.logged: list[dict[str, Any]] = []
 
     def add_usage(
         self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None = None
     ) -> None:  # the signature of Episode.add_usage
         self.tokens.append((prompt_tokens, completion_tokens))
+
+    def log_model_call(self, **fields: Any) -> None:  # as Episode.log_model_call
+        self.logged.append(fields)
 
 
 def test_the_mock_model_answers_through_litellm_and_its_usage_is_reported() -> None:
@@ -299,6 +303,9 @@ def test_the_mock_model_answers_through_litellm_and_its_usage_is_reported() -> N
     prompt = "Product ID a1: Price: not listed\nNo questions asked yet.\nRECOMMEND: [product ID]"
     assert asyncio.run(client.reply(prompt, 0.4)).startswith("QUESTION:")
     assert episode.tokens and episode.tokens[0][0] > 0
+    (call,) = episode.logged  # the call itself goes to the log: prompt in, reply out
+    assert call["model"] == "mock" and call["messages"] == [{"role": "user", "content": prompt}]
+    assert call["output"]["content"].startswith("QUESTION:")
 
 
 def test_a_refused_key_is_not_retried_and_stops_the_run() -> None:

@@ -1,0 +1,88 @@
+"""An agent's model calls, sent to the server to be logged beside what they caused.
+
+`Episode.log_model_call(...)` queues one record; the next call on the episode carries
+every queued record in its request `_meta["taurec/model_calls"]`, and the server logs
+them as `model_call` events before that call (docs/trajectory.md). A message the episode
+has already sent (in an earlier input, or as an output) travels as its sha256 only, so
+a growing conversation costs each message once. `provider_calls.report_call` queues a
+litellm reply's call this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from taurec.tasks.trajectory.model_calls import sha256_of
+
+
+@dataclass
+class ModelCallOutbox:
+    """The records an episode has not sent yet, and the contents the server has been sent."""
+
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    sent: set[str] = field(default_factory=set)
+
+    def add(
+        self,
+        *,
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        output: Mapping[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        tools: Sequence[Any] | None = None,
+        latency_ms: float | None = None,
+        cache_hit: bool | None = None,
+        error: str | None = None,
+        purpose: str | None = None,
+    ) -> None:
+        """Queue one call (see Episode.log_model_call). The contents are copied now: the
+        caller may go on changing its message list."""
+        record: dict[str, Any] = {"model": model, "input": [self._ref(m) for m in messages]}
+        if tools:
+            record["tools"] = self._ref(list(tools))
+        if output is not None:
+            record["output"] = _plain(output)
+            self.sent.add(sha256_of(record["output"]))
+        extras = {
+            "usage": dict(usage) if usage else None,
+            "settings": dict(settings) if settings else None,
+            "latency_ms": latency_ms,
+            "cache_hit": cache_hit,
+            "error": error,
+            "purpose": purpose,
+        }
+        record.update({k: v for k, v in extras.items() if v is not None})
+        self.pending.append(record)
+
+    def take(self) -> list[dict[str, Any]] | None:
+        """The queued records (None when there are none), now counted as sent."""
+        if not self.pending:
+            return None
+        taken, self.pending = self.pending, []
+        return taken
+
+    def _ref(self, value: Any) -> Any:
+        """`value` itself the first time, its sha256 after that."""
+        plain = _plain(value)
+        digest = sha256_of(plain)
+        if digest in self.sent:
+            return digest
+        self.sent.add(digest)
+        return plain
+
+
+def _plain(value: Any) -> Any:
+    """`value` as plain JSON (a provider's message objects become dicts; anything JSON
+    cannot hold becomes its string)."""
+    return orjson.loads(orjson.dumps(value, default=_jsonable))
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    return str(value)
