@@ -113,8 +113,8 @@ def cell(value: Cell) -> str:
 def _td(value: Cell) -> str:
     if isinstance(value, Link):
         return f'<td class="path"><a href="{text(value.href)}">{text(value.text)}</a></td>'
-    if isinstance(value, Percent) and not _missing(value.value):  # the exact rate on hover
-        exact = text(repr(float(value.value)))
+    if isinstance(value, Percent) and value.value is not None and not _missing(value.value):
+        exact = text(repr(float(value.value)))  # the exact rate on hover
         return f'<td class="num" title="{exact}">{text(cell(value))}</td>'
     if isinstance(value, int | float | Percent | Estimate):
         return f'<td class="num">{text(cell(value))}</td>'

@@ -47,8 +47,8 @@ def _summary_row(name: str, setting: str, g: dict[str, Any], learns: bool | None
         setting,
         g.get("streams", g.get("n_episodes")),
         g["avg_regret"],
-        Estimate(g["improvement"], *g["improvement_ci"]),
-        Estimate(g["slope"], *g["slope_ci"], digits=2),
+        Estimate(g["improvement"], g["improvement_ci"][0], g["improvement_ci"][1]),
+        Estimate(g["slope"], g["slope_ci"][0], g["slope_ci"][1], digits=2),
         "yes" if g.get("improves") else "no",
         _verdict(learns),
     ]
