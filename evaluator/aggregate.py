@@ -14,6 +14,7 @@ from typing import Any
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
+from taurec.tasks.trajectory.format import EndReason
 
 Counts = dict[str, tuple[int, int]]
 
@@ -58,8 +59,20 @@ def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:
     return {"id": sid, "spec": spec, "sha256": sha}
 
 
+def agent_error_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
+    """How many episodes ended as agent_error (the agent raised, timed out or returned
+    without committing) and, when every episode did, the first one's log (for `evaluator
+    explain`, which shows its traceback): such a group measures nothing about the agent's
+    choices, so no kind diagnoses a failure mode for it."""
+    errored = [s for s in scores if s.end_reason == EndReason.AGENT_ERROR]
+    every = bool(errored) and len(errored) == len(scores)
+    first = min(errored, key=lambda s: (s.task_id, s.trial, s.path)) if every else None
+    return {"agent_errors": len(errored), "agent_error_log": first.path if first else None}
+
+
 def run_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
-    """What every kind's group says about its run: sealed or open, the plan, the suite."""
+    """What every kind's group says about its run: sealed or open, the plan, the suite,
+    its agent errors."""
     first = scores[0] if scores else None
     sealed_failed = Counter(s.sealed_failure.split(":")[0] for s in scores if s.sealed_failure)
     return {
@@ -68,6 +81,7 @@ def run_fields(scores: list[EpisodeScore]) -> dict[str, Any]:
         "suite": _suite(scores),
         "sealed_failures": dict(sorted(sealed_failed.items())),
         "unchained_logs": sum(s.unchained for s in scores),
+        **agent_error_fields(scores),
     }
 
 

@@ -22,16 +22,33 @@ def _num(v: float | None, digits: int = 1) -> str:
 
 
 def run_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
-    """The rows every kind's table starts with: the run (sealed or open) and the suite."""
+    """The rows every kind's table starts with: the run (sealed or open), the suite and,
+    when there are any, the agent errors."""
     suite = group.get("suite") or {}
     sha = suite.get("sha256")
-    return [
+    rows = [
         ("run", _run(group)),
         (
             "suite",
             f"{suite.get('id')} ({suite.get('spec')}" + (f", sha256 {sha[:12]}…)" if sha else ")"),
         ),
     ]
+    if group.get("agent_errors"):
+        n = f"{group['agent_errors']} of {group.get('n_episodes', '?')}"
+        rows.append(("agent errors", f"{n}: {all_agent_errors(group) or 'counted as failures'}"))
+    return rows
+
+
+def all_agent_errors(group: dict[str, Any]) -> str | None:
+    """What a group whose every episode ended in an agent error is flagged with (None for
+    any other group)."""
+    log = group.get("agent_error_log")
+    if not log:
+        return None
+    return (
+        "every episode ended in an agent error: see the first traceback with "
+        f"`evaluator explain {log}`"
+    )
 
 
 def group_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
@@ -60,7 +77,7 @@ def print_groups(groups: list[dict[str, Any]], console: Console) -> None:
             title=f"agent: {markup(group['label'])}", show_header=False, title_justify="left"
         )
         table.add_column("metric", style="bold")
-        table.add_column("value")
+        table.add_column("value", overflow="fold")  # a log's path breaks, never cut short
         for name, value in group_rows(group):
             table.add_row(markup(name), markup(value))
         console.print(table)

@@ -14,8 +14,9 @@ reference agent here is no better informed than an external one.
             items = hits.content["items"] if not hits.is_error else []
             await episode.recommend(items[0]["id"] if items else None)
 
-An agent that returns without committing leaves the episode open; the runner then ends
-it as `agent_error`. An LLM agent whose provider keeps failing raises AgentInfraError;
+An agent that raises, or returns without committing (leaving the episode open), has its
+episode ended by the runner as `agent_error`, a raised exception's traceback kept in the
+log's end record (docs/agents.md). An LLM agent whose provider keeps failing raises AgentInfraError;
 the runner ends the episode as `infra_error` (reported apart, never silently dropped); one
 whose provider refuses its key or model raises ProviderRefused and the run stops.
 """
@@ -42,6 +43,8 @@ BATCH_META_KEY: Final = "taurec/batch"
 MODEL_CALLS_META_KEY: Final = "taurec/model_calls"
 #: The start_episode `_meta` key naming the agent's kind, model and settings (the header's).
 AGENT_META_KEY: Final = "taurec/agent"
+#: The abort_episode `_meta` key carrying the traceback of an agent that raised.
+TRACEBACK_META_KEY: Final = "taurec/traceback"
 
 
 class AgentInfraError(Exception):
@@ -156,9 +159,12 @@ class Episode:
         ToolOutcome with is_error, never raised."""
         return outcome_of(await self.call_raw(tool, arguments))
 
-    async def call_raw(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+    async def call_raw(
+        self, tool: str, arguments: dict[str, Any], meta: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
         """`call`, returning the server's CallToolResult as it is (for relaying it, e.g. to
-        an agent that speaks MCP itself). `episode_id` is set to this episode's."""
+        an agent that speaks MCP itself). `episode_id` is set to this episode's; `meta`
+        adds request `_meta` keys (e.g. TRACEBACK_META_KEY)."""
         in_batch = self._batch is not None and self._batch_sent < self._batch["size"]
         if self.ended and not in_batch:
             raise EpisodeEndedError(
@@ -168,20 +174,20 @@ class Episode:
             self.begin_batch(1)
         assert self._batch is not None
         self._batch_sent += 1
-        meta: dict[str, Any] = {BATCH_META_KEY: self._batch}
+        sent: dict[str, Any] = {**(meta or {}), BATCH_META_KEY: self._batch}
         if self.usage is not None:
-            meta[USAGE_META_KEY] = self.usage.as_meta()
+            sent[USAGE_META_KEY] = self.usage.as_meta()
         if self.pending_aside:
-            meta[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
+            sent[ASIDE_META_KEY], self.pending_aside = self.pending_aside, None
         if (calls := self.model_calls.take()) is not None:
-            meta[MODEL_CALLS_META_KEY] = calls
+            sent[MODEL_CALLS_META_KEY] = calls
         result = await self.client.call_tool(
             tool,
             {
                 "episode_id": self.episode_id,
                 **{k: v for k, v in arguments.items() if k != "episode_id"},
             },
-            meta=meta,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
+            meta=sent,  # type: ignore[arg-type]  # RequestParamsMeta takes extra keys
         )
         outcome = outcome_of(result)
         data = outcome.data

@@ -3,8 +3,10 @@
 With no options: the scripted agent, the built-in suite, the rule-based user, 4 trials,
 logs in `logs/`, the server in process. No API key, no network. Exit codes: 0 done,
 1 the run failed (server unreachable, the provider refused the key or model, episode logs
-it could not write, or every episode ended as an infrastructure error), 2 bad options or
-input (including a model whose API key is not set), 130 interrupted.
+it could not write, every episode ended in an agent or infrastructure error, or
+--fail-fast stopped it at an agent error), 2 bad options or input (including a model whose
+API key is not set), 130 interrupted. Agent errors are counted on stderr after the table,
+with the first one's traceback (run_end.py).
 
 `--agent` takes a registered name or one's own agent as `module:Class` or `path/file.py:Class`
 (see agents/custom.py): the same progress, resume, sealing and table for both.
@@ -28,6 +30,7 @@ from taurec.clients.cli.run_options import (
     BackendName,
     BackendOpt,
     CrsUrlOpt,
+    FailFastOpt,
     RayAddressOpt,
     TransportName,
     check_agent_options,
@@ -38,7 +41,6 @@ from taurec.clients.cli.run_options import (
     fail,
     given_options,
     known_agent,
-    named_cause,
     print_dry_run,
     resume_command,
     saved,
@@ -149,6 +151,7 @@ def run(
             "--episode-timeout", min=1, help="Seconds before an episode is an agent_error."
         ),
     ] = 900.0,
+    fail_fast: FailFastOpt = False,
     crs_url: CrsUrlOpt = None,
     a2a_url: A2aUrlOpt = None,
     answer_retries: AnswerRetriesOpt = 0,
@@ -175,6 +178,7 @@ def run(
     from taurec.clients.agents.contestants.custom import is_custom, make_custom_agent
     from taurec.clients.agents.registry import AgentUnavailable, default_label, make_agent
     from taurec.clients.agents.registry import agents_of as agents_of_kind
+    from taurec.clients.cli.run_end import finish, stop_if_failed_fast
     from taurec.clients.runner.backends import BackendError, RunJob, make_backend
     from taurec.clients.runner.connection import Connection
     from taurec.clients.runner.log_failures import log_failures
@@ -182,9 +186,7 @@ def run(
     from taurec.clients.runner.sealing import local_plan
     from taurec.clients.runner.session import (
         RunRefused,
-        all_infra_errors,
         check_out,
-        infra_summary,
         set_aside_unfinished,
         start,
         table,
@@ -321,7 +323,7 @@ def run(
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,
-        "--ray-address": ray_address, "--episode-timeout": episode_timeout,
+        "--ray-address": ray_address, "--episode-timeout": episode_timeout, "--fail-fast": fail_fast,
         **protocol_flags(feedback, rules, shuffle_order),
         **{f"--{k.replace('_', '-')}": v for k, v in given.items() if k not in ("crs_url", "a2a_url")},
     }  # fmt: skip
@@ -349,6 +351,7 @@ def run(
             episode_timeout=episode_timeout,
             resolver=resolver,
             plan_path=plan_path,
+            fail_fast=fail_fast,
         )
         with RunProgress(len(todo), the_label, err) as progress:
             try:
@@ -371,23 +374,11 @@ def run(
                 f"{escape(resume_command(options))}"
             )
             raise typer.Exit(130)
+        stop_if_failed_fast(report, out, options, err)
     else:
         err.print(f"nothing to play: every planned episode ({len(specs)}) is already in {out}")
     check, both = table(out, report, resolver, loaded, Console(), err, the_label)
-    if unwritten:
-        err.print(
-            f"[red]error:[/red] {len(unwritten)} of {plural(len(todo), 'episode')} have no whole log "
-            f"({escape(named_cause(unwritten))}); they count as infrastructure errors. "
-            f"Free space where the logs go, then resume with:\n  "
-            f"{escape(resume_command(options))}"
-        )
-        raise typer.Exit(1)
-    if report is not None and all_infra_errors(report):
-        err.print(f"[red]error:[/red] {infra_summary(report)}")
-        raise typer.Exit(1)
-    err.print(f"this run only; the whole folder: evaluator score {out}{' --rules both' * both}")
-    if not check.clean:
-        raise typer.Exit(1)
+    finish(report, check, unwritten, len(todo), out, options, both, err)
 
 
 def main() -> None:

@@ -89,6 +89,15 @@ RayAddressOpt = Annotated[
     ),
 ]
 
+FailFastOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fail-fast",
+        help="Stop at the first agent error (the agent raised, timed out or returned "
+        "without committing): episodes in flight are cancelled; --resume plays the rest.",
+    ),
+]
+
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 

@@ -48,6 +48,7 @@ class LocalBackend:
             episode_timeout=job.episode_timeout,
             resolver=job.resolver,
             handle_signals=job.handle_signals,
+            fail_fast=job.fail_fast,
             on_result=on_result,
         )
         return anyio.run(runner.run, list(specs))

@@ -37,6 +37,7 @@ class RunJob:
     resolver: Resolver = field(default_factory=Resolver)
     plan_path: Path | None = None
     handle_signals: bool = True
+    fail_fast: bool = False  # the first agent error stops the run, finishing nothing else
 
     def check(self) -> None:
         """BackendError for a job no backend can play: a sealed plan fixes each episode's

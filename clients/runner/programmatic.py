@@ -3,8 +3,11 @@
 It keeps the command's rules (runner/session.py): a folder that already holds logs of the
 same agent on the same suite is refused unless `resume=True`; a resume sets unfinished
 logs aside and plays only what is missing; progress is drawn on stderr (a bar on a
-terminal) and the evaluator's table is printed on stdout at the end (`quiet=True` prints
-neither). The run is sealed (a plan under `out/.plans/`) when it starts its own server.
+terminal) and the evaluator's table is printed on stdout at the end, then on stderr how
+many episodes ended in an agent error with the first one's traceback (`quiet=True` prints
+none of it). `fail_fast=True` stops at the first agent error (`report.failed_fast`), as
+`taurec run --fail-fast` does; `resume=True` plays the rest. The run is sealed (a plan
+under `out/.plans/`) when it starts its own server.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from taurec.clients.agents.base import Agent
+from taurec.clients.runner.agent_errors import print_agent_errors
 from taurec.clients.runner.connection import Connection, Transport
 from taurec.clients.runner.runner import Runner, RunReport
 from taurec.clients.runner.sealing import local_plan
@@ -39,6 +43,7 @@ def run_agent(
     seed: int | None = None,
     resume: bool = False,
     quiet: bool = False,
+    fail_fast: bool = False,
 ) -> RunReport:
     """Play `agent` on a suite's tasks (all, or `tasks`) x `trials`, logging under `out`,
     then print the evaluator's table. Raises RunRefused (a ValueError) when `out` is not
@@ -75,10 +80,12 @@ def run_agent(
         seed=seed,
         resolver=resolver,
         handle_signals=False,
+        fail_fast=fail_fast,
     )
     report = play(runner, run.todo, stderr) if run.todo else RunReport()
     if report.failure:
         stderr.print(f"[red]error:[/red] the run failed: {escape(report.failure)}")
-    elif not report.interrupted:
+    elif not report.interrupted and not report.failed_fast:
         table(out, report, resolver, loaded, stdout, stderr, agent.label)
+    print_agent_errors(report, stderr)
     return report

@@ -51,6 +51,10 @@ class ClusterLost(Exception):
     """The driver's own link to the cluster is gone: no further episode can be played."""
 
 
+class _FailedFast(Exception):
+    """An episode ended in an agent error under `fail_fast`: nothing else is finished."""
+
+
 @contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
     """SIGTERM stops the run as SIGINT does (KeyboardInterrupt), in the main thread only."""
@@ -205,6 +209,12 @@ class RayBackend:
                     report.results.append(result)
                     if on_result is not None:
                         on_result(result)
+                    if job.fail_fast and result.end_reason == "agent_error":
+                        raise _FailedFast
+        except _FailedFast:  # what is in flight is cancelled, unrecorded: --resume plays it
+            report.failed_fast = True
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
         except KeyboardInterrupt:  # SIGINT, or SIGTERM: finished episodes are recorded
             report.interrupted = True
             for ref in in_flight:

@@ -5,12 +5,14 @@ Each episode: `start_episode` (with the agent's label), the agent plays it throu
 `Episode`, and the runner makes sure it ends. An agent that raises AgentInfraError (its
 LLM provider failed after retries) has its episode ended as `infra_error`; one that
 crashes, times out or returns without committing, as `agent_error` (both through the
-server's `abort_episode`, so the log says so). Each finished episode's log is scored as it
-completes (for the live pass count). Cancelling the run (SIGINT) cancels in-flight
-episodes, whose logs stay without an end record for `--resume` to replay; every finished
-episode is already on disk. Losing the server mid-run (a crash, `kill -9`, a graceful
-stop) stops the run with a failure that says how to finish it: the server's in-flight
-logs are left without an end record, or ended "server shut down", and resume replays both.
+server's `abort_episode`, so the log says so; a crash's traceback goes with it, request
+`_meta` "taurec/traceback", into the end record). Each finished episode's log is scored as
+it completes (for the live pass count). Cancelling the run (SIGINT), or the first agent
+error under `fail_fast`, cancels in-flight episodes, whose logs stay without an end record
+for `--resume` to replay; every finished episode is already on disk. Losing the server
+mid-run (a crash, `kill -9`, a graceful stop) stops the run with a failure that says how
+to finish it: the server's in-flight logs are left without an end record, or ended
+"server shut down", and resume replays both.
 
 Over HTTP the server writes each log where its own `--log-dir` says; the runner reads,
 scores and resumes from `out`, so the two must be one folder. The first episode checks
@@ -24,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import signal
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +37,7 @@ from mcp import Client
 
 from taurec.clients.agents.base import (
     AGENT_META_KEY,
+    TRACEBACK_META_KEY,
     Agent,
     AgentInfraError,
     Episode,
@@ -49,6 +53,7 @@ from taurec.evaluator.logs import Resolver, score_file
 from taurec.server.run_facts import derive_seed
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import portable_suite_spec
+from taurec.tasks.trajectory.format import EndReason, traceback_tail
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +71,13 @@ def _first_leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def _traceback_of(exc: BaseException) -> str:
+    """The traceback of an agent's exception from its own frames on (not the runner's),
+    cut to what an end record keeps."""
+    frames = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    return traceback_tail("".join(traceback.format_exception(type(exc), exc, frames)))
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,7 @@ class RunReport:
     results: list[EpisodeResult] = field(default_factory=list)
     interrupted: bool = False
     failure: str | None = None  # the run itself failed (e.g. the server could not be reached)
+    failed_fast: bool = False  # stopped at the first agent error (Runner.fail_fast)
 
 
 @dataclass
@@ -112,6 +125,7 @@ class Runner:
     on_result: Callable[[EpisodeResult], None] | None = None
     resolver: Resolver = field(default_factory=Resolver)
     handle_signals: bool = True
+    fail_fast: bool = False  # the first agent error stops the run (in-flight episodes cancelled)
     # http: the server's run folder (<its log dir>/<its run label>), once the first log is found
     _server_run_dir: Path | None = field(default=None, init=False, repr=False)
     _locating: anyio.Lock | None = field(default=None, init=False, repr=False)
@@ -149,6 +163,10 @@ class Runner:
                                 self.on_result(result)
                             if result.stops_run:
                                 raise RunStopped(result.error)
+                            if self.fail_fast and result.end_reason == EndReason.AGENT_ERROR:
+                                report.failed_fast = True
+                                tg.cancel_scope.cancel()
+                                return
 
                     async with anyio.create_task_group() as workers:
                         for _ in range(max(1, min(self.concurrency, todo.tasks))):
@@ -212,6 +230,7 @@ class Runner:
         )
         error: str | None = None
         reason: str | None = None
+        trace: str | None = None
         refused = False
         timeout = self.episode_timeout if self.episode_timeout else math.inf
         try:
@@ -225,12 +244,16 @@ class Runner:
         except Exception as exc:
             log.debug("agent failed on %s", spec, exc_info=exc)
             reason, error = "agent_error", f"the agent raised {type(exc).__name__}: {exc}"
+            trace = _traceback_of(exc)
         if not episode.ended:
-            reason = reason or "agent_error"
-            error = error or "the agent stopped without committing (recommend)"
-            aborted = await self._abort(episode, reason, error)
-            if aborted.is_error and "has ended (" not in aborted.text:
-                error = f"{error}; abort_episode failed: {aborted.text}"
+            detail = error or "the agent returned without committing"
+            aborted = await self._abort(episode, reason or "agent_error", detail, trace)
+            # "has ended (...)": it had ended after all, by a commit whose answer is text
+            # (a ranking's), so the end is the log's, not an agent error
+            if not aborted.is_error or "has ended (" not in aborted.text:
+                reason, error = reason or "agent_error", detail
+                if aborted.is_error:
+                    error = f"{error}; abort_episode failed: {aborted.text}"
         result = self._finish(spec, episode.episode_id, episode.end_reason or reason, error)
         return replace(result, stops_run=refused)
 
@@ -262,12 +285,17 @@ class Runner:
                     )
         return started
 
-    async def _abort(self, episode: Episode, reason: str, detail: str) -> ToolOutcome:
+    async def _abort(
+        self, episode: Episode, reason: str, detail: str, trace: str | None = None
+    ) -> ToolOutcome:
+        meta = {TRACEBACK_META_KEY: trace} if trace else None
+        arguments = {"reason": reason, "detail": detail[:2000]}
         try:
             with anyio.CancelScope(shield=True), anyio.move_on_after(30):
-                outcome = await episode.call("abort_episode", reason=reason, detail=detail[:2000])
-                episode.ended = True
-                episode.end_reason = reason
+                outcome = outcome_of(await episode.call_raw("abort_episode", arguments, meta))
+                if not outcome.is_error:  # else call_raw took an earlier end from the error
+                    episode.ended = True
+                    episode.end_reason = reason
                 return outcome
         except Exception as exc:  # the connection itself is gone
             return ToolOutcome(content=str(exc), is_error=True, text=str(exc))

@@ -56,6 +56,10 @@ def print_conversation(entries: list[dict[str, Any]], console: Console) -> None:
             item = f" {markup(e['item_id'])}" if e.get("item_id") else ""
             detail = f" ({markup(e['detail'])})" if e.get("detail") else ""
             console.print(f"{seq} [bold]end[/bold]   {markup(e['reason'])}{item}{detail}")
+            if e.get("traceback"):
+                console.print(
+                    f"          [red]the agent's traceback:[/red]\n          {_lines(e['traceback'].rstrip())}"
+                )
         else:
             who = "[blue]user[/blue] " if e["role"] == "user" else "[magenta]agent[/magenta]"
             note = " [dim](not sent)[/dim]" if e.get("delivered") is False else ""

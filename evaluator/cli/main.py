@@ -120,8 +120,9 @@ def episodes(
 @app.command()
 def view(
     logdirs: Annotated[
-        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
-    ],
+        list[Path] | None,
+        typer.Argument(help="Log files or directories (searched recursively); default: logs/."),
+    ] = None,
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free).")
     ] = 0,
@@ -155,7 +156,7 @@ def view(
     (name,) = rules_of(rules)[:1]
     resolver = Resolver(suite=suite, catalog=catalog, rules=name)
     code = run_view(
-        logdirs,
+        logdirs or [],
         resolver,
         port,
         not no_open,

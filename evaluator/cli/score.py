@@ -158,11 +158,14 @@ def _print_json(
 def _report(
     check: RunCheck, groups: list[dict[str, Any]], problems: list[str], key: LogKey | None
 ) -> None:
-    """On stderr: what the evaluator found wrong, and a warning per open-mode group."""
-    from taurec.evaluator.render import report_check
+    """On stderr: what the evaluator found wrong, a flag per group whose every episode
+    ended in an agent error, and a warning per open-mode group."""
+    from taurec.evaluator.render import all_agent_errors, report_check
 
     report_check(check, problems, key, err)
     for g in groups:
+        if (flag := all_agent_errors(g)) is not None:
+            err.print(f"[red]agent errors:[/red] {markup(g['label'])}: {markup(flag)}")
         if g["mode"] == "open":
             err.print(
                 f"[yellow]warning:[/yellow] {markup(g['label'])}: "

@@ -15,6 +15,9 @@ from taurec.evaluator.cli.log_paths import NotLogs, check_log_paths
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.text import markup
 
+#: The folder viewed when none is named: where `taurec run` writes its logs by default.
+DEFAULT_LOGS = Path("logs")
+
 
 def run_view(
     paths: list[Path],
@@ -30,14 +33,21 @@ def run_view(
     """Serve until interrupted, or write the bundle; the exit code. `show_hidden`: show
     the answer key of tasks still being played (see viewer/answers.py). `labels`: only
     the agent labels matching one of these patterns; a pattern that matches none of the
-    labels there is an error (unless the folders hold no episode yet: a run may be about
-    to write them)."""
+    labels there is an error. No `paths`: `logs/`. Folders holding no episode are one
+    line and exit 2, before any server starts."""
     from taurec.evaluator.labels import LabelFilter, no_match_message
     from taurec.evaluator.viewer.data import LogSet
 
+    if not paths and not DEFAULT_LOGS.is_dir():
+        err.print(
+            f"[red]error:[/red] {DEFAULT_LOGS}/: no such folder (viewed when no LOGDIR is "
+            "given); name the folder `taurec run --log-dir` wrote: evaluator view LOGDIR"
+        )
+        return 2
+    paths = list(paths) or [DEFAULT_LOGS]
     try:
-        # a folder with no logs yet is fine: a run may be about to write them
-        check_log_paths(paths, allow_empty=bundle is None)
+        # a sealed run's folder may hold its register and no log yet: checked below
+        check_log_paths(paths, allow_empty=True)
     except NotLogs as exc:
         err.print(f"[red]error:[/red] {markup(exc)}")
         return 2
@@ -47,7 +57,13 @@ def run_view(
     logs = LogSet(paths, resolver, show_hidden=show_hidden, labels=LabelFilter(tuple(labels)))
     logs.refresh(force=True)
     found = logs.labels_found
-    if (found or bundle is not None) and (missing := logs.labels.unmatched(found)):
+    if not found:  # not one episode (a stray .jsonl of another program is none)
+        err.print(
+            f"[red]error:[/red] {markup(', '.join(map(str, paths)))}: no taurec episode log "
+            "under it; expected the folder `taurec run --log-dir` wrote (*.jsonl episode logs)"
+        )
+        return 2
+    if missing := logs.labels.unmatched(found):
         err.print(f"[red]error:[/red] {markup(no_match_message(missing[0], found))}")
         return 2
     if bundle is not None:

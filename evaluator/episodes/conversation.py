@@ -1,6 +1,6 @@
 """An episode log as a conversation: the user's and the agent's messages in order, each
 tool call folded together with its result, each model call (model_calls.py), and the end
-record. What `evaluator explain`
+record (with the agent's traceback, when it raised). What `evaluator explain`
 prints and the viewer shows. Pure: events in, plain JSON values out.
 """
 
@@ -66,15 +66,16 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif kind == "model_call":
             entries.append(model_entry(ev))
         elif kind == "end":
-            entries.append(
-                {
-                    "seq": ev["seq"],
-                    "role": END,
-                    "reason": str(ev.get("reason", "")),
-                    "item_id": ev.get("item_id"),
-                    "detail": ev.get("detail"),
-                }
-            )
+            end = {
+                "seq": ev["seq"],
+                "role": END,
+                "reason": str(ev.get("reason", "")),
+                "item_id": ev.get("item_id"),
+                "detail": ev.get("detail"),
+            }
+            if ev.get("traceback"):  # the agent's, when its harness aborted after it raised
+                end["traceback"] = str(ev["traceback"])
+            entries.append(end)
     return entries
 
 

@@ -7,6 +7,7 @@ the episodes of a stream with their feedback. Plain JSON values: the viewer rend
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -25,6 +26,16 @@ def display_value(value: object) -> str:
     if isinstance(value, list | tuple | set | frozenset):
         return ", ".join(display_value(v) for v in value) or "(empty)"
     return str(value)
+
+
+_AT_K = re.compile(r"^([^@]+)@(\d+)$")
+
+
+def metric_order(name: str) -> tuple[int, int, str]:
+    """Metrics without a cutoff first, by name; then those at a cutoff K (`hit@5`) by K,
+    then name: hit@1, hit@5, ndcg@5, hit@10, ndcg@10, as `evaluator score` lists them."""
+    m = _AT_K.match(name)
+    return (0, 0, name) if m is None else (1, int(m.group(2)), m.group(1))
 
 
 def _number(value: float | None) -> float | None:
@@ -75,7 +86,7 @@ def verdicts(score: EpisodeScore, events: list[dict[str, Any]]) -> dict[str, Any
         ],
         "metrics": [
             {"name": k, "value": _number(v), "seq": end_seq}
-            for k, v in sorted(score.metrics.items())
+            for k, v in sorted(score.metrics.items(), key=lambda kv: metric_order(kv[0]))
         ],
         "faults": [
             {

@@ -21,6 +21,7 @@ from taurec.evaluator.text import percent as _pct
 from taurec.evaluator.text import plural
 from taurec.policies.checks import Verdict
 from taurec.tasks.recommendation.task import Complexity, PolicyName, RevealDifficulty
+from taurec.tasks.trajectory.format import EndReason
 
 
 def _num(v: float | None, digits: int = 1) -> str:
@@ -34,6 +35,8 @@ def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
     wrong commit: committed an item that breaks a constraint, or any item on a task with
     no valid answer. "abstainer" when false abstentions outnumber wrong commits 2:1,
     "wrong-committer" for the reverse, "balanced" otherwise, "none" with neither.
+    "agent-error" when every episode that was not an infrastructure error ended in an
+    agent error: the agent never chose, so there is no mode to diagnose.
     """
     solvable = [s for s in scores if not s.infra_error and s.no_valid is False]
     false_abstain = sum(1 for s in solvable if s.outcome != "item")
@@ -42,7 +45,10 @@ def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
         for s in scores
         if not s.infra_error and s.outcome == "item" and (s.no_valid or s.constraint_score < 1.0)
     )
-    if false_abstain == wrong == 0:
+    played = [s for s in scores if not s.infra_error]
+    if played and all(s.end_reason == EndReason.AGENT_ERROR for s in played):
+        mode = "agent-error"
+    elif false_abstain == wrong == 0:
         mode = "none"
     elif false_abstain >= 2 * wrong:
         mode = "abstainer"
@@ -185,7 +191,9 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     rows.append(
         (
             "failure mode",
-            f"{fm['mode']} (false abstentions {_pct(fm['false_abstention_rate'])}, "
+            "none diagnosed: the agent errored in every episode"
+            if fm["mode"] == "agent-error"
+            else f"{fm['mode']} (false abstentions {_pct(fm['false_abstention_rate'])}, "
             f"wrong commits {_pct(fm['wrong_commit_rate'])})",
         )
     )

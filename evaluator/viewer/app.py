@@ -1,5 +1,6 @@
-"""The viewer served on loopback: the static page, and two JSON endpoints the page polls
-(`api/episodes`, the list; `api/episode/{key}`, one episode). Only requests addressed
+"""The viewer served on loopback: the static page, and the JSON it reads (`api/episodes`,
+the list it polls; `api/episode/{key}`, one episode; `api/words`, the messages its
+search looks through). Only requests addressed
 to the loopback host are answered (a web page elsewhere cannot reach it by rebinding a
 name of its own to 127.0.0.1), and only those carrying the viewer's token (access.py):
 another user of the machine reaches loopback too."""
@@ -22,6 +23,7 @@ from starlette.routing import Route
 
 from taurec.evaluator.viewer.access import TokenGate
 from taurec.evaluator.viewer.data import LogSet
+from taurec.evaluator.viewer.words import EpisodeWords
 
 LOOPBACK = "127.0.0.1"
 #: The page's files, by URL name: (file in static/, media type).
@@ -29,6 +31,8 @@ STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
     "viewer.js": ("viewer.js", "text/javascript; charset=utf-8"),
     "viewer.css": ("viewer.css", "text/css; charset=utf-8"),
+    "curve.js": ("curve.js", "text/javascript; charset=utf-8"),
+    "runs.js": ("runs.js", "text/javascript; charset=utf-8"),
 }
 _NO_CACHE = {
     "Cache-Control": "no-store",
@@ -54,6 +58,8 @@ class _JSON(JSONResponse):
 def viewer_app(logs: LogSet, token: str) -> Starlette:
     """The viewer over `logs`, answering requests that carry `token` only."""
 
+    said = EpisodeWords(logs)
+
     async def page(request: Request) -> Response:
         name, media = STATIC[request.path_params.get("name", "")]
         return Response(
@@ -69,6 +75,9 @@ def viewer_app(logs: LogSet, token: str) -> Starlette:
             return _JSON({"revision": logs.revision, "unchanged": True}, headers=_NO_CACHE)
         return _JSON(logs.document(), headers=_NO_CACHE)
 
+    def words(request: Request) -> Response:
+        return _JSON(said.document(), headers=_NO_CACHE)
+
     def episode(request: Request) -> Response:
         doc = logs.detail(request.path_params["key"])
         if doc is None:
@@ -79,6 +88,7 @@ def viewer_app(logs: LogSet, token: str) -> Starlette:
         Route("/", page),
         Route("/{name:str}", page),
         Route("/api/episodes", episodes),
+        Route("/api/words", words),
         Route("/api/episode/{key:str}", episode),
     ]
     hosts = [LOOPBACK, "localhost"]

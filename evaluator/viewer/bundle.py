@@ -2,7 +2,8 @@
 data as script files it loads, so the folder works from file:// or any static host.
 
 Pages opened from file:// cannot fetch JSON, so each document is written as a call,
-`taurecData(...)` / `taurecEpisode(key, ...)`, in a .js file the page adds as a script.
+`taurecData(...)` / `taurecEpisode(key, ...)` / `taurecWords(...)`, in a .js file the
+page adds as a script.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import orjson
 
 from taurec.evaluator.viewer.app import STATIC, static_file
 from taurec.evaluator.viewer.data import LogSet
+from taurec.evaluator.viewer.words import EpisodeWords
 
 #: Marks the page as a bundle (no server to poll); inserted before the viewer's script.
 BUNDLE_FLAG = '<meta name="taurec-bundle" content="1">'
@@ -42,6 +44,7 @@ def write_bundle(logs: LogSet, out: Path) -> int:
             blob = blob.replace(b"<head>", b"<head>\n" + BUNDLE_FLAG.encode(), 1)
         (out / (name or "index.html")).write_bytes(blob)
     (data / "episodes.js").write_bytes(_script("taurecData", logs.document()))
+    (data / "words.js").write_bytes(_script("taurecWords", EpisodeWords(logs).document()))
     for row in logs.rows:
         doc = logs.detail(row["key"])
         (data / f"episode-{row['key']}.js").write_bytes(_script("taurecEpisode", row["key"], doc))

@@ -44,6 +44,12 @@ def episode_key(score: EpisodeScore) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def run_identity(score: EpisodeScore) -> dict[str, str | None]:
+    """What tells one run from another beside its label and plan: the model the agent
+    reported, the suite and when the episode started (the viewer adds the folder)."""
+    return {"model": score.agent_model, "suite": score.suite_id, "started_at": score.started_at}
+
+
 def load_judged(paths: list[Path]) -> dict[str, dict[str, Any]]:
     """Judge scores by episode id from `<logdir>/judge/`, where the judge has run."""
     from taurec.evaluator.judge.store import load_judgements
@@ -58,9 +64,11 @@ def load_judged(paths: list[Path]) -> dict[str, dict[str, Any]]:
     return judged
 
 
-def _signature(path: Path) -> tuple[int, int] | None:
+def signature(path: str | Path) -> tuple[int, int] | None:
+    """A file's size and modification time (None when it cannot be read): a change in
+    either means it is read again."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
@@ -71,7 +79,7 @@ def _judge_signatures(paths: list[Path]) -> dict[str, tuple[int, int] | None]:
     from taurec.evaluator.judge.store import SUFFIX
 
     return {
-        str(f): _signature(f)
+        str(f): signature(f)
         for p in paths
         if (p / JUDGE_DIR).is_dir()
         for f in sorted((p / JUDGE_DIR).glob(f"*{SUFFIX}"))
@@ -133,8 +141,8 @@ class LogSet:
             self._last = time.monotonic()
             # signatures before scoring: a log that grows meanwhile is scored again next time
             files = find_run_files(self.paths)
-            signatures = {str(p): _signature(p) for p in files.logs}
-            on_disk = (signatures, {str(p): _signature(p) for p in files.registers})
+            signatures = {str(p): signature(p) for p in files.logs}
+            on_disk = (signatures, {str(p): signature(p) for p in files.registers})
             # judge files are read again only when one changed (they hold every answer)
             judge_sig = _judge_signatures(self.paths)
             judge_moved = judge_sig != self._judge_sig
@@ -166,6 +174,7 @@ class LogSet:
                     row = withhold_row(row, s)
                 row["key"] = key
                 row["excluded"] = excluded.get(id(s))
+                row.update(run_identity(s))
                 rows.append(row)
             self._plan_specs = frozenset(
                 str(run["suite"]["spec"])
@@ -219,6 +228,7 @@ class LogSet:
             doc = withhold_detail(doc)
             doc["row"] = withhold_row(doc["row"], score)
         doc["row"]["key"] = key
+        doc["row"].update(run_identity(score))
         return doc
 
     def _task(self, score: EpisodeScore) -> tuple[Any, Any]:

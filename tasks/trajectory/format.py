@@ -219,7 +219,7 @@ class End(_Event):
     traceback: str | None = Field(
         default=None,
         description="The agent's traceback, when its harness aborted the episode because "
-        "the agent raised (request `_meta` \"taurec/traceback\"): its last "
+        'the agent raised (request `_meta` "taurec/traceback"): its last '
         f"{MAX_TRACEBACK_BYTES} bytes at most, as the taurec server writes it.",
     )
     usage: Usage | None = None

@@ -51,3 +51,17 @@ def kills_its_worker_once(marker: str, task_id: str) -> Agent:
 
 def always_kills_its_worker(task_id: str) -> Agent:
     return AlwaysKillsItsWorker(task_id)
+
+
+class Raises:
+    """Raises in every episode, after its first message."""
+
+    label = "scripted"
+
+    async def run(self, episode: Episode) -> None:
+        await episode.say("Let me think about that.")
+        raise RuntimeError("the agent broke on a Ray worker")
+
+
+def raises() -> Agent:
+    return Raises()

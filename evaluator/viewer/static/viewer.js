@@ -6,7 +6,10 @@
   const BUNDLE = !!document.querySelector('meta[name="taurec-bundle"]');
   const POLL_MS = 2000;
   const MAX_ROWS = 1000;
-  const state = { rows: [], revision: null, filters: {}, sort: { col: "label", dir: 1 }, key: null, seq: null, doc: null };
+  const state = { rows: [], revision: null, filters: {}, sort: { col: "label", dir: 1 }, key: null, seq: null, doc: null, search: "", words: null, hay: new Map() };
+  // under this width one pane shows at a time: the lists, or the episode opened from them
+  const WIDE = window.matchMedia("(min-width: 1800px)");  // as in viewer.css
+  const curve = window.taurecCurve;
   const episodeCallbacks = {};
 
   // ---- DOM building: text only ------------------------------------------------------
@@ -42,6 +45,7 @@
     document.body.append(s);
   }
   window.taurecData = (doc) => receive(doc);
+  window.taurecWords = (doc) => { state.words = doc; state.hay.clear(); renderList(); };
   window.taurecEpisode = (key, doc) => { const cb = episodeCallbacks[key]; delete episodeCallbacks[key]; if (cb) cb(doc); };
 
   function fetchEpisodes() {
@@ -59,6 +63,12 @@
       .then(done)
       .catch(() => setStatus("could not load episode " + key));
   }
+  // the messages the search looks through: fetched once a search is typed, again when the list changed
+  function fetchWords() {
+    if (!state.search || (state.words && state.words.revision === state.revision)) return;
+    if (BUNDLE) { if (!state.words) loadScript("data/words.js"); return; }
+    fetch("api/words", { cache: "no-store" }).then((r) => r.json()).then(window.taurecWords).catch(() => setStatus("could not load the messages to search"));
+  }
   function setStatus(text) { $("#status").textContent = text; }
   function setLive() {
     const n = state.rows.length;
@@ -68,6 +78,8 @@
     state.rows = doc.rows || [];
     state.revision = doc.revision;
     state.updated = doc.updated_at;
+    state.hay.clear();
+    fetchWords();
     renderFilters();
     renderRuns();
     renderList();
@@ -76,13 +88,17 @@
   }
 
   // ---- filters and list ------------------------------------------------------------
-  const resultOf = (r) => (r.passed ? "pass" : "fail");
+  // a stream is read by its regret curve, not pass/fail
+  const graded = (r) => r.kind !== "stream";
+  const resultOf = (r) => (!graded(r) ? "stream" : r.passed ? "pass" : "fail");
+  // the one-line failure reason, but not a stream's regret count: its curve says more
+  const failureLine = (r) => (r.passed || (!graded(r) && curve.regrets(r).length) ? null : r.failure);
   const FILTERS = [
     ["label", "label", (r) => [r.label]],
     ["kind", "kind", (r) => [r.kind]],
     ["task", "task", (r) => [r.task]],
     ["stratum", "stratum", (r) => [r.stratum || "(none)"]],
-    ["result", "pass/fail", (r) => [resultOf(r)]],
+    ["result", "result", (r) => [resultOf(r)]],
     ["policy", "failed policy", (r) => (r.failed_policies.length ? r.failed_policies : ["(none)"])],
     ["end", "end reason", (r) => [r.end_reason]],
     ["fault", "simulator fault", (r) => (r.simulator_faults ? ["any", ...r.simulator_fault_kinds] : ["(none)"])],
@@ -102,7 +118,8 @@
     }
   }
   function shown() {
-    const rows = state.rows.filter((r) => FILTERS.every(([name, , values]) => !state.filters[name] || values(r).includes(state.filters[name])));
+    const terms = searchTerms(state.search);
+    const rows = state.rows.filter((r) => FILTERS.every(([name, , values]) => !state.filters[name] || values(r).includes(state.filters[name])) && terms.every((t) => haystack(r).includes(t)));
     const col = COLUMNS.find((c) => c.key === state.sort.col) || COLUMNS[0];
     return rows.sort((a, b) => {
       const x = col.sort(a), y = col.sort(b);
@@ -114,15 +131,25 @@
     ...r.failed_policies.map((p) => "policy " + p),
     ...(r.excluded ? ["excluded: " + r.excluded] : []),
     ...(r.simulator_faults ? [r.simulator_faults + " simulator fault(s)"] : []),
-    ...(r.passed ? [] : r.failure ? [r.failure] : []),
+    ...(failureLine(r) ? [failureLine(r)] : []),
     ...(r.withheld ? ["answer key withheld (task still live)"] : []),
   ].join("; ");
+  // what the search looks through: the row's names and verdicts, and the episode's messages
+  function haystack(r) {
+    if (!state.hay.has(r.key)) {
+      const said = state.words && state.words.words ? state.words.words[r.key] : "";
+      state.hay.set(r.key, [r.label, r.task, r.model, r.end_reason, r.item_id, why(r), ...(r.problems || []), said].filter(Boolean).join("\n").toLowerCase());
+    }
+    return state.hay.get(r.key);
+  }
+  // words, or "quoted phrases", every one of which must be found
+  const searchTerms = (q) => [...q.toLowerCase().matchAll(/"([^"]+)"|(\S+)/g)].map((m) => m[1] || m[2]);
   const COLUMNS = [
     { key: "label", title: "label", sort: (r) => r.label, cell: (r) => r.label },
     { key: "task", title: "task", sort: (r) => r.task, cell: (r) => r.task },
     { key: "trial", title: "trial", sort: (r) => r.trial, cell: (r) => String(r.trial) },
     { key: "stratum", title: "stratum", sort: (r) => r.stratum || "", cell: (r) => r.stratum || "–" },
-    { key: "result", title: "result", sort: (r) => resultOf(r), cell: (r) => el("span", { class: resultOf(r) }, resultOf(r)) },
+    { key: "result", title: "result", sort: (r) => resultOf(r), cell: (r) => (graded(r) || !curve.regrets(r).length ? el("span", { class: resultOf(r) }, resultOf(r)) : streamCell(r)) },
     { key: "reward", title: "reward", sort: (r) => (r.reward === null ? -Infinity : r.reward), cell: (r) => fmt(r.reward, 2) },
     { key: "end", title: "end", sort: (r) => r.end_reason, cell: (r) => r.end_reason },
     { key: "turns", title: "turns", sort: (r) => r.turns, cell: (r) => String(r.turns) },
@@ -138,23 +165,17 @@
     const rows = shown();
     // thousands of rows make the page slow: the first MAX_ROWS are drawn, the rest counted
     $("#episodes tbody").replaceChildren(...rows.slice(0, MAX_ROWS).map((r) => el("tr", { "data-key": r.key, class: r.key === state.key ? "selected" : null, onclick: () => { location.hash = "#/episode/" + r.key; } }, COLUMNS.map((c) => el("td", { "data-col": c.key }, c.cell(r))))));
-    $("#count").textContent = "(" + rows.length + " of " + state.rows.length + (rows.length > MAX_ROWS ? "; the first " + MAX_ROWS + " shown: filter or sort to see others" : "") + ")";
+    const pending = state.search && !(state.words && state.words.revision === state.revision) ? "; messages still loading: verdicts searched so far" : "";
+    $("#count").textContent = "(" + rows.length + " of " + state.rows.length + (rows.length > MAX_ROWS ? "; the first " + MAX_ROWS + " shown: filter or sort to see others" : "") + pending + ")";
     $("#empty").hidden = rows.length > 0;
   }
   function renderRuns() {
-    const groups = new Map();
-    for (const r of state.rows) {
-      const id = JSON.stringify([r.label, r.run || "(open)", r.kind]);
-      const g = groups.get(id) || { label: r.label, run: r.run ? r.run.slice(0, 12) : "(open)", kind: r.kind, n: 0, passed: 0 };
-      g.n += 1; g.passed += r.passed ? 1 : 0;
-      groups.set(id, g);
-    }
-    $("#runs tbody").replaceChildren(...[...groups.values()].map((g) => el("tr", {},
-      el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); pickFilter("label", g.label); } }, g.label)),
-      el("td", {}, g.run), el("td", {}, g.kind), el("td", {}, String(g.n)), el("td", {}, String(g.passed)),
-      el("td", {}, (100 * g.passed / g.n).toFixed(1) + "%"),
-      el("td", {}, el("a", { href: "#", class: "fail", onclick: (e) => { e.preventDefault(); pickFilter("label", g.label); pickFilter("result", "fail"); } }, String(g.n - g.passed))),
-    )));
+    window.taurecRuns.render($("#runs tbody"), state.rows, { el, pick: (filters) => { for (const [name, value] of Object.entries(filters)) pickFilter(name, value); } });
+  }
+  // a stream row's result: its regret curve in small, and the average
+  function streamCell(r) {
+    const points = curve.regrets(r);
+    return el("span", { class: "stream-cell" }, curve.draw(points, 64, 18), " avg " + curve.fmt(curve.mean(points.map((p) => p[1]))));
   }
   function pickFilter(name, value) {
     state.filters[name] = value;
@@ -166,7 +187,9 @@
   // ---- one episode -------------------------------------------------------------------
   function route() {
     const m = /^#\/episode\/([0-9a-f]+)(?:\/seq\/(\d+))?$/.exec(location.hash);
-    if (!m) return;
+    document.body.classList.toggle("episode-open", !!m);
+    if (!m) { backToList(); return; }
+    if (m[1] !== state.key && !WIDE.matches) window.scrollTo(0, 0);
     const key = m[1], seq = m[2] ? Number(m[2]) : null;
     state.seq = seq;
     if (key === state.key && state.doc) { showSeq(seq); return; }
@@ -175,6 +198,11 @@
     fetchEpisode(key, (doc) => { if (state.key !== key) return; state.doc = doc; renderEpisode(doc); showSeq(state.seq); });
   }
   window.addEventListener("hashchange", route);
+  // back from an episode on a narrow screen: the list again, at the row that was open
+  function backToList() {
+    const row = state.key && document.querySelector('#episodes tbody tr[data-key="' + state.key + '"]');
+    if (row && !WIDE.matches) row.scrollIntoView({ block: "center" });
+  }
 
   function seqLink(seq) {
     if (seq === null || seq === undefined) return el("span", { class: "muted" }, "–");
@@ -205,7 +233,7 @@
       ...v.constraints.filter((c) => !c.holds).map((c) => [el("span", {}, "constraint not met: " + c.text + " (item has " + c.actual + ") "), seqLink(c.seq)]),
       ...v.policies.filter((p) => p.verdict === "fail").map((p) => [el("span", {}, "policy " + p.policy + " violated: " + p.reason + " "), seqLink(p.seq)]),
       ...v.faults.map((f) => [el("span", {}, "simulator fault " + f.kind + ": " + f.detail + " "), seqLink(f.seq)]),
-      ...(r.failure && !r.passed ? [[el("span", {}, r.failure)]] : []),
+      ...(failureLine(r) ? [[el("span", {}, failureLine(r))]] : []),
       ...v.problems.filter((p) => p !== r.failure).map((p) => [el("span", {}, "problem: " + p)]),
       ...(r.excluded ? [[el("span", {}, "excluded from the score: " + r.excluded)]] : []),
       ...(doc.withheld ? [[el("span", { id: "withheld" }, doc.withheld)]] : []),
@@ -213,8 +241,9 @@
     const h = doc.header || {};
     fill(art, [
       el("h2", {}, r.label + " · " + r.task + " · trial " + r.trial),
-      el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, r.passed ? "PASS" : "FAIL"), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
-      reasons.length ? [el("h3", {}, r.passed ? "Notes" : "Why it failed"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
+      el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, graded(r) ? (r.passed ? "PASS" : "FAIL") : "STREAM · avg regret " + curve.fmt(curve.mean(curve.regrets(r).map((p) => p[1])))), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
+      reasons.length ? [el("h3", {}, graded(r) && !r.passed ? "Why it failed" : "Notes"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
+      renderTraceback(doc.conversation),
       el("dl", { class: "kv" },
         el("dt", {}, "kind"), el("dd", {}, r.kind), el("dt", {}, "stratum"), el("dd", {}, r.stratum || "–"),
         el("dt", {}, "simulator"), el("dd", {}, (h.simulator && h.simulator.kind) || r.simulator || "–"),
@@ -227,11 +256,38 @@
       verdictTable("Simulator faults", ["kind", "detail", "evidence"], v.faults.map((f) => el("tr", {}, el("td", {}, f.kind), el("td", {}, f.detail), el("td", {}, seqLink(f.seq))))),
       doc.judge ? verdictTable("Judge scores (1-5)", ["aspect", "mean", "spread", "failures", "model"], doc.judge.map((j) => el("tr", {}, el("td", {}, j.aspect), el("td", {}, j.mean === null ? "no score" : fmt(j.mean, 2)), el("td", {}, fmt(j.spread, 2)), el("td", {}, String(j.failures)), el("td", {}, j.model || "–")))) : null,
       doc.ranking ? renderRanking(doc.ranking) : null,
+      doc.stream ? streamFigure(doc.stream) : null,
       doc.stream ? verdictTable("Stream episodes", ["#", "recommended", "feedback", "regret", "rank", "questions", "evidence"], doc.stream.map((s) => el("tr", {}, el("td", {}, String(s.index)), el("td", {}, s.item_id || "–"), el("td", {}, s.feedback || "–"), el("td", {}, fmt(s.regret, 1)), el("td", {}, fmt(s.rank)), el("td", {}, String(s.questions)), el("td", {}, seqLink(s.seq))))) : null,
       el("h3", {}, "Conversation"),
       doc.model_store && doc.model_store.problems.length ? el("ul", { class: "reasons" }, doc.model_store.problems.map((p) => el("li", { class: "muted" }, "prompt store: " + p))) : null,
       el("div", { id: "conversation" }, doc.conversation.map((e) => (e.role === "model" ? renderModel(e, doc.model_messages || {}) : renderEntry(e)))),
     ]);
+  }
+  // the agent's traceback, when it raised (the end record keeps it): text only, and folded
+  // to its last line when long
+  function renderTraceback(conversation) {
+    const FOLD_LINES = 12;
+    const end = conversation.find((e) => e.role === "end" && e.traceback);
+    if (!end) return null;
+    const lines = end.traceback.trimEnd().split("\n");
+    const long = lines.length > FOLD_LINES;
+    return [
+      el("h3", {}, "The agent's traceback ", seqLink(end.seq)),
+      el("details", { class: "traceback", id: "traceback", open: !long },
+        el("summary", {}, lines[lines.length - 1] + (long ? " · " + lines.length + " lines" : "")),
+        el("pre", {}, end.traceback)),
+    ];
+  }
+  // a stream's learning curve: regret by episode, each point a link to its recommendation
+  function streamFigure(episodes) {
+    const points = episodes.filter((e) => typeof e.regret === "number").map((e) => [e.index, e.regret]);
+    const seqOf = new Map(episodes.map((e) => [e.index, e.seq]));
+    const slope = curve.slope(points);
+    return [
+      el("h3", {}, "Learning curve"),
+      el("p", { class: "muted" }, "regret by episode (0: the best item was recommended) · avg " + curve.fmt(curve.mean(points.map((p) => p[1]))) + " · slope " + (slope === null ? "–" : curve.fmt(slope)) + " per episode; click a point for its recommendation"),
+      el("div", { class: "curve-box", id: "stream-curve" }, curve.draw(points, 480, 150, { axes: true, href: (k) => (seqOf.get(k) === null || seqOf.get(k) === undefined ? null : "#/episode/" + state.key + "/seq/" + seqOf.get(k)) })),
+    ];
   }
   function renderRanking(rk) {
     return [
@@ -295,6 +351,12 @@
     const who = e.role === "user" ? "user" : "agent" + (e.delivered === false ? " (not sent to the user)" : "");
     return el("div", { class: cls, id: "ev-" + e.seq }, el("div", { class: "who" }, "seq " + e.seq + " · " + who + (e.left ? " · left" : "")), el("div", { class: "text" }, e.text), renderActs(e));
   }
+
+  let typing = null;
+  $("#search").addEventListener("input", (e) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => { state.search = e.target.value.trim(); fetchWords(); renderList(); }, 150);
+  });
 
   fetchEpisodes();
   if (!BUNDLE) setInterval(fetchEpisodes, POLL_MS);

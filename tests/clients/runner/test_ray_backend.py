@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -151,6 +152,19 @@ def test_an_interrupted_ray_run_keeps_what_finished_and_resume_plays_the_rest(
     again = RayBackend(scratch_root=str(tmp_path)).run(resumed, specs)
     assert len(again.results) == 2 and not again.interrupted
     assert _register(out) == [("t001", 0, 1), ("t002", 0, 1), ("t003", 0, 1)]
+
+
+def test_fail_fast_stops_a_ray_run_at_the_first_agent_error_with_its_traceback(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    job, specs = _job(out, partial(ray_agents.raises))
+    job = replace(job, concurrency=1, fail_fast=True)
+    report = RayBackend(scratch_root=str(tmp_path)).run(job, specs)
+    assert report.failed_fast and [r.end_reason for r in report.results] == ["agent_error"]
+    assert len(_register(out)) == len(episode_logs(out)) == 1
+    end = orjson.loads(report.results[0].log.read_bytes().splitlines()[-1])
+    assert end["traceback"].rstrip().endswith("RuntimeError: the agent broke on a Ray worker")
 
 
 def test_a_cluster_address_that_does_not_answer_is_one_clear_error(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ async def test_usage_sent_in_the_request_meta_lands_in_the_end_record(tmp_path: 
     ("agent", "detail"),
     [
         (Crasher(), "the agent raised RuntimeError: bug in the agent"),
-        (Quitter(), "the agent stopped without committing"),
+        (Quitter(), "the agent returned without committing"),
     ],
 )
 async def test_an_agent_that_crashes_or_stops_ends_as_agent_error(

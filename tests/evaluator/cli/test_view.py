@@ -23,11 +23,18 @@ def test_the_bundle_holds_the_page_and_one_data_file_per_episode(logs, tmp_path:
     out = tmp_path / "site"
     result = runner.invoke(app, ["view", str(logs.out), "--suite", logs.spec, "--bundle", str(out)])
     assert result.exit_code == 0, result.output
-    assert {p.name for p in out.iterdir()} == {"index.html", "viewer.js", "viewer.css", "data"}
+    assert {p.name for p in out.iterdir()} == {
+        "index.html",
+        "viewer.js",
+        "viewer.css",
+        "curve.js",
+        "runs.js",
+        "data",
+    }
     assert 'name="taurec-bundle"' in (out / "index.html").read_text()
     data = sorted(p.name for p in (out / "data").iterdir())
-    assert data[-1] == "episodes.js" and len(data) == 3
-    assert all(name.startswith("episode-") for name in data[:-1])
+    assert data[-2:] == ["episodes.js", "words.js"] and len(data) == 4
+    assert all(name.startswith("episode-") for name in data[:-2])
 
 
 def test_bundle_data_cannot_close_a_script_element(logs, tmp_path: Path):
@@ -49,6 +56,41 @@ def test_a_file_that_is_not_a_log_is_one_line_and_exit_2(tmp_path: Path):
     readme.write_text("# hi\n")
     result = runner.invoke(app, ["view", str(readme), "--no-open"])
     assert result.exit_code == 2 and "not an episode log" in result.output
+
+
+def _one_error_line(result) -> str:
+    """The one line a refused `view` wrote on stderr; nothing on stdout (no address)."""
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and result.stdout == "" and len(lines) == 1, result.output
+    return lines[0]
+
+
+def test_a_folder_without_a_log_is_one_line_and_exit_2_and_no_server(tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    line = _one_error_line(runner.invoke(app, ["view", str(empty), "--no-open"]))
+    assert str(empty) in line and "no taurec episode log" in line
+
+
+def test_a_folder_of_other_programs_jsonl_files_is_one_line_and_exit_2(tmp_path: Path):
+    (tmp_path / "notes.jsonl").write_text('{"note": "not an episode"}\n')
+    line = _one_error_line(runner.invoke(app, ["view", str(tmp_path), "--no-open"]))
+    assert "no taurec episode log" in line
+
+
+def test_without_a_folder_logs_is_viewed(logs, tmp_path: Path, monkeypatch):
+    logs.run({"ta": 1, "tb": 0}, trials=1)
+    monkeypatch.chdir(logs.out.parent)
+    assert logs.out.name == "logs"
+    result = runner.invoke(app, ["view", "--suite", logs.spec, "--bundle", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert "wrote 2 episodes" in result.stderr
+
+
+def test_without_a_folder_and_no_logs_folder_it_is_one_line_naming_logs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = _one_error_line(runner.invoke(app, ["view", "--no-open"]))
+    assert line.startswith("error: logs/: no such folder") and "evaluator view LOGDIR" in line
 
 
 def test_a_port_in_use_is_one_line_and_exit_2(logs):

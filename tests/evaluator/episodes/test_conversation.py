@@ -49,3 +49,11 @@ def test_the_end_record_closes_the_conversation():
         [_ev(1, "user_message", text="Hi"), _ev(2, "end", reason="abstained", item_id=None)]
     )
     assert end == {"seq": 2, "role": "end", "reason": "abstained", "item_id": None, "detail": None}
+
+
+def test_the_end_record_carries_the_agents_traceback_when_it_has_one():
+    trace = "Traceback (most recent call last):\n  ...\nValueError: boom\n"
+    (end,) = conversation([_ev(3, "end", reason="agent_error", detail="x", traceback=trace)])
+    assert end["traceback"] == trace
+    (plain,) = conversation([_ev(3, "end", reason="agent_error", detail="x")])
+    assert "traceback" not in plain

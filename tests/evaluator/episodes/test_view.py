@@ -136,3 +136,19 @@ def test_a_simulator_fault_points_at_the_user_message_at_fault(logs):
         {"kind": "stated_hidden", "seq": 1, "detail": "stated a hidden need"}
     ]
     assert view["conversation"][0]["seq"] == 1 and view["conversation"][0]["role"] == "user"
+
+
+def test_ranking_metrics_are_listed_by_cutoff_as_evaluator_score_lists_them():
+    metrics = {m: 0.0 for m in ("ndcg@10", "hit@10", "valid", "ndcg@5", "hit@5", "hit@1")}
+    score = EpisodeScore(
+        path="x.jsonl",
+        label="a",
+        task_id="r1",
+        trial=0,
+        end_reason="recommended",
+        outcome="item",
+        item_id=None,
+        metrics=metrics,
+    )
+    names = [m["name"] for m in episode_view(score, None, [])["verdicts"]["metrics"]]
+    assert names == ["valid", "hit@1", "hit@5", "ndcg@5", "hit@10", "ndcg@10"]

@@ -114,6 +114,16 @@ def test_failure_modes_tell_abstainers_from_wrong_committers():
     assert failure_mode(abstain[:1] + wrong[:1])["mode"] == "balanced"
 
 
+def test_a_label_that_errored_in_every_episode_gets_no_failure_mode_diagnosis():
+    crashed = [score(COMEDY_ON_NETFLIX, Episode().end("agent_error")) for _ in range(2)]
+    down = score(COMEDY_ON_NETFLIX, Episode().end("infra_error"))
+    down.infra_error = True
+    abstained = score(COMEDY_ON_NETFLIX, Episode().recommend(None).end("abstained"))
+    assert failure_mode(crashed)["mode"] == "agent-error"
+    assert failure_mode([*crashed, down])["mode"] == "agent-error"
+    assert failure_mode([*crashed, abstained])["mode"] == "abstainer"  # it chose once
+
+
 def test_strata_and_no_rec_rate_in_a_group_report():
     good = score(
         COMEDY_ON_NETFLIX,

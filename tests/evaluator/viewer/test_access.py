@@ -10,7 +10,16 @@ from taurec.evaluator.viewer.access import cookie_name, new_token
 from taurec.evaluator.viewer.app import viewer_app
 from taurec.evaluator.viewer.data import LogSet
 
-PATHS = ["/", "/viewer.js", "/viewer.css", "/api/episodes", "/api/episode/ffffffffffffffff"]
+PATHS = [
+    "/",
+    "/viewer.js",
+    "/viewer.css",
+    "/curve.js",
+    "/runs.js",
+    "/api/episodes",
+    "/api/episode/ffffffffffffffff",
+    "/api/words",
+]
 
 
 def _client(logs, token: str) -> TestClient:

@@ -99,6 +99,6 @@ def test_an_episode_the_a2a_agent_leaves_open_is_an_agent_error(tmp_path: Path) 
             ["run", "--agent", "a2a", "--a2a-url", url, "--tasks", "t001", "--trials", "1",
              "--out", str(out)],
         )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # its one episode errored
     (log,) = out.rglob("*.jsonl")
     assert read_log(log).events[-1]["reason"] == "agent_error"

@@ -253,7 +253,7 @@ class Verbose(AgentExecutor):
 def test_an_a2a_reply_over_the_cap_ends_the_episode_as_agent_error(tmp_path: Path) -> None:
     with serve_factory(lambda url: a2a_app(url, Verbose())) as url:
         result = _run("--agent", "a2a", "--a2a-url", url, out=tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # its one episode errored
     end = _end(tmp_path)
     assert end["reason"] == "agent_error"
     assert f"larger than {bounded_http.MAX_REPLY_BYTES} bytes" in end["detail"]
@@ -266,7 +266,7 @@ def test_an_endless_a2a_reply_ends_the_episode_as_agent_error_after_at_most_the_
     with hostile_server(well_behaved_until_a_message(endless_body)) as hostile:
         result = _run("--agent", "a2a", "--a2a-url", hostile.url, out=tmp_path)
         assert hostile.hung_up.wait(HANG_GUARD_S)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # its one episode errored
     end = _end(tmp_path)
     assert end["reason"] == "agent_error"
     assert f"larger than {bounded_http.MAX_REPLY_BYTES} bytes" in end["detail"]
@@ -279,7 +279,7 @@ def test_an_a2a_reply_that_never_ends_is_cut_off_at_the_episode_timeout(
     monkeypatch.setattr(bounded_http, "A2A_EPISODE_TIMEOUT", 0.5)
     with hostile_server(well_behaved_until_a_message(dribbled_body)) as hostile:
         result = _run("--agent", "a2a", "--a2a-url", hostile.url, out=tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # its one episode errored
     end = _end(tmp_path)
     assert end["reason"] == "agent_error" and "did not answer within 0.5 s" in end["detail"]
 
@@ -287,7 +287,7 @@ def test_an_a2a_reply_that_never_ends_is_cut_off_at_the_episode_timeout(
 def test_an_endless_crs_reply_ends_the_episode_as_agent_error(tmp_path: Path) -> None:
     with hostile_server(well_behaved_until_a_message(endless_body)) as hostile:
         result = _run("--agent", "crs", "--crs-url", hostile.url, out=tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # its one episode errored
     end = _end(tmp_path)
     assert end["reason"] == "agent_error"
     assert f"answered more than {bounded_http.MAX_REPLY_BYTES} bytes" in end["detail"]
