@@ -56,6 +56,7 @@ from rich.console import Console
 from rich.table import Table
 
 from taurec.server.app import build_server
+from taurec.server.defaults import MAX_TOOL_CALLS_PER_EPISODE
 from taurec.server.settings import ServerSettings
 
 SERVE = [sys.executable, "-m", "taurec.clients.cli.serve"]
@@ -84,6 +85,11 @@ LEGEND = (
 )
 
 
+#: Calls on one episode before the next round starts another: below the server's
+#: per-episode tool-call limit (MAX_TOOL_CALLS_PER_EPISODE).
+EPISODE_CALLS = MAX_TOOL_CALLS_PER_EPISODE - 20
+
+
 async def round_trips(callers: dict[str, Call], calls: int) -> dict[str, dict[str, float]]:
     """Median milliseconds of each probe per client, on one connection.
 
@@ -95,6 +101,7 @@ async def round_trips(callers: dict[str, Call], calls: int) -> dict[str, dict[st
     """
     first = next(iter(callers.values()))
     eid = (await first("start_episode", {"task_id": "t001"}))["episode_id"]
+    used = 0  # calls on `eid`: a fresh episode (untimed) before the server's per-episode limit
     pairs = [(client, probe) for client in callers for probe in PROBES]
     timings: dict[str, dict[str, list[float]]] = {
         client: {label: [] for label, _, _ in PROBES} for client in callers
@@ -106,6 +113,11 @@ async def round_trips(callers: dict[str, Call], calls: int) -> dict[str, dict[st
         for i in range(calls + 10):
             rng.shuffle(pairs)
             gc.disable()
+            if used + len(pairs) > EPISODE_CALLS:
+                await first("abort_episode", {"episode_id": eid, "reason": "agent_error"})
+                eid = (await first("start_episode", {"task_id": "t001"}))["episode_id"]
+                used = 0
+            used += len(pairs)
             for client, (label, name, args) in pairs:
                 request = {} if args is None else {"episode_id": eid, **args}
                 t0 = time.perf_counter()
