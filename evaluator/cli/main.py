@@ -15,6 +15,7 @@ from taurec.evaluator.cli.judge import judge
 from taurec.evaluator.cli.options import (
     CatalogOpt,
     LabelOpt,
+    LogDirsArg,
     RulesOpt,
     SeedOpt,
     SuiteOpt,
@@ -76,9 +77,7 @@ def explain(
 
 @app.command()
 def episodes(
-    logdirs: Annotated[
-        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
-    ],
+    logdirs: LogDirsArg,
     failed: Annotated[
         bool, typer.Option("--failed", help="Only the episodes that failed.")
     ] = False,
@@ -224,9 +223,7 @@ app.command("export")(export_command)
 
 @app.command()
 def report(
-    logdirs: Annotated[
-        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
-    ],
+    logdirs: LogDirsArg,
     out: Annotated[Path, typer.Option("-o", "--out", help="The HTML file to write.")],
     title: Annotated[str, typer.Option("--title", help="The page's title.")] = "taurec report",
     suite: SuiteOpt = None,

@@ -30,6 +30,10 @@ class Format(StrEnum):
     JSON = "json"
 
 
+#: The log files or folders a command reads.
+LogDirsArg = Annotated[
+    list[Path], typer.Argument(help="Log files or directories (searched recursively).")
+]
 SuiteOpt = Annotated[
     str | None,
     typer.Option("--suite", help=f"Score against this suite: {SUITE_CHOICES}."),

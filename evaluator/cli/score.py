@@ -10,7 +10,6 @@ suite folder without --suite). When nothing counts, the last line on stderr says
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,6 +20,7 @@ from taurec.evaluator.cli.options import (
     Format,
     KeyFileOpt,
     LabelOpt,
+    LogDirsArg,
     MaxLogOpt,
     ReplayOpt,
     RulesOpt,
@@ -45,9 +45,7 @@ if TYPE_CHECKING:
 
 
 def score(
-    logdirs: Annotated[
-        list[Path], typer.Argument(help="Log files or directories (searched recursively).")
-    ],
+    logdirs: LogDirsArg,
     json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object (the stable interface).")
     ] = False,
