@@ -243,7 +243,7 @@ async def test_an_honest_run_with_concurrency_8_is_never_limited(
 def test_taurec_serve_passes_the_rate_limits_on(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[HttpSettings | None] = []
     monkeypatch.setattr(
-        server_app, "run_server", lambda settings, transport, http: seen.append(http)
+        server_app, "run_server", lambda settings, transport, http, **_: seen.append(http)
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)

@@ -220,7 +220,7 @@ def test_the_token_never_shows_in_the_settings_repr() -> None:
 def _serve_app(monkeypatch: pytest.MonkeyPatch) -> tuple[typer.Typer, list[Any]]:
     seen: list[Any] = []
     monkeypatch.setattr(
-        server_app, "run_server", lambda settings, transport, http: seen.append(http)
+        server_app, "run_server", lambda settings, transport, http, **_: seen.append(http)
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)

@@ -381,7 +381,7 @@ async def test_rotating_made_up_tokens_in_open_mode_is_still_one_client(tmp_path
 def test_taurec_serve_passes_the_session_limits_on(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[HttpSettings | None] = []
     monkeypatch.setattr(
-        server_app, "run_server", lambda settings, transport, http: seen.append(http)
+        server_app, "run_server", lambda settings, transport, http, **_: seen.append(http)
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)

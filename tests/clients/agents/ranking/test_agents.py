@@ -264,7 +264,7 @@ def test_exporting_rollouts_of_a_train_part_suite_needs_no_note(tmp_path: Path):
     assert "note:" not in grpo.stderr and len(grpo.stdout.splitlines()) == 2
 
 
-def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: Path):
+def test_exporting_only_recommendation_logs_skips_them_and_exports_nothing(tmp_path: Path):
     from taurec.evaluator.cli.main import app as evaluator_app
 
     assert (
@@ -274,7 +274,6 @@ def test_exporting_recommendation_logs_is_refused_with_the_file_named(tmp_path: 
         == 0
     )
     result = runner.invoke(evaluator_app, ["export", str(tmp_path / "r"), "--format", "grpo"])
-    assert (
-        result.exit_code == 2
-        and "is a 'recommendation' episode; expected ranking logs" in result.stderr
-    )
+    assert result.exit_code == 2
+    assert "skipped 1 recommendation log: grpo exports ranking episodes" in result.stderr
+    assert "no ranking episodes under" in result.stderr
