@@ -242,7 +242,9 @@ def test_idle_timeout_must_be_positive() -> None:
 def test_taurec_serve_passes_the_limits_on(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[ServerSettings, HttpSettings | None]] = []
     monkeypatch.setattr(
-        server_app, "run_server", lambda settings, transport, http, **_: seen.append((settings, http))
+        server_app,
+        "run_server",
+        lambda settings, transport, http, **_: seen.append((settings, http)),
     )
     app = typer.Typer()
     app.command()(serve_cli.serve)
