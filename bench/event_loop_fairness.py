@@ -206,6 +206,19 @@ def show(f: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"hostile searches answered {s['answered']}, refused or over budget {s['refused']}")
 
 
+def catalog_folder(given: Path | None, n: int, tmp: Path) -> Path:
+    """`given`, else a catalog folder of `n` generated items written under `tmp`."""
+    if given is not None:
+        return given
+    folder = tmp / "bench.taurec-catalog"
+    subprocess.run(
+        [*TAUREC, "catalog", "generate", "--n", str(n), "--out", str(folder)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=300_000, help="catalog items")
@@ -224,14 +237,7 @@ def main() -> None:
         asyncio.run(hostile(url, words, int(chars), int(lanes), Path(stop)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.catalog
-        if folder is None:
-            folder = Path(tmp) / "bench.taurec-catalog"
-            subprocess.run(
-                [*TAUREC, "catalog", "generate", "--n", str(args.n), "--out", str(folder)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+        folder = catalog_folder(args.catalog, args.n, Path(tmp))
         figures = asyncio.run(measure(args, folder, Path(tmp) / "logs"))
     show(figures, args)
 

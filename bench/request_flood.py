@@ -40,9 +40,9 @@ import orjson
 from event_loop_fairness import (
     GOAL,
     HOSTILE_ADDRESS,
-    TAUREC,
     _pct,
     _port,
+    catalog_folder,
     catalog_words,
     victim,
 )
@@ -244,14 +244,7 @@ def main() -> None:
         asyncio.run(flood(url, call, item, int(chars), int(lanes), Path(stop)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.catalog
-        if folder is None:
-            folder = Path(tmp) / "bench.taurec-catalog"
-            subprocess.run(
-                [*TAUREC, "catalog", "generate", "--n", str(args.n), "--out", str(folder)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+        folder = catalog_folder(args.catalog, args.n, Path(tmp))
         runs = [
             asyncio.run(one_run(args, folder, Path(tmp) / f"logs-{run}", run))
             for run in range(args.runs)
