@@ -14,13 +14,13 @@ import pytest
 from mcp import Client
 from support.ppr import write_pair_suite
 from support.ranking import write_ranking_suite
+from support.shutdown_cuts import plan_file
 
 from taurec.clients.agents.base import ToolOutcome, outcome_of
 from taurec.server.app import build_server
 from taurec.server.open_limits import OpenLimits
 from taurec.server.settings import ServerSettings
 from taurec.tasks.errors import EpisodeError
-from taurec.tasks.runs.plan import new_plan, write_plan
 from taurec.tasks.runs.register import REGISTER_NAME, read_register
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.signing import load_log_key
@@ -37,25 +37,9 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
 
 
-def _plan(spec: str, folder: Path) -> Path:
-    suite = load_suite(spec)
-    plan = new_plan(
-        label="contestant",
-        suite_id=suite.id,
-        suite_spec=spec,
-        suite_sha256=suite.sha256(),
-        catalog_sha256=suite.catalog.sha256(),
-        task_ids=[t.id for t in suite.tasks[:2]],
-        trials=2,
-    )
-    path = folder / "contestant.plan.json"
-    write_plan(plan, path)
-    return path
-
-
 @asynccontextmanager
 async def _client(spec: str, log_dir: Path, sealed: bool = True) -> AsyncIterator[Client]:
-    plans = (_plan(spec, log_dir.parent),) if sealed else ()
+    plans = (plan_file(spec, log_dir.parent),) if sealed else ()
     settings = ServerSettings(suite=spec, log_dir=log_dir, run_label="r", plans=plans)
     async with Client(build_server(settings)) as client:
         yield client
