@@ -45,6 +45,7 @@ from taurec.tasks.ranking.rules import (
     REJECTED,
     REPLY,
     SUBMIT,
+    TOOL_DOCS,
 )
 from taurec.tasks.ranking.task import RankingTask
 from taurec.tasks.runs.plan import label_problem
@@ -243,17 +244,6 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
     add_abort_tool(mcp, service, "a ranking")
 
 
-_DOCS = {
-    "get_user_profile": "A summary of the user's preferences from their history.",
-    "item_info_search": "Look up an item by its title: categories, facts, rating, popularity.",
-    "candidates_analyze": "The candidates grouped by category and by price band.",
-    "get_session_behavior": "The user's interests in their two most recent sessions.",
-    "get_rating_behavior": "The items the user rated five stars, neutral, and low.",
-    "get_similar_items": "Items that users of the given item also took (collaborative filtering).",
-    "get_similar_users": "Recent items of users with similar preferences.",
-}
-
-
 Title = Annotated[
     str, Field(pattern=r"\S", max_length=MAX_TITLE, description="An item title, as shown.")
 ]
@@ -273,7 +263,7 @@ def _tool(service: RankingService, name: str, arg: str | None) -> Any:
 
     fn = {None: no_arg, "item_name": by_name, "item_title": by_title}[arg]
     fn.__name__ = name
-    fn.__doc__ = _DOCS[name] + " Counts against the episode's tool budget."
+    fn.__doc__ = TOOL_DOCS[name] + " Counts against the episode's tool budget."
     return fn
 
 

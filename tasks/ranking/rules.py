@@ -19,6 +19,16 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 SUBMIT: Final = "submit_ranking"
+#: What each tool does, as the server describes it to the agent (and the text-action schemas).
+TOOL_DOCS: Final[dict[str, str]] = {
+    "get_user_profile": "A summary of the user's preferences from their history.",
+    "item_info_search": "Look up an item by its title: categories, facts, rating, popularity.",
+    "candidates_analyze": "The candidates grouped by category and by price band.",
+    "get_session_behavior": "The user's interests in their two most recent sessions.",
+    "get_rating_behavior": "The items the user rated five stars, neutral, and low.",
+    "get_similar_items": "Items that users of the given item also took (collaborative filtering).",
+    "get_similar_users": "Recent items of users with similar preferences.",
+}
 #: The seven tools, in the paper's order, and the name of each one's argument (or None).
 TOOL_ARGUMENTS: Final[dict[str, str | None]] = {
     "get_user_profile": None,

@@ -34,22 +34,13 @@ from taurec.tasks.ranking.rules import (
     REPLY,
     SUBMIT,
     TOOL_ARGUMENTS,
+    TOOL_DOCS,
     call_problem,
     normalised,
 )
 
 _OPEN: Final = "<tool_call>"
 _CLOSE: Final = "</tool_call>"
-#: The seven tools' descriptions, as the MCP server gives them (a test pins them equal).
-_DOCS: Final = {
-    "get_user_profile": "A summary of the user's preferences from their history.",
-    "item_info_search": "Look up an item by its title: categories, facts, rating, popularity.",
-    "candidates_analyze": "The candidates grouped by category and by price band.",
-    "get_session_behavior": "The user's interests in their two most recent sessions.",
-    "get_rating_behavior": "The items the user rated five stars, neutral, and low.",
-    "get_similar_items": "Items that users of the given item also took (collaborative filtering).",
-    "get_similar_users": "Recent items of users with similar preferences.",
-}
 
 
 @dataclass(frozen=True)
@@ -146,7 +137,7 @@ def ranking_tool_schemas() -> list[dict[str, Any]]:
             }
             parameters["required"] = [arg]
         parameters["title"] = f"{name}Arguments"
-        description = _DOCS[name] + " Counts against the episode's tool budget."
+        description = TOOL_DOCS[name] + " Counts against the episode's tool budget."
         function = {"name": name, "description": description, "parameters": parameters}
         schemas.append({"type": "function", "function": function})
     return schemas
