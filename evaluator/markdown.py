@@ -15,12 +15,8 @@ from collections import Counter
 from typing import Any
 
 from taurec.evaluator.render import group_rows
-from taurec.evaluator.text import md_cell
+from taurec.evaluator.text import md_cell, percent
 from taurec.tasks.kinds import DEFAULT_KIND
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
 
 
 def _label(group: dict[str, Any]) -> str:
@@ -82,9 +78,9 @@ def _dialogue_cells(group: dict[str, Any]) -> list[str]:
         return ["-"] * 6
     faulty = sum(f["faulty"] for f in group["simulator_faults"]["by_simulator"].values())
     return [
-        _pct(d["sr"]),
-        _pct(d["srrr"]),
-        _pct(d["rdl"]),
+        percent(d["sr"]),
+        percent(d["srrr"]),
+        percent(d["rdl"]),
         f"{d['avg_turns']:.1f}",
         f"{d['utterances']:.1f}",
         str(faulty),
@@ -117,11 +113,11 @@ def _per_label(groups: list[dict[str, Any]]) -> str:
         for k in ks:
             v = g["pass_k"].get(str(k))
             ci = g["pass_k_ci"].get(str(k))
-            cells.append("-" if v is None else f"{_pct(v)} [{_pct(ci[0])}, {_pct(ci[1])}]")
+            cells.append("-" if v is None else f"{percent(v)} [{percent(ci[0])}, {percent(ci[1])}]")
         cells += [
-            _pct(g["constraint_score"]),
-            _pct(g["policy_score"]),
-            _pct(g["no_rec_rate"]),
+            percent(g["constraint_score"]),
+            percent(g["policy_score"]),
+            percent(g["no_rec_rate"]),
             str(g["infra_errors"]),
             *_dialogue_cells(g),
         ]

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from taurec.evaluator.cli.options import Format, err
-from taurec.evaluator.text import markup, md_cell
+from taurec.evaluator.text import markup, md_cell, percent
 
 
 def dialogues(
@@ -52,7 +52,7 @@ def dialogues(
         m = s.means
         rows.append(
             [s.source, str(len(s.per_dialogue))]
-            + [_pct(m[k]) for k in keys[:4]]
+            + [percent(m[k]) for k in keys[:4]]
             + ["-" if m[k] is None else f"{m[k]:.1f}" for k in keys[4:]]
         )
     head = [
@@ -76,7 +76,3 @@ def dialogues(
     for r in rows:
         table.add_row(*(markup(c) for c in r))
     Console().print(table)
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:.1f}%"
