@@ -34,7 +34,7 @@ from taurec.server.request_meta import RequestMetaMiddleware
 from taurec.server.seal import CallerMiddleware
 from taurec.server.settings import HttpSettings, ServerSettings
 from taurec.tasks.stream.protocol import protocol_problem
-from taurec.tasks.suite import load_suite
+from taurec.tasks.suite import Suite, load_suite
 
 Transport = Literal["stdio", "http"]
 #: Request bytes read in a second after which freed heap pages are given back.
@@ -54,6 +54,15 @@ def build_server(
     `make_user` replaces the simulated user `settings.simulator` names (tests use it).
     """
     return _assemble(settings, make_user)[0]
+
+
+def build_server_with_service(
+    settings: ServerSettings, suite: Suite, *, make_user: SimulatorFactory | None = None
+) -> tuple[MCPServer, KindService]:
+    """`build_server` over an already loaded `suite`, with the kind's service (whose
+    `close_all` ends every open episode): for in-process environments (clients/envs)."""
+    mcp, service, _ = _assemble(settings, make_user, suite)
+    return mcp, service
 
 
 def http_app(mcp: MCPServer, http: HttpSettings, plan_tokens: Sequence[str] = ()) -> HttpGuard:
@@ -180,13 +189,13 @@ class HttpServer:
 
 
 def _assemble(
-    settings: ServerSettings, make_user: SimulatorFactory | None
+    settings: ServerSettings, make_user: SimulatorFactory | None, suite: Suite | None = None
 ) -> tuple[MCPServer, KindService, str]:
     """The server of the suite's kind (see kinds.py), and its name for people ("taurec
     server (KIND, SUITE)"). Every kind's server knows each request's bearer token (sealed
     runs find the caller's plan by it) and its owner (per-client limits count by it; see
     raw_calls.owner_of); an unknown prompt is a clean MCP error (see prompt_names.py)."""
-    suite = load_suite(settings.suite)
+    suite = suite or load_suite(settings.suite)
     if (problem := protocol_problem(suite.kind, settings.stream_protocol)) is not None:
         raise DataError(problem, field="stream_protocol")
     mcp, service = SERVER_KINDS.get(suite.kind)(settings, suite, make_user)

@@ -22,12 +22,12 @@ answer). A reply over MAX_REPLY characters is Malformed and final.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from taurec.clients.agents.ranking.prompt import AnswerError, parse_boxed
+from taurec.clients.agents.text_calls import Malformed, ToolCall, tool_calls_in
 from taurec.tasks.ranking.rules import (
     MAX_REPLY,
     MAX_TITLE,
@@ -39,15 +39,6 @@ from taurec.tasks.ranking.rules import (
     normalised,
 )
 
-_OPEN: Final = "<tool_call>"
-_CLOSE: Final = "</tool_call>"
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: dict[str, Any]
-
 
 @dataclass(frozen=True)
 class ToolCalls:
@@ -58,12 +49,6 @@ class ToolCalls:
 class FinalRanking:
     indices: tuple[int, ...]  # 1-based candidate indices, as written (length unchecked)
     ids: tuple[str, ...]  # the candidate ids they name
-
-
-@dataclass(frozen=True)
-class Malformed:
-    reason: str  # one line
-    final: bool  # an answer: submitted as an empty ranking (-1); else the episode goes on
 
 
 Action = ToolCalls | FinalRanking | Malformed
@@ -84,9 +69,7 @@ def parse_action(
         return Malformed(
             f"reply is {len(text)} characters; at most {MAX_REPLY} are read", final=True
         )
-    calls = _message_calls(message) if message is not None else []
-    if not calls:
-        calls = _tagged_calls(text)
+    calls = tool_calls_in(text, message)
     if isinstance(calls, Malformed):
         return calls
     if calls:
@@ -141,94 +124,6 @@ def ranking_tool_schemas() -> list[dict[str, Any]]:
         function = {"name": name, "description": description, "parameters": parameters}
         schemas.append({"type": "function", "function": function})
     return schemas
-
-
-def _shown(value: object, limit: int = 40) -> str:
-    """repr() cut to `limit` characters: a reason never echoes a huge argument back."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _call(name: object, arguments: object, where: str) -> ToolCall | Malformed:
-    """One call from its raw name and arguments (a JSON object or its text)."""
-    if not isinstance(name, str) or not name:
-        return Malformed(f"{where}: name must be a tool name, got {_shown(name)}", final=False)
-    if arguments is None:
-        arguments = {}
-    elif isinstance(arguments, str):
-        arguments = _json(arguments) if arguments.strip() else {}
-        if isinstance(arguments, Malformed):
-            return Malformed(f"{where}: arguments are {arguments.reason}", final=False)
-    if not isinstance(arguments, Mapping):
-        return Malformed(
-            f"{where}: arguments must be a JSON object, got {type(arguments).__name__}",
-            final=False,
-        )
-    return ToolCall(name, {str(k): v for k, v in arguments.items()})
-
-
-def _json(text: str) -> Any:
-    """The JSON value of `text`, or Malformed saying why it is not JSON."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        return Malformed("not JSON (nested too deeply)", final=False)
-    except ValueError as exc:
-        # JSONDecodeError's msg and position name the fault without echoing the text
-        where = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
-        what = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
-        return Malformed(f"not JSON ({what}{where})", final=False)
-
-
-def _message_calls(message: object) -> list[ToolCall | Malformed] | Malformed:
-    """The calls of an OpenAI-style message (none when it holds no tool_calls)."""
-    if not isinstance(message, Mapping):
-        return Malformed(
-            f"message: expected an OpenAI message dict, got {type(message).__name__}",
-            final=False,
-        )
-    raw = message.get("tool_calls")
-    if not raw:
-        return []
-    if not isinstance(raw, list):
-        return Malformed(f"tool_calls: expected a list, got {type(raw).__name__}", final=False)
-    calls: list[ToolCall | Malformed] = []
-    for n, entry in enumerate(raw, 1):
-        where = f"tool call {n}"
-        function = entry.get("function") if isinstance(entry, Mapping) else None
-        if not isinstance(function, Mapping):
-            calls.append(
-                Malformed(f'{where}: expected {{"function": {{"name", "arguments"}}}}', False)
-            )
-            continue
-        calls.append(_call(function.get("name"), function.get("arguments"), where))
-    return calls
-
-
-def _tagged_calls(text: str) -> list[ToolCall | Malformed]:
-    """The calls of the <tool_call> blocks in `text`, found in linear time."""
-    calls: list[ToolCall | Malformed] = []
-    start = text.find(_OPEN)
-    while start != -1:
-        where = f"tool call {len(calls) + 1}"
-        end = text.find(_CLOSE, start + len(_OPEN))
-        body = text[start + len(_OPEN) : end if end != -1 else len(text)]
-        value = _json(body)
-        if isinstance(value, Malformed):
-            calls.append(Malformed(f"{where}: <tool_call> body is {value.reason}", False))
-        elif not isinstance(value, Mapping):
-            kind = type(value).__name__
-            calls.append(
-                Malformed(
-                    f'{where}: expected {{"name": ..., "arguments": {{...}}}}, got {kind}', False
-                )
-            )
-        else:
-            calls.append(_call(value.get("name"), value.get("arguments"), where))
-        if end == -1:
-            break
-        start = text.find(_OPEN, end + len(_CLOSE))
-    return calls
 
 
 def _checked(calls: list[ToolCall | Malformed]) -> ToolCalls | Malformed:

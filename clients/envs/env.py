@@ -1,0 +1,235 @@
+"""`TaurecEnv`: one episode at a time of any task kind, as `reset(task) -> observation`
+and `step(action) -> (observation, reward, done, info)`.
+
+    env = TaurecEnv("ranking:builtin")                 # or "builtin", "stream:builtin"
+    obs = env.reset(env.task_ids[0])
+    obs, reward, done, info = env.step({"name": "get_user_profile", "arguments": {}})
+    obs, reward, done, info = env.step('<answer>\\boxed{[3, 1, 2, ...]}</answer>')
+    info["score"].metrics, info["log"]                 # the evaluator's score, the log
+
+An action is a tool call `{"name": ..., "arguments": {...}}`, a list of them (the calls of
+one model response, logged as one batch), or the model's text (parsed by
+`actions.action_of`: tool calls in OpenAI or Hermes form, a ranking's boxed answer, or,
+in a dialogue, a message to the user). A reply that cannot be read is itself an action:
+the observation says why, and a ranking answer that cannot be read is submitted empty
+(scored -1, as AgenticRec scores an invalid answer).
+
+The reward is 0 until the step that ends the episode; there it is the `reward` of the
+evaluator's score of the episode's log (`evaluator score`'s own figure), with the whole
+EpisodeScore in `info["score"]`. An episode still open after `max_steps` actions is
+ended as `agent_error` and scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+
+from taurec.catalog.errors import DataError
+from taurec.clients.agents.base import AGENT_META_KEY, Episode, outcome_of
+from taurec.clients.agents.tool_schema import HARNESS_TOOLS, function_tools
+from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
+from taurec.clients.envs.host import EnvHost
+from taurec.evaluator.episode import EpisodeScore
+
+#: Actions an episode may take before the environment ends it (agent_error).
+MAX_STEPS = 64
+#: Bytes read from a log's end to find its end record.
+_TAIL = 65_536
+
+
+@dataclass
+class StepResult:
+    observation: str
+    reward: float
+    done: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter((self.observation, self.reward, self.done, self.info))
+
+
+def opening_of(started: dict[str, Any]) -> str:
+    """The first observation: the opening, and a stream's first episode (its choice set)."""
+    opening = str(started.get("opening", ""))
+    current = started.get("current")
+    if current is None:
+        return opening
+    return f"{opening}\n\n{orjson.dumps(current).decode()}"
+
+
+class TaurecEnv:
+    """One episode at a time on `host` (an EnvHost, or a suite spec to build one with
+    `settings`). Not thread-safe; several envs may share one host (VectorEnv)."""
+
+    def __init__(
+        self, host: EnvHost | str = "builtin", *, max_steps: int = MAX_STEPS, **settings: Any
+    ) -> None:
+        self.owns_host = not isinstance(host, EnvHost)
+        self.host = EnvHost(host, **settings) if isinstance(host, str) else host
+        self.max_steps = max_steps
+        self.episode: Episode | None = None
+        self.task: Any = None
+        self.log: Path | None = None
+        self.steps = 0
+        self.done = True
+        self.last: StepResult | None = None
+
+    # --- what a trainer reads --------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        return self.host.kind
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [task.id for task in self.host.suite.tasks]
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The episode tools as OpenAI-style function tools (episode_id left out: the
+        environment fills it in), exactly as an LLM contestant is offered them."""
+        return function_tools(self.host.tools, exclude=HARNESS_TOOLS | {"start_stream"})
+
+    # --- reset and step ----------------------------------------------------------------
+
+    def reset(
+        self, task: str | Any | None = None, *, trial: int | None = None, seed: int | None = None
+    ) -> str:
+        """Start an episode of `task` (an id or a task of the suite; None: the first) and
+        return its opening observation. An episode still open is ended first."""
+        return self.host.call(self.areset, task, trial, seed)
+
+    def step(self, action: Any, message: dict[str, Any] | None = None) -> StepResult:
+        """Take one action (see the module doc); `message` is the OpenAI-style assistant
+        message when the model's tool calls came apart from its text."""
+        return self.host.call(self.astep, action, message)
+
+    def close(self) -> None:
+        if self.owns_host:
+            self.host.close()
+        elif self.episode is not None and not self.done:
+            self.host.call(self._abort, "the environment closed before the episode ended")
+
+    def __enter__(self) -> TaurecEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the same on the host's event loop ----------------------------------------------
+
+    async def areset(
+        self, task: str | Any | None = None, trial: int | None = None, seed: int | None = None
+    ) -> str:
+        if self.episode is not None and not self.done:
+            await self._abort("the environment was reset before the episode ended")
+        self.task = self._task(task)
+        trial = self.host.next_trial(self.task.id) if trial is None else trial
+        arguments: dict[str, Any] = {"task_id": self.task.id, "trial": trial}
+        arguments["agent_label"] = self.host.label
+        if seed is not None:
+            arguments["seed"] = seed
+        meta: Any = {AGENT_META_KEY: {"kind": "env"}}
+        started = outcome_of(
+            await self.host.client.call_tool("start_episode", arguments, meta=meta)
+        )
+        if started.is_error:
+            raise DataError(f"start_episode failed: {started.text}")
+        data = started.data
+        self.episode = Episode(
+            client=self.host.client,
+            episode_id=str(data["episode_id"]),
+            task_id=self.task.id,
+            opening=str(data.get("opening", "")),
+            trial=trial,
+            max_turns=int(data.get("max_turns", 0)),
+            tools=self.host.tools,
+        )
+        self.log = self.host.log_of(self.task.id, trial, self.episode.episode_id)
+        self.steps, self.done, self.last = 0, False, None
+        return opening_of(data)
+
+    async def astep(self, action: Any, message: dict[str, Any] | None = None) -> StepResult:
+        if self.episode is None:
+            raise RuntimeError("call reset(task) before step()")
+        if self.done:
+            raise RuntimeError("the episode has ended; call reset(task) to start another")
+        self.steps += 1
+        parsed = action_of(action, self.kind, self.task, message)
+        results: list[dict[str, Any]] = []
+        if isinstance(parsed, Unreadable):
+            text = f"Error: {parsed.reason}"
+        elif isinstance(parsed, Say):
+            results.append(await self._call("send_message", {"text": parsed.text}, 1))
+            text = results[0]["text"]
+        else:
+            assert isinstance(parsed, Calls)
+            self.episode.begin_batch(len(parsed.calls))
+            for name, arguments in parsed.calls:
+                results.append(await self._call(name, arguments, len(parsed.calls)))
+            text = "\n\n".join(r["text"] for r in results)
+        info: dict[str, Any] = {"results": results, "action": parsed}
+        if not self._ended() and self.steps >= self.max_steps:
+            await self._abort(f"the environment's step limit ({self.max_steps}) was reached")
+        if self._ended():
+            return self._finish(text, info)
+        self.last = StepResult(text, 0.0, False, info)
+        return self.last
+
+    async def _call(self, name: str, arguments: dict[str, Any], batch: int) -> dict[str, Any]:
+        assert self.episode is not None
+        if batch == 1:
+            self.episode.begin_batch(1)
+        outcome = outcome_of(await self.episode.call_raw(name, arguments))
+        text = f"Error: {outcome.text}" if outcome.is_error else outcome.text
+        return {"name": name, "text": text, "is_error": outcome.is_error, "data": outcome.data}
+
+    async def _abort(self, detail: str) -> None:
+        assert self.episode is not None
+        arguments = {"reason": "agent_error", "detail": detail}
+        with anyio.CancelScope(shield=True):
+            await self.host.client.call_tool(
+                "abort_episode", {"episode_id": self.episode.episode_id, **arguments}
+            )
+        self.done = True
+
+    def _ended(self) -> bool:
+        """Whether the episode's log holds its end record (the one sign that holds for
+        every kind and every way an episode ends)."""
+        if self.log is None or not self.log.is_file():
+            return False
+        with open(self.log, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - _TAIL))
+            tail = f.read().rstrip(b"\n")
+        last = tail.rsplit(b"\n", 1)[-1]
+        try:
+            return orjson.loads(last).get("type") == "end"
+        except orjson.JSONDecodeError:
+            return False
+
+    def _finish(self, text: str, info: dict[str, Any]) -> StepResult:
+        assert self.log is not None
+        self.done = True
+        score: EpisodeScore = self.host.score(self.log)
+        info.update(score=score, log=self.log, passed=score.passed, metrics=dict(score.metrics))
+        info["end_reason"] = score.end_reason
+        self.last = StepResult(text, float(score.reward), True, info)
+        return self.last
+
+    def _task(self, task: str | Any | None) -> Any:
+        suite = self.host.suite
+        if task is None:
+            return suite.tasks[0]
+        task_id = task if isinstance(task, str) else getattr(task, "id", None)
+        found = suite.get(task_id) if isinstance(task_id, str) else None
+        if found is None:
+            shown = ", ".join(self.task_ids[:5])
+            raise DataError(
+                f"task {task_id!r} is not in suite {suite.id!r}; expected one of {shown}, ..."
+            )
+        return found

@@ -1,0 +1,129 @@
+"""One in-process taurec server for environments: built once over a loaded suite, reached
+through MCP's in-memory transport (`mcp.Client(server)`) on an event loop of its own in a
+background thread, so that synchronous `reset`/`step` code (Gymnasium, TRL, a plain
+training loop) can drive it, and many episodes can run on it at once (VectorEnv).
+
+Every episode goes through the same MCP tools, the same episode code and the same log
+writer as `taurec serve`: its log is a normal taurec log, and its reward is what
+`evaluator score` computes from that log (the evaluator's `score_file`, nothing else).
+Logs go to `log_dir`; without one, to a temporary folder removed by `close()`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
+from mcp_types import Tool
+
+from taurec.catalog.errors import DataError
+from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.logs import score_file
+from taurec.evaluator.resolver import Resolver
+from taurec.server.app import build_server_with_service
+from taurec.server.run_facts import default_run_label
+from taurec.server.settings import ServerSettings
+from taurec.server.trajectory_writer import log_path
+from taurec.tasks.suite import Suite, load_suite
+
+T = TypeVar("T")
+
+#: The agent label env episodes are logged under unless another is given.
+ENV_LABEL = "env"
+
+
+class EnvHost:
+    """The server, its client and its event loop. `settings` are any ServerSettings
+    fields (simulator, patience, max_turns, ...); `suite` and `log_dir` are set here."""
+
+    def __init__(
+        self,
+        suite: str | Suite = "builtin",
+        *,
+        log_dir: str | Path | None = None,
+        label: str = ENV_LABEL,
+        run_label: str | None = None,
+        rules: str | None = None,
+        **settings: Any,
+    ) -> None:
+        self._tmp = (
+            None if log_dir is not None else tempfile.TemporaryDirectory(prefix="taurec-env-")
+        )
+        self.log_dir = Path(log_dir if log_dir is not None else self._tmp.name)  # type: ignore[union-attr]
+        self.keeps_logs = log_dir is not None
+        self.suite = suite if isinstance(suite, Suite) else load_suite(suite)
+        self.label = label
+        try:
+            self.settings = ServerSettings(
+                suite=self.suite.spec,
+                log_dir=self.log_dir,
+                run_label=run_label or default_run_label(),
+                agent_label=label,
+                **settings,
+            )
+        except ValueError as exc:
+            raise DataError(f"environment settings: {exc}".splitlines()[0]) from None
+        resolver = Resolver(suite=self.suite.spec)
+        self.resolver = resolver if rules is None else Resolver(suite=self.suite.spec, rules=rules)
+        self.server, self.service = build_server_with_service(self.settings, self.suite)
+        self._trials: defaultdict[str, int] = defaultdict(int)
+        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
+        self.portal = self._portal_cm.__enter__()
+        self._client_cm = self.portal.wrap_async_context_manager(Client(self.server))
+        self.client: Client = self._client_cm.__enter__()
+        self.tools: list[Tool] = self.call(self._list_tools)
+
+    @property
+    def kind(self) -> str:
+        return self.suite.kind
+
+    async def _list_tools(self) -> list[Tool]:
+        return list((await self.client.list_tools()).tools)
+
+    def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run the coroutine function `fn(*args)` on the host's event loop; its result."""
+        if self._portal_cm is None:
+            raise RuntimeError("this environment has been closed")
+        return self.portal.call(fn, *args)
+
+    def next_trial(self, task_id: str) -> int:
+        """Trials of one task count up from 0 in the order episodes start (pass^k reads
+        them), unless the caller names one."""
+        trial = self._trials[task_id]
+        self._trials[task_id] += 1
+        return trial
+
+    def log_of(self, task_id: str, trial: int, episode_id: str) -> Path:
+        run_label = self.settings.run_label
+        assert run_label is not None
+        return log_path(self.log_dir, run_label, task_id, trial, episode_id)
+
+    def score(self, path: Path) -> EpisodeScore:
+        """The evaluator's score of one finished episode log (exactly `evaluator score`'s)."""
+        return score_file(path, self.resolver)
+
+    def close(self) -> None:
+        """End every open episode (as the server does when it stops), close the client
+        and the loop, and remove the temporary log folder (when there is one)."""
+        if self._portal_cm is None:
+            return
+        try:
+            self.portal.call(self.service.close_all)
+            self._client_cm.__exit__(None, None, None)
+        finally:
+            self._portal_cm.__exit__(None, None, None)
+            self._portal_cm = None
+            if self._tmp is not None:
+                self._tmp.cleanup()
+
+    def __enter__(self) -> EnvHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
