@@ -165,7 +165,8 @@ class TaurecEnv:
             text = f"Error: {parsed.reason}"
         elif isinstance(parsed, Say):
             results.append(await self._call("send_message", {"text": parsed.text}, 1))
-            text = results[0]["text"]
+            reply = results[0]["data"].get("reply")  # the user's words, as a contestant sees them
+            text = str(reply) if isinstance(reply, str) else results[0]["text"]
         else:
             assert isinstance(parsed, Calls)
             self.episode.begin_batch(len(parsed.calls))

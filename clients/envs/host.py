@@ -11,14 +11,16 @@ Logs go to `log_dir`; without one, to a temporary folder removed by `close()`.
 
 from __future__ import annotations
 
+import queue
 import tempfile
+import threading
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+import anyio
+from anyio.from_thread import BlockingPortal
 from mcp import Client
 from mcp_types import Tool
 
@@ -36,6 +38,30 @@ T = TypeVar("T")
 
 #: The agent label env episodes are logged under unless another is given.
 ENV_LABEL = "env"
+
+
+def _daemon_portal() -> BlockingPortal:
+    """An event loop in a daemon thread, reached through a portal: a program that never
+    closes its environment still exits (the server's open episodes stay unended, as
+    after a crash)."""
+    handed: queue.Queue[BlockingPortal | BaseException] = queue.Queue(1)
+
+    async def serve() -> None:
+        async with BlockingPortal() as portal:
+            handed.put(portal)
+            await portal.sleep_until_stopped()
+
+    def run() -> None:
+        try:
+            anyio.run(serve)
+        except BaseException as exc:  # pragma: no cover - the loop could not start
+            handed.put(exc)
+
+    threading.Thread(target=run, name="taurec-env", daemon=True).start()
+    portal = handed.get()
+    if isinstance(portal, BaseException):  # pragma: no cover
+        raise portal
+    return portal
 
 
 class EnvHost:
@@ -73,8 +99,7 @@ class EnvHost:
         self.resolver = resolver if rules is None else Resolver(suite=self.suite.spec, rules=rules)
         self.server, self.service = build_server_with_service(self.settings, self.suite)
         self._trials: defaultdict[str, int] = defaultdict(int)
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
-        self.portal = self._portal_cm.__enter__()
+        self.portal: BlockingPortal | None = _daemon_portal()
         self._client_cm = self.portal.wrap_async_context_manager(Client(self.server))
         self.client: Client = self._client_cm.__enter__()
         self.tools: list[Tool] = self.call(self._list_tools)
@@ -88,7 +113,7 @@ class EnvHost:
 
     def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         """Run the coroutine function `fn(*args)` on the host's event loop; its result."""
-        if self._portal_cm is None:
+        if self.portal is None:
             raise RuntimeError("this environment has been closed")
         return self.portal.call(fn, *args)
 
@@ -111,14 +136,14 @@ class EnvHost:
     def close(self) -> None:
         """End every open episode (as the server does when it stops), close the client
         and the loop, and remove the temporary log folder (when there is one)."""
-        if self._portal_cm is None:
+        portal, self.portal = self.portal, None
+        if portal is None:
             return
         try:
-            self.portal.call(self.service.close_all)
+            portal.call(self.service.close_all)
             self._client_cm.__exit__(None, None, None)
         finally:
-            self._portal_cm.__exit__(None, None, None)
-            self._portal_cm = None
+            portal.call(portal.stop)
             if self._tmp is not None:
                 self._tmp.cleanup()
 
