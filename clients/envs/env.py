@@ -17,7 +17,7 @@ the observation says why, and a ranking answer that cannot be read is submitted 
 The reward is 0 until the step that ends the episode; there it is the `reward` of the
 evaluator's score of the episode's log (`evaluator score`'s own figure), with the whole
 EpisodeScore in `info["score"]`. An episode still open after `max_steps` actions is
-ended as `agent_error` and scored.
+ended as `agent_error` and scored, with `info["truncated"]` set.
 """
 
 from __future__ import annotations
@@ -176,6 +176,7 @@ class TaurecEnv:
         info: dict[str, Any] = {"results": results, "action": parsed}
         if not self._ended() and self.steps >= self.max_steps:
             await self._abort(f"the environment's step limit ({self.max_steps}) was reached")
+            info["truncated"] = True  # cut by the environment, not ended by the episode
         if self._ended():
             return self._finish(text, info)
         self.last = StepResult(text, 0.0, False, info)
