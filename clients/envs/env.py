@@ -35,6 +35,7 @@ from taurec.clients.agents.tool_schema import HARNESS_TOOLS, function_tools
 from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
 from taurec.clients.envs.host import EnvHost
 from taurec.evaluator.episode import EpisodeScore
+from taurec.tasks.suite import Suite
 
 #: Actions an episode may take before the environment ends it (agent_error).
 MAX_STEPS = 64
@@ -67,10 +68,14 @@ class TaurecEnv:
     `settings`). Not thread-safe; several envs may share one host (VectorEnv)."""
 
     def __init__(
-        self, host: EnvHost | str = "builtin", *, max_steps: int = MAX_STEPS, **settings: Any
+        self,
+        host: EnvHost | Suite | str = "builtin",
+        *,
+        max_steps: int = MAX_STEPS,
+        **settings: Any,
     ) -> None:
         self.owns_host = not isinstance(host, EnvHost)
-        self.host = EnvHost(host, **settings) if isinstance(host, str) else host
+        self.host = host if isinstance(host, EnvHost) else EnvHost(host, **settings)
         self.max_steps = max_steps
         self.episode: Episode | None = None
         self.task: Any = None

@@ -18,6 +18,7 @@ import anyio
 
 from taurec.clients.envs.env import MAX_STEPS, StepResult, TaurecEnv
 from taurec.clients.envs.host import EnvHost
+from taurec.tasks.suite import Suite
 
 
 class VectorEnv:
@@ -26,7 +27,7 @@ class VectorEnv:
 
     def __init__(
         self,
-        host: EnvHost | str = "builtin",
+        host: EnvHost | Suite | str = "builtin",
         n: int = 8,
         *,
         max_steps: int = MAX_STEPS,
@@ -35,7 +36,7 @@ class VectorEnv:
         if n < 1:
             raise ValueError(f"n: expected at least 1 environment, got {n}")
         self.owns_host = not isinstance(host, EnvHost)
-        self.host = EnvHost(host, **settings) if isinstance(host, str) else host
+        self.host = host if isinstance(host, EnvHost) else EnvHost(host, **settings)
         self.envs = [TaurecEnv(self.host, max_steps=max_steps) for _ in range(n)]
 
     def __len__(self) -> int:

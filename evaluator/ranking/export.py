@@ -14,7 +14,8 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from hashlib import sha256
 from statistics import fmean
 from typing import Any
@@ -45,6 +46,24 @@ def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[st
     }
 
 
+@dataclass(frozen=True)
+class GroupAdvantage:
+    mean: float  # the group's mean reward
+    advantages: list[float]  # one per rollout, in the rewards' order
+    dropped: bool  # every reward is negative: the group carries no training signal
+
+
+def group_advantage(rewards: Sequence[float]) -> GroupAdvantage:
+    """AgenticRec's list-wise GRPO arithmetic for one group of rollouts of one task:
+    advantage = reward − the group's mean (the rollout itself included, no division by the
+    standard deviation); a group whose rewards are all negative is dropped (the paper's
+    rule after DAPO's dynamic sampling: no rollout in it is informative)."""
+    if not rewards:
+        raise ValueError("rewards: expected a group of at least one reward, got none")
+    mean = fmean(rewards)
+    return GroupAdvantage(mean, [r - mean for r in rewards], all(r < 0 for r in rewards))
+
+
 def grpo_groups(
     episodes: list[tuple[str, RankingTask, Trajectory, float]],
 ) -> Iterator[dict[str, Any]]:
@@ -54,16 +73,19 @@ def grpo_groups(
         groups[label, task.id].append((task, trajectory, reward))
     for (label, task_id), members in sorted(groups.items()):
         members.sort(key=lambda m: m[1].header.trial)
-        mean = fmean(m[2] for m in members)
-        rollouts = [rollout(t, tr, r) | {"advantage": r - mean} for t, tr, r in members]
+        group = group_advantage([m[2] for m in members])
+        rollouts = [
+            rollout(t, tr, r) | {"advantage": a}
+            for (t, tr, r), a in zip(members, group.advantages, strict=True)
+        ]
         prompt = _opening(members[0][1])
         yield {
             "label": label,
             "task_id": task_id,
             "prompt": prompt,
             "group_size": len(members),
-            "mean_reward": mean,
-            "dropped": all(m[2] < 0 for m in members),
+            "mean_reward": group.mean,
+            "dropped": group.dropped,
             "rollouts": rollouts,
         }
 
