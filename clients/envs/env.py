@@ -22,6 +22,7 @@ ended as `agent_error` and scored, with `info["truncated"]` set.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,12 @@ from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import AGENT_META_KEY, Episode, outcome_of
 from taurec.clients.agents.tool_schema import HARNESS_TOOLS, function_tools
 from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
-from taurec.clients.envs.host import EnvHost
+from taurec.clients.envs.host import EnvHost, log_has_ended
 from taurec.evaluator.episode import EpisodeScore
 from taurec.tasks.suite import Suite
 
 #: Actions an episode may take before the environment ends it (agent_error).
 MAX_STEPS = 64
-#: Bytes read from a log's end to find its end record.
-_TAIL = 65_536
 
 
 @dataclass
@@ -50,7 +49,7 @@ class StepResult:
     done: bool
     info: dict[str, Any] = field(default_factory=dict)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Any]:
         return iter((self.observation, self.reward, self.done, self.info))
 
 
@@ -205,19 +204,7 @@ class TaurecEnv:
         self.done = True
 
     def _ended(self) -> bool:
-        """Whether the episode's log holds its end record (the one sign that holds for
-        every kind and every way an episode ends)."""
-        if self.log is None or not self.log.is_file():
-            return False
-        with open(self.log, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - _TAIL))
-            tail = f.read().rstrip(b"\n")
-        last = tail.rsplit(b"\n", 1)[-1]
-        try:
-            return orjson.loads(last).get("type") == "end"
-        except orjson.JSONDecodeError:
-            return False
+        return self.log is not None and log_has_ended(self.log)
 
     def _finish(self, text: str, info: dict[str, Any]) -> StepResult:
         assert self.log is not None

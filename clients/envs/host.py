@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import orjson
 from anyio.from_thread import BlockingPortal
 from mcp import Client
 from mcp_types import Tool
+from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
@@ -36,8 +38,26 @@ from taurec.tasks.suite import Suite, load_suite
 
 T = TypeVar("T")
 
+#: Bytes read from a log's end to find its end record.
+_TAIL = 65_536
+
 #: The agent label env episodes are logged under unless another is given.
 ENV_LABEL = "env"
+
+
+def log_has_ended(log: Path) -> bool:
+    """Whether the episode log holds its end record: the one sign that holds for every
+    kind and every way an episode ends (a commit, the user leaving, a budget, an abort)."""
+    if not log.is_file():
+        return False
+    with open(log, "rb") as f:
+        size = f.seek(0, 2)
+        f.seek(max(0, size - _TAIL))
+        last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    try:
+        return bool(orjson.loads(last).get("type") == "end")
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _daemon_portal() -> BlockingPortal:
@@ -93,8 +113,10 @@ class EnvHost:
                 agent_label=label,
                 **settings,
             )
-        except ValueError as exc:
-            raise DataError(f"environment settings: {exc}".splitlines()[0]) from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "settings"
+            raise DataError(f"environment setting {where}: {first['msg']}") from None
         resolver = Resolver(suite=self.suite.spec)
         self.resolver = resolver if rules is None else Resolver(suite=self.suite.spec, rules=rules)
         self.server, self.service = build_server_with_service(self.settings, self.suite)

@@ -1,0 +1,16 @@
+"""What Inspect AI loads through taurec's `inspect_ai` entry point, so that
+`inspect eval taurec/taurec_suite` finds the task once taurec is installed:
+
+    [project.entry-points.inspect_ai]
+    taurec = "taurec.clients.frameworks.inspect_registry"
+
+Importing this module registers the task, its solver, scorer and metric under the
+`taurec/` namespace (Inspect names them after the installed package).
+"""
+
+from taurec.clients.frameworks.inspect_task import (  # noqa: F401
+    passed,
+    taurec_agent,
+    taurec_score,
+    taurec_suite,
+)
