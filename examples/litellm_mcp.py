@@ -15,18 +15,29 @@ version of this loop: clients/agents/llm.py.)
 Offline, without a key: `--model mock` has litellm answer each call with a scripted move
 (`mock_tool_calls`): start the episode, search the catalog for the user's opening words,
 recommend the first hit. It tests the loop, not a model.
+
+It ends with the episode's score, or with one line saying what stopped it (a missing key,
+a server that would not start, a failed model call: that episode is aborted as
+infra_error); `--traceback` shows where instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
 
-import anyio
+from taurec.clients.frameworks.mcp_examples import (
+    find_log,
+    new_run_label,
+    run,
+    score_line,
+    stdio_server_down,
+)
 
 #: Tools a harness uses; the model is not shown them.
 HARNESS_TOOLS = {"list_tasks", "server_info", "abort_episode"}
@@ -98,10 +109,12 @@ async def play(
     max_steps: int = 40,
     serve: str | None = None,
     completion: Callable[..., Any] | None = None,
+    run_label: str | None = None,
 ) -> str | None:
     """One episode in a fresh bound-mode server; how it ended (None if the model stopped
     before the end, in which case it is aborted as agent_error). `completion` defaults to
-    litellm.acompletion."""
+    litellm.acompletion; a call that fails aborts the episode as infra_error and raises.
+    `run_label` names the log sub-folder (default: the server's time-stamped one)."""
     # imported here: litellm takes seconds, and a missing key is told before (main);
     # load_litellm first: offline price map, no banners, no debug prints
     from taurec.catalog.llm_runtime import load_litellm
@@ -114,7 +127,9 @@ async def play(
     completion = completion or litellm.acompletion
     command, *args = serve_command(serve)
     args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
-    params = StdioServerParameters(command=command, args=args)
+    args += ["--run-label", run_label] if run_label else []
+    # the server gets this environment: its log key, and any key an LLM simulated user needs
+    params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = [
@@ -129,9 +144,16 @@ async def play(
             {"role": "user", "content": KICKOFF},
         ]
         for _ in range(max_steps):
-            response = await completion(
-                model=model, messages=messages, tools=tools, temperature=0, drop_params=True
-            )
+            try:
+                response = await completion(
+                    model=model, messages=messages, tools=tools, temperature=0, drop_params=True
+                )
+            except Exception as exc:  # the provider failed: the episode says so, then stop
+                detail = f"model call failed: {type(exc).__name__}: {exc}"[:2000]
+                await session.call_tool(
+                    "abort_episode", {"reason": "infra_error", "detail": detail}
+                )
+                raise
             message = response.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
             if not message.tool_calls:
@@ -149,7 +171,7 @@ async def play(
         return None
 
 
-async def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", required=True, help=f"a litellm model string, or {MOCK_MODEL} (offline)"
@@ -161,21 +183,34 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
+    parser.add_argument("--traceback", action="store_true", help="show where an error arose")
     args = parser.parse_args(argv)
     if (why := missing_key(args.model)) is not None:
         sys.exit(why)
-    ended = await play(
-        args.task,
-        args.trial,
-        model=args.model,
-        log_dir=args.log_dir,
-        label=args.label or f"litellm-mcp:{args.model}",
-        serve=args.serve,
-        completion=mock_completion if args.model == MOCK_MODEL else None,
+    run_label = new_run_label()
+
+    async def episode() -> None:
+        ended = await play(
+            args.task,
+            args.trial,
+            model=args.model,
+            log_dir=args.log_dir,
+            label=args.label or f"litellm-mcp:{args.model}",
+            serve=args.serve,
+            completion=mock_completion if args.model == MOCK_MODEL else None,
+            run_label=run_label,
+        )
+        print(f"ended: {ended or 'agent_error (the model stopped)'}")
+        print(score_line(find_log(args.log_dir, run_label=run_label), args.log_dir))
+
+    run(
+        episode,
+        server_down=stdio_server_down(shlex.join(serve_command(args.serve))),
+        offline=f"--model {MOCK_MODEL}",
+        install="pip install -e . (litellm comes with taurec)",
+        traceback=args.traceback,
     )
-    print(f"ended: {ended or 'agent_error (the model stopped)'}")
-    print(f"score it: evaluator score {args.log_dir}")
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    main()

@@ -19,17 +19,29 @@ Offline, without a key: `--model scripted` plays with a scripted `Model` (the SD
 any `agents.models.interface.Model` in place of a model name): start the episode, search
 the catalog for the user's opening words, recommend the first hit. It tests the wiring,
 not a model.
+
+Each episode ends with its score; anything that stops the example (a missing key or
+package, a server that would not start, a failed model call: that episode is aborted as
+infra_error) ends it with one line; `--traceback` shows where instead.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import logging
 import os
 import shlex
 import sys
 from typing import TYPE_CHECKING, Any
+
+from taurec.clients.frameworks.mcp_examples import (
+    find_log,
+    new_run_label,
+    run,
+    score_line,
+    stdio_server_down,
+)
 
 if TYPE_CHECKING:  # the SDK is imported where it is used: a missing key is told first
     from agents.models.interface import Model
@@ -150,16 +162,21 @@ async def play(
     label: str = "openai-agents-sdk",
     max_turns: int = 60,
     serve: str | None = None,
+    run_label: str | None = None,
 ) -> str:
-    """One episode in a fresh bound-mode server; the agent's final words."""
+    """One episode in a fresh bound-mode server; the agent's final words. A model call
+    that fails aborts the episode as infra_error and raises. `run_label` names the log
+    sub-folder (default: the server's time-stamped one)."""
     from agents import Agent, ModelSettings, Runner
     from agents.exceptions import AgentsException
     from agents.mcp import MCPServerStdio, create_static_tool_filter
 
     command, *args = serve_command(serve)
     args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
+    args += ["--run-label", run_label] if run_label else []
     async with MCPServerStdio(
-        params={"command": command, "args": args},
+        # the server gets this environment: its log key, and any key an LLM user needs
+        params={"command": command, "args": args, "env": dict(os.environ)},
         name="taurec",
         client_session_timeout_seconds=60,
         tool_filter=create_static_tool_filter(blocked_tool_names=HARNESS_TOOLS),
@@ -180,6 +197,10 @@ async def play(
             final = str(result.final_output)
         except AgentsException as exc:  # e.g. MaxTurnsExceeded
             final = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # the provider failed: the episode says so, then stop
+            detail = f"model call failed: {type(exc).__name__}: {exc}"[:2000]
+            await server.call_tool("abort_episode", {"reason": "infra_error", "detail": detail})
+            raise
         # An episode the agent left open ends as agent_error (an error if it has ended).
         await server.call_tool(
             "abort_episode", {"reason": "agent_error", "detail": f"agent stopped: {final[:500]}"}
@@ -187,7 +208,7 @@ async def play(
         return final
 
 
-async def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", default="gpt-4.1-mini", help=f"a model name, or {SCRIPTED} (offline)"
@@ -199,22 +220,37 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--serve", help="server command (default: python -m taurec.clients.cli.serve)"
     )
+    parser.add_argument("--traceback", action="store_true", help="show where an error arose")
     args = parser.parse_args(argv)
     if (why := missing_key(args.model)) is not None:
         sys.exit(why)
     label = args.label or f"agents-sdk:{args.model}"
-    if args.model == SCRIPTED:
-        from agents import set_tracing_disabled
 
-        set_tracing_disabled(True)  # offline: no trace export
-    for trial in range(args.trials):
-        model = scripted_model() if args.model == SCRIPTED else args.model
-        final = await play(
-            args.task, trial, model=model, log_dir=args.log_dir, label=label, serve=args.serve
-        )
-        print(f"{args.task} trial {trial}: {final}")
-    print(f"score it: evaluator score {args.log_dir}")
+    async def episodes() -> None:
+        # the SDK's own error lines ("Error getting response") would come before ours
+        logging.getLogger("openai.agents").addHandler(logging.NullHandler())
+        if args.model == SCRIPTED or not os.environ.get("OPENAI_API_KEY"):
+            from agents import set_tracing_disabled
+
+            set_tracing_disabled(True)  # traces go to OpenAI: not offline, nor without its key
+        for trial in range(args.trials):
+            model = scripted_model() if args.model == SCRIPTED else args.model
+            run_label = new_run_label()
+            final = await play(
+                args.task, trial, model=model, log_dir=args.log_dir, label=label,
+                serve=args.serve, run_label=run_label,
+            )  # fmt: skip
+            print(f"{args.task} trial {trial}: {final}")
+            print(score_line(find_log(args.log_dir, run_label=run_label), args.log_dir))
+
+    run(
+        episodes,
+        server_down=stdio_server_down(shlex.join(serve_command(args.serve))),
+        offline=f"--model {SCRIPTED}",
+        install='pip install "openai-agents>=0.20,<0.21" (or: pip install -e ".[agents-sdk]")',
+        traceback=args.traceback,
+    )
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
