@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from doc_commands import Command
 
-SAFE_MODELS = {"mock", "scripted"}
+SAFE_MODELS = {"mock", "scripted", "function"}  # function: pydantic-ai's scripted FunctionModel
 MODEL_OPTIONS = ("--model", "--simulator-model", "--nlg-model", "--nlu-model", "--judge-model")
 LLM_USERS = {"llm", "llm-sp", "llm-dp"}
 OUTPUT_OPTIONS = ("--out", "--log-dir", "-o", "--output", "--suite-out", "--bundle")
