@@ -35,6 +35,11 @@ class EpisodeScore:
     no_valid: bool | None = None
     infra_error: bool = False
     replay_mismatches: int = 0  # logged read-only results the catalog does not reproduce
+    #: "replayed": the logged read-only results were recomputed and compared; "signed":
+    #: not recomputed, as the end record's HMAC, verified with the server's key, proves
+    #: the server wrote them (a sealed log; see logs.py); None: neither (--no-replay,
+    #: a kind that replays nothing, a log not scored)
+    replay: str | None = None
     problems: list[str] = field(default_factory=list)
     turns: int = 0  # agent messages sent to the user
     turns_to_commit: int | None = None

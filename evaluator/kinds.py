@@ -52,6 +52,9 @@ class EvaluatorKind:
     summary_rows: SummaryRows
     view: KindView | None = None
     compare: GroupCompare | None = None
+    #: the scorer replays logged read-only calls only to check their results, never to
+    #: score: a sealed log whose signature verified may skip that (evaluator/logs.py)
+    signed_skips_replay: bool = False
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(

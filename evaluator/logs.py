@@ -10,7 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
@@ -67,7 +67,11 @@ def _note_header(score: EpisodeScore, header: Header) -> None:
     score.started_at = header.started_at.isoformat(timespec="seconds")
 
 
-def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
+def score_log(log: ParsedLog, resolver: Resolver, *, signed: bool = False) -> EpisodeScore:
+    """`signed`: the end record's HMAC verified with the server's key. A sealed log's
+    logged read-only results are then not replayed where the kind only replays to check
+    them (`EvaluatorKind.signed_skips_replay`): the signature proves the server wrote
+    them. Unsigned, unverified and open-mode logs are replayed."""
     if log.problems or log.header is None:
         return _failed(log, [str(p) for p in log.problems])
     header = log.header
@@ -88,7 +92,12 @@ def score_log(log: ParsedLog, resolver: Resolver) -> EpisodeScore:
             ],
         )
     trajectory = Trajectory(header=header, events=log.events)
-    score = EVALUATOR_KINDS.get(task.kind).score(task, trajectory, ctx, resolver, log.path)
+    kind = EVALUATOR_KINDS.get(task.kind)
+    trusted = signed and header.mode == "sealed" and resolver.replay and kind.signed_skips_replay
+    scorer = resolver.without_replay() if trusted else resolver
+    score = kind.score(task, trajectory, ctx, scorer, log.path)
+    if trusted:
+        score.replay = "signed"
     score.kind = task.kind
     score.episode_id = header.episode_id
     _note_header(score, header)
@@ -139,15 +148,17 @@ def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
     except OSError as exc:
         return _unreadable(path, f"cannot read: {exc.strerror or exc}")
     log = parse_log_bytes(raw, str(path))
-    score = score_log(log, resolver)
-    score.log_chain = last_chain(raw)
     key = resolver.verify_key
-    if key is not None:
-        score.verification = verification_problem(raw, log, key)
+    verification, unchained = None, False
+    if key is not None:  # first: a log it passes is not replayed (see score_log)
+        verification = verification_problem(raw, log, key)
     elif is_chained(raw):
-        score.verification = verify_chain(raw, None, require_signature=False)
+        verification = verify_chain(raw, None, require_signature=False)
     else:
-        score.unchained = True
+        unchained = True
+    score = score_log(log, resolver, signed=key is not None and verification is None)
+    score.log_chain = last_chain(raw)
+    score.verification, score.unchained = verification, unchained
     return score
 
 
@@ -181,6 +192,10 @@ def flag_copies(scores: list[EpisodeScore]) -> None:
 
 #: Below this many logs, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 2000
+#: With several processes, the logs go out in chunks: this many per process, at most
+#: CHUNK_MOST logs each (a worker's result travels back in one piece).
+CHUNKS_EACH = 8
+CHUNK_MOST = 250
 
 
 _Chunk = tuple[list[Path], "Resolver"]
@@ -256,27 +271,54 @@ def _score_all(
             scores.extend(score_file(p, resolver) for p in files[start : start + PROGRESS_EVERY])
             progress(len(scores), total)
         return scores
-    # contiguous chunks keep each worker's suite cache warm; 4 per worker balance the load
-    n_chunks = workers * 4
-    size = -(-len(files) // n_chunks)
-    fresh = resolver.unloaded()
-    chunks: list[_Chunk] = [(files[i : i + size], fresh) for i in range(0, len(files), size)]
-    # fork starts workers with the modules imported and the first file's suite loaded
-    # (scoring it warms the resolver); spawn where fork is missing
+    return _score_in_processes(files, resolver, workers, progress)
+
+
+def _score_in_processes(
+    files: list[Path], resolver: Resolver, workers: int, progress: ScoringProgress
+) -> list[EpisodeScore]:
+    """This process scores too, beside workers - 1 forked ones (spawned where fork is
+    missing), which inherit the modules and the first file's suite (scoring it warms the
+    resolver). Contiguous chunks keep each process's caches warm, and small ones even out
+    the load: the pool takes them from the front, this process from the back."""
     global _inherited
     fork = "fork" in multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if fork else "spawn")
     if fork:
         score_file(files[0], resolver)
         _inherited = resolver
+    total = len(files)
+    size = min(CHUNK_MOST, -(-total // (workers * CHUNKS_EACH)))
+    chunks = [files[i : i + size] for i in range(0, total, size)]
+    parts: list[list[EpisodeScore]] = [[] for _ in chunks]
+    fresh = resolver.unloaded()
+    front, back = 0, len(chunks)  # chunks [front, back) are not handed out yet
+    mine = 0  # logs this process scored
+    running: dict[int, Future[list[EpisodeScore]]] = {}
+
+    def finished() -> int:
+        return mine + sum(len(chunks[i]) for i, f in running.items() if f.done())
+
+    context = multiprocessing.get_context("fork" if fork else "spawn")
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            for part in pool.map(_score_chunk, chunks):  # in order, as chunks finish
-                scores.extend(part)
-                progress(len(scores), total)
-            return scores
+        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool:
+            while front < back:
+                # two chunks queued per worker, so none waits while this process scores one
+                while front < back and sum(not f.done() for f in running.values()) < 2 * (
+                    workers - 1
+                ):
+                    running[front] = pool.submit(_score_chunk, (chunks[front], fresh))
+                    front += 1
+                if front < back:
+                    back -= 1
+                    parts[back] = [score_file(p, resolver) for p in chunks[back]]
+                    mine += len(chunks[back])
+                    progress(finished(), total)
+            for i, f in running.items():
+                parts[i] = f.result()
+                progress(finished(), total)
     finally:
         _inherited = None
+    return [score for part in parts for score in part]
 
 
 def score_paths(

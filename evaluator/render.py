@@ -87,6 +87,15 @@ def _logs(n: int) -> str:
     return "1 log is" if n == 1 else f"{n:,} logs are"
 
 
+def replay_counts(scores: list[EpisodeScore]) -> dict[str, int]:
+    """Of these logs, how many had their read-only results trusted by their verified
+    signature (not recomputed) and how many replayed (counted or not)."""
+    return {
+        "trusted_by_signature": sum(s.replay == "signed" for s in scores),
+        "replayed": sum(s.replay == "replayed" for s in scores),
+    }
+
+
 def report_check(
     check: RunCheck, problems: list[str], key: LogKey | None, console: Console
 ) -> None:
@@ -121,6 +130,12 @@ def report_check(
     elif key is not None:
         console.print(
             f"[green]verified:[/green] every counted log is intact and signed by key {key.key_id}"
+        )
+    if key is not None:
+        counts = replay_counts(check.scores + [s for s, _ in check.excluded])
+        console.print(
+            f"replay: {_logs(counts['trusted_by_signature'])} trusted by signature (sealed, "
+            f"HMAC verified: logged results not recomputed), {counts['replayed']:,} replayed"
         )
     if check.damaged:
         console.print(

@@ -54,6 +54,8 @@ class Resolver:
     rules: str = DEFAULT_RULES  # the rules profile episodes are judged by (evaluator/recommendation/rules.py)
     _cache: OrderedDict[str, SuiteContext | DataError] = field(default_factory=OrderedDict)
     _keys: dict[str, str] = field(default_factory=dict)  # spec as named -> cache key
+    # the same settings without replay (see `without_replay`); a copy never inherits it
+    _unreplayed: Resolver | None = field(default=None, init=False, repr=False, compare=False)
 
     def _key(self, named: str) -> str:
         if self.suite is not None or _shipped(named):
@@ -70,6 +72,13 @@ class Resolver:
     def unloaded(self) -> Resolver:
         """The same settings with no suite loaded (cheap to send to a worker process)."""
         return replace(self, _cache=OrderedDict(), _keys={})
+
+    def without_replay(self) -> Resolver:
+        """These settings with replay off, sharing the loaded suites: for a log whose
+        signature proves the server wrote its results (made once)."""
+        if self._unreplayed is None:
+            self._unreplayed = replace(self, replay=False)
+        return self._unreplayed
 
     def context(self, spec: str | None) -> SuiteContext:
         named = self.suite or spec or "builtin"

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from taurec.tasks.trajectory.format import Trajectory
 
 RECOMMEND_TOOL = "recommend"
 
 
-@dataclass(frozen=True)
-class CallRecord:
+class CallRecord(NamedTuple):  # the records are tuples: scoring makes thousands a second
     """One tool call and its result (None when the log holds no result for it)."""
 
     seq: int
@@ -45,8 +44,7 @@ class CommitKind(StrEnum):
     INVALID = "invalid"
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     seq: int
     kind: CommitKind
     item_id: str | None
@@ -54,8 +52,7 @@ class Commit:
     reason: str  # why it is invalid; empty otherwise
 
 
-@dataclass(frozen=True)
-class AgentText:
+class AgentText(NamedTuple):
     seq: int
     text: str
     delivered: bool
@@ -88,11 +85,13 @@ class Transcript:
     @property
     def outcome(self) -> Commit | None:
         """The episode's result: the last committed item, else an abstention, else None."""
-        items = self.committed_items
-        if items:
-            return items[-1]
-        valid = self.valid_commits
-        return valid[-1] if valid else None
+        for c in reversed(self.commits):  # asked by every check: no lists built
+            if c.kind is CommitKind.ITEM:
+                return c
+        for c in reversed(self.commits):
+            if c.kind is not CommitKind.INVALID:
+                return c
+        return None
 
     @property
     def recommended_item(self) -> str | None:

@@ -129,6 +129,8 @@ def _print_json(
 
     import orjson
 
+    from taurec.evaluator.render import replay_counts
+
     doc: dict[str, Any] = {
         "format": "taurec-score",
         "format_version": 1,
@@ -149,6 +151,7 @@ def _print_json(
             "key_id": key.key_id,
             "verified": len(check.scores) - sum(s.sealed_failure is not None for s in check.scores),
             "failed": [{"path": s.path, "problem": why} for s, why in check.excluded],
+            **replay_counts(check.scores + [s for s, _ in check.excluded]),
         }
     sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
 

@@ -127,6 +127,8 @@ def dialogue_of(
 def note_dialogue(score: EpisodeScore, task: Any, trajectory: Trajectory, catalog: Catalog) -> None:
     """Add the dialogue metrics and the audit to `score` (the log's simulator named)."""
     score.simulator = trajectory.header.simulator.kind
+    if not any("acts" in ev for ev in trajectory.events if ev["type"] == "user_message"):
+        return  # what dialogue_of answers with None, without building the utterances
     faults: list[SimulatorFault] = []
     audited = None
     if hasattr(task, "constraints"):  # kinds without a user's constraints have nothing to audit

@@ -17,6 +17,8 @@ from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
 
+_MISSING = object()
+
 
 def _canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
@@ -49,15 +51,17 @@ class Replayer:
         """The result (JSON value) the call must have returned; None if not replayable.
         Raises what the call raises for bad arguments."""
         # the episode id addresses the episode; results depend on the task, which the key holds
-        args = {k: v for k, v in arguments.items() if k != "episode_id"}
+        args = arguments
+        if "episode_id" in args:
+            args = {k: v for k, v in arguments.items() if k != "episode_id"}
         key = (_scope(task, name), name, _canonical(args))
-        if key not in self._cache:
+        hit = self._cache.get(key, _MISSING)
+        if hit is _MISSING:
             try:
-                result = replay_call(self.catalog, task, name, arguments)
-                self._cache[key] = result
+                hit = replay_call(self.catalog, task, name, arguments)
             except (AgentFacingError, LookupError, ValueError) as exc:
-                self._cache[key] = exc
-        hit = self._cache[key]
+                hit = exc
+            self._cache[key] = hit
         if isinstance(hit, Exception):
             raise hit
         return hit
@@ -71,35 +75,34 @@ class Replayer:
             if kind == "tool_call":
                 if calls.get(ev["call_id"]) is None:  # a call id reused once answered: new call
                     calls[ev["call_id"]] = ev
-                continue
-            if kind != "tool_result":
-                continue
-            call = calls.get(ev["call_id"])
-            if call is None:
-                continue  # a result without a pending call: nothing to compare it with
-            calls[ev["call_id"]] = None
-            problem = self._check(task, call, ev)
-            if problem is not None:
-                problems.append(problem)
+            elif kind == "tool_result":
+                call = calls.get(ev["call_id"])
+                if call is None:
+                    continue  # a result without a pending call: nothing to compare it with
+                calls[ev["call_id"]] = None
+                if call["name"] not in REPLAYERS:
+                    continue  # not a read-only tool: nothing to recompute
+                problem = self._check(task, call, ev)
+                if problem is not None:
+                    problems.append(problem)
         return problems
 
     def _check(
         self, task: RecommendationTask, call: dict[str, Any], logged: dict[str, Any]
     ) -> str | None:
         name, seq = call["name"], logged["seq"]
-        if name not in REPLAYERS:
-            return None  # not a read-only tool: nothing to recompute
-        if logged.get("is_error", False) and logged.get("refused", False):
+        is_error = logged.get("is_error", False)
+        if is_error and logged.get("refused", False):
             # refused before the tool ran (a server limit, say): nothing to recompute.
             # Marking a call refused only ever hides a result from the agent's own credit.
             return None
         try:
             expected = self.expected(task, name, call.get("arguments", {}))
         except (AgentFacingError, LookupError, ValueError):
-            if not logged.get("is_error", False):
+            if not is_error:
                 return f"seq {seq}: {name} fails on replay, but the log shows a result"
             return None
-        if logged.get("is_error", False):
+        if is_error:
             return f"seq {seq}: {name} succeeds on replay, but the log shows an error"
         if expected != logged.get("content"):  # deep equality of the JSON values
             return (

@@ -102,6 +102,7 @@ def score_recommendation(
         mismatches = ctx.replayer.mismatches(trajectory, task)
         score.replay_mismatches = len(mismatches)
         score.problems.extend(f"{path}: replay: {m}" for m in mismatches)
+        score.replay = "replayed"
     if trajectory.header.catalog_sha256 != ctx.catalog.sha256():
         score.problems.append(
             f"{path}: catalog sha256 differs from the one the episode ran against (drift)"
@@ -114,5 +115,6 @@ EVALUATOR_KINDS.register("recommendation")(
         score=score_recommendation,
         aggregate_group=lambda label, scores, seed: aggregate_group(label, scores, seed=seed),
         summary_rows=summary_rows,
+        signed_skips_replay=True,
     )
 )
