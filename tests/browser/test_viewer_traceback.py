@@ -81,6 +81,21 @@ def _open(driver: Any, label: str) -> None:
     )
 
 
+def _traceback_titled(driver: Any, title: str) -> Any:
+    """The #traceback element once its summary reads `title`."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def found(d: Any) -> Any:
+        for element in d.find_elements("css selector", "#traceback"):
+            if element.find_element("css selector", "summary").text == title:
+                return element
+        return False
+
+    wait = WebDriverWait(driver, HANG_GUARD_S, ignored_exceptions=(StaleElementReferenceException,))
+    return wait.until(found)
+
+
 def test_the_episode_pane_shows_the_agents_traceback(
     browser: Any, logs: Path, screenshots: Path
 ) -> None:
@@ -96,9 +111,10 @@ def test_the_episode_pane_shows_the_agents_traceback(
         browser.save_screenshot(str(screenshots / "traceback-short.png"))
 
         _open(browser, "long")
-        long = _wait(browser, "#traceback")[0]
+        # the pane is drawn anew: wait for the long traceback's own element (the short
+        # one's may still be in the page for a moment, and goes stale when replaced)
+        long = _traceback_titled(browser, "KeyError: 'the end' · 42 lines")
         assert long.get_attribute("open") is None  # folded
-        assert long.find_element("css selector", "summary").text == "KeyError: 'the end' · 42 lines"
         long.find_element("css selector", "summary").click()
         assert long.find_element("css selector", "pre").text == LONG
         assert (
