@@ -139,7 +139,7 @@ def main() -> None:
         table.add_column(column, justify="right")
     for kind in args.kinds:
         table.add_row(kind, str(EPISODES[kind]), *(f"{r:,.1f}" for r in _kind(kind, args)))
-    Console().print(table)
+    Console(width=120).print(table)
 
 
 if __name__ == "__main__":
