@@ -36,6 +36,7 @@ from taurec.clients.frameworks.mcp_examples import (
     new_run_label,
     run,
     score_line,
+    serve_command,
     stdio_server_down,
 )
 
@@ -44,10 +45,6 @@ HARNESS_TOOLS = {"list_tasks", "server_info", "abort_episode"}
 KICKOFF = "Start the taurec episode now and play it to the end, following the policy."
 #: The model that plays offline: litellm answers with mock_move's scripted calls.
 MOCK_MODEL = "mock"
-
-
-def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def missing_key(model: str) -> str | None:

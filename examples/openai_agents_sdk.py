@@ -40,6 +40,7 @@ from taurec.clients.frameworks.mcp_examples import (
     new_run_label,
     run,
     score_line,
+    serve_command,
     stdio_server_down,
 )
 
@@ -51,10 +52,6 @@ HARNESS_TOOLS = ["list_tasks", "server_info", "abort_episode"]
 KICKOFF = "Start the taurec episode now and play it to the end, following the policy."
 #: The model name that plays offline with scripted_model().
 SCRIPTED = "scripted"
-
-
-def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def missing_key(model: str) -> str | None:

@@ -38,7 +38,6 @@ import dataclasses
 import os
 import re
 import shlex
-import sys
 from typing import Any
 
 from taurec.clients.frameworks.mcp_examples import (
@@ -46,6 +45,7 @@ from taurec.clients.frameworks.mcp_examples import (
     find_log,
     run,
     score_line,
+    serve_command,
     stdio_server_down,
 )
 
@@ -63,10 +63,6 @@ HARNESS_NOTE = """
   user's answer is your next prompt), or call send_message yourself.
 - The episode ends when you call recommend (a catalog item_id, or null to abstain).
 """
-
-
-def serve_command(serve: str | None) -> list[str]:
-    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def scripted_move(messages: list[Any], info: Any) -> Any:

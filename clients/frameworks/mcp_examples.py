@@ -9,6 +9,7 @@ unless `--traceback` asks for one.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -105,6 +106,12 @@ def run(
 
 def fail(line: str) -> NoReturn:
     sys.exit(f"error: {line}")
+
+
+def serve_command(serve: str | None) -> list[str]:
+    """The stdio server's command line: `serve` split as a shell would, or `taurec serve`
+    run by this Python."""
+    return shlex.split(serve) if serve else [sys.executable, "-m", "taurec.clients.cli.serve"]
 
 
 def stdio_server_down(command: str) -> str:
