@@ -1,7 +1,9 @@
-"""A three-task suite on disk and a writer of hand-made episode logs in trajectory v1."""
+"""A three-task suite on disk, a writer of hand-made episode logs in trajectory v1, and
+the real logs of a small sealed run (`pristine`, copied for each test as `signed_logs`)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -176,3 +178,24 @@ class LogWriter:
 @pytest.fixture
 def logs(suite_dir: Path, tmp_path: Path) -> LogWriter:
     return LogWriter(suite_dir, tmp_path / "logs")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sealed run of the scripted agent on t001-t003 of the built-in suite, one trial
+    each: real logs, chained and signed by the server with the test session's key."""
+    from taurec.clients.agents.recommendation.scripted import ScriptedAgent
+    from taurec.clients.runner import run_agent
+
+    out = tmp_path_factory.mktemp("signed")
+    run_agent(ScriptedAgent(), tasks=["t001", "t002", "t003"], trials=1, out=out)
+    return out
+
+
+@pytest.fixture
+def signed_logs(pristine: Path, tmp_path: Path) -> list[Path]:
+    """A private copy of `pristine`'s three logs, sorted by task."""
+    from taurec.evaluator.logs import find_logs
+
+    shutil.copytree(pristine, tmp_path / "logs")
+    return find_logs([tmp_path / "logs"])

@@ -16,10 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from taurec.catalog.errors import DataError
-from taurec.clients.agents.recommendation.scripted import ScriptedAgent
-from taurec.clients.runner import run_agent
 from taurec.evaluator.cli.main import app
-from taurec.evaluator.logs import Resolver, find_logs, score_paths
+from taurec.evaluator.logs import Resolver, score_paths
 from taurec.tasks.trajectory.signing import (
     CHAIN_MARK,
     GENESIS,
@@ -31,21 +29,10 @@ from taurec.tasks.trajectory.signing import (
     verify_chain,
 )
 
-TASKS = ["t001", "t002", "t003"]
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("signed")
-    run_agent(ScriptedAgent(), tasks=TASKS, trials=1, out=out)
-    return out
-
 
 @pytest.fixture
-def logs(pristine: Path, tmp_path: Path) -> list[Path]:
-    """A private copy of the run's three logs, sorted by task."""
-    shutil.copytree(pristine, tmp_path / "logs")
-    return find_logs([tmp_path / "logs"])
+def logs(signed_logs: list[Path]) -> list[Path]:
+    return signed_logs  # tests/evaluator/conftest.py: the sealed run's logs, a private copy
 
 
 def key() -> LogKey:
