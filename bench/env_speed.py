@@ -30,8 +30,9 @@ from taurec.clients.agents.base import Episode
 from taurec.clients.envs import EnvHost, TaurecEnv, VectorEnv
 from taurec.clients.envs.scripted import ScriptedPolicy
 from taurec.clients.runner.programmatic import run_agent
+from taurec.tasks.shipped import BUILTIN_BY_KIND
 
-SUITES = {"ranking": "ranking:builtin", "recommendation": "builtin", "stream": "stream:builtin"}
+SUITES = {kind: BUILTIN_BY_KIND[kind] for kind in ("ranking", "recommendation", "stream")}
 EPISODES = {"ranking": 64, "recommendation": 64, "stream": 16}
 
 

@@ -14,6 +14,10 @@ from typing import Final
 #: The spec of each shipped suite, as `--suite` takes it (a test holds this to the folders
 #: under taurec/tasks/suites/: "builtin" is the recommendation suite, KIND:builtin another).
 BUILTIN_SUITES: Final = ("builtin", "ranking:builtin", "stream:builtin")
+#: The shipped suite of each task kind.
+BUILTIN_BY_KIND: Final = dict(
+    zip(("recommendation", "ranking", "stream"), BUILTIN_SUITES, strict=True)
+)
 #: What a `--suite` option takes, for its help and for the error on a suite that is none.
 SUITE_CHOICES: Final = (
     f"a built-in suite ({', '.join(BUILTIN_SUITES)}), a suite folder, or tau-rec:PATH"

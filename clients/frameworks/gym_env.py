@@ -47,12 +47,13 @@ from taurec.clients.envs.actions import MAX_TEXT, Unreadable
 from taurec.clients.envs.env import MAX_STEPS, StepResult, TaurecEnv
 from taurec.clients.envs.host import EnvHost
 from taurec.clients.frameworks.gym_text import UnicodeText, in_charset
+from taurec.tasks.shipped import BUILTIN_BY_KIND
 
 #: The registered ids and the suite each plays.
 ENV_IDS = {
-    "taurec/Ranking-v0": "ranking:builtin",
-    "taurec/Dialogue-v0": "builtin",
-    "taurec/Stream-v0": "stream:builtin",
+    "taurec/Ranking-v0": BUILTIN_BY_KIND["ranking"],
+    "taurec/Dialogue-v0": BUILTIN_BY_KIND["recommendation"],
+    "taurec/Stream-v0": BUILTIN_BY_KIND["stream"],
 }
 #: The longest observation (a longer one, never seen in the shipped suites, is cut).
 MAX_OBSERVATION = 1 << 20

@@ -35,13 +35,13 @@ from taurec.clients.envs.env import MAX_STEPS, TaurecEnv
 from taurec.clients.envs.host import EnvHost
 from taurec.clients.frameworks.verifiers_rollout import TaurecVerifiersEnv
 from taurec.server.settings import ServerSettings
+from taurec.tasks.shipped import BUILTIN_BY_KIND
 from taurec.tasks.suite import Suite, load_suite
 
 #: The kinds this environment speaks of, each with its suite kind and default suite.
 KINDS: dict[str, tuple[str, str]] = {
-    "ranking": ("ranking", "ranking:builtin"),
-    "dialogue": ("recommendation", "builtin"),
-    "stream": ("stream", "stream:builtin"),
+    name: (kind, BUILTIN_BY_KIND[kind])
+    for name, kind in (("ranking", "ranking"), ("dialogue", "recommendation"), ("stream", "stream"))
 }
 #: The ServerSettings a caller may set (the environment sets the suite, logs and label).
 SETTINGS = frozenset(ServerSettings.model_fields) - {"suite", "log_dir", "agent_label"} | {"rules"}
