@@ -131,7 +131,7 @@ class TaurecEnv:
     ) -> str:
         if self.episode is not None and not self.done:
             await self._abort("the environment was reset before the episode ended")
-        self.task = self._task(task)
+        self.task = self.host.task(task)
         trial = self.host.next_trial(self.task.id) if trial is None else trial
         arguments: dict[str, Any] = {"task_id": self.task.id, "trial": trial}
         arguments["agent_label"] = self.host.label
@@ -214,16 +214,3 @@ class TaurecEnv:
         info["end_reason"] = score.end_reason
         self.last = StepResult(text, float(score.reward), True, info)
         return self.last
-
-    def _task(self, task: str | Any | None) -> Any:
-        suite = self.host.suite
-        if task is None:
-            return suite.tasks[0]
-        task_id = task if isinstance(task, str) else getattr(task, "id", None)
-        found = suite.get(task_id) if isinstance(task_id, str) else None
-        if found is None:
-            shown = ", ".join(self.task_ids[:5])
-            raise DataError(
-                f"task {task_id!r} is not in suite {suite.id!r}; expected one of {shown}, ..."
-            )
-        return found

@@ -139,6 +139,20 @@ class EnvHost:
             raise RuntimeError("this environment has been closed")
         return self.portal.call(fn, *args)
 
+    def task(self, task: str | Any | None) -> Any:
+        """The suite's task named by `task` (an id or a task; None: the first), or
+        DataError naming the suite."""
+        if task is None:
+            return self.suite.tasks[0]
+        task_id = task if isinstance(task, str) else getattr(task, "id", None)
+        found = self.suite.get(task_id) if isinstance(task_id, str) else None
+        if found is None:
+            shown = ", ".join(t.id for t in self.suite.tasks[:5])
+            raise DataError(
+                f"task {task_id!r} is not in suite {self.suite.id!r}; expected one of {shown}, ..."
+            )
+        return found
+
     def next_trial(self, task_id: str) -> int:
         """Trials of one task count up from 0 in the order episodes start (pass^k reads
         them), unless the caller names one."""

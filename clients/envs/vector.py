@@ -78,10 +78,7 @@ class VectorEnv:
 
     async def _reset(self, tasks: list[Any]) -> list[str]:
         # trials are numbered here, in order, before the episodes start at once
-        trials = [
-            self.host.next_trial(env._task(task).id)
-            for env, task in zip(self.envs, tasks, strict=True)
-        ]
+        trials = [self.host.next_trial(self.host.task(task).id) for task in tasks]
         out: list[str] = [""] * len(self.envs)
 
         async def one(i: int) -> None:
