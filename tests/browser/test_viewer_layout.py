@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support.hang_guard import HANG_GUARD_S
 from support.report_runs import ranking_run, stream_run
 
 from taurec.clients.agents.recommendation.baselines import RandomAgent
@@ -23,7 +22,7 @@ from taurec.clients.runner.runner import Runner
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.data import LogSet
 from taurec.server.settings import ServerSettings
-from tests.support.browser import console_errors
+from tests.support.browser import console_errors, until
 from tests.support.viewer import HOSTILE_LABEL, hostile_copy, served
 
 MODEL = "acme/recommender-1"
@@ -61,12 +60,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _wait(driver: Any, condition: Any) -> Any:
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    # the list is drawn anew when data arrives: an element read meanwhile is looked up again
-    wait = WebDriverWait(driver, HANG_GUARD_S, ignored_exceptions=[StaleElementReferenceException])
-    return wait.until(condition)
+    return until(driver, condition)  # the list is drawn anew: a stale element is read again
 
 
 def _rows(driver: Any, count: int = 1) -> list[Any]:

@@ -13,14 +13,13 @@ from typing import Any
 
 import anyio
 import pytest
-from support.hang_guard import HANG_GUARD_S
 
 from taurec.clients.agents.llm import LLMAgent, LLMAgentSettings
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
 from taurec.server.settings import ServerSettings
-from tests.support.browser import console_errors
+from tests.support.browser import console_errors, until
 from tests.support.viewer import HOSTILE_TEXT, served
 
 
@@ -39,11 +38,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _wait(driver: Any, css: str) -> list[Any]:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, HANG_GUARD_S).until(
-        lambda d: d.find_elements("css selector", css) or False
-    )
+    return until(driver, lambda d: d.find_elements("css selector", css) or False)
 
 
 def test_a_model_call_unfolds_to_what_it_sent_and_got(

@@ -9,14 +9,13 @@ from typing import Any
 
 import anyio
 import pytest
-from support.hang_guard import HANG_GUARD_S
 
 from taurec.clients.agents.base import TRACEBACK_META_KEY, Episode
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
 from taurec.server.settings import ServerSettings
-from tests.support.browser import console_errors
+from tests.support.browser import console_errors, until
 from tests.support.viewer import HOSTILE_TEXT, served
 
 #: A long traceback whose frames carry markup (an agent's own text can hold anything).
@@ -57,17 +56,11 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _wait(driver: Any, css: str) -> list[Any]:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, HANG_GUARD_S).until(
-        lambda d: d.find_elements("css selector", css) or False
-    )
+    return until(driver, lambda d: d.find_elements("css selector", css) or False)
 
 
 def _open(driver: Any, label: str) -> None:
     """The episode of `label` (by its link, whether or not the list is on screen)."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
     rows = _wait(driver, "#episodes tbody tr")
     key = next(
         r.get_attribute("data-key")
@@ -76,15 +69,11 @@ def _open(driver: Any, label: str) -> None:
         == label
     )
     driver.execute_script("location.hash = '#/episode/' + arguments[0]", key)
-    WebDriverWait(driver, HANG_GUARD_S).until(
-        lambda d: label in d.find_element("css selector", "#detail h2").text
-    )
+    until(driver, lambda d: label in d.find_element("css selector", "#detail h2").text)
 
 
 def _traceback_titled(driver: Any, title: str) -> Any:
     """The #traceback element once its summary reads `title`."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
 
     def found(d: Any) -> Any:
         for element in d.find_elements("css selector", "#traceback"):
@@ -92,8 +81,7 @@ def _traceback_titled(driver: Any, title: str) -> Any:
                 return element
         return False
 
-    wait = WebDriverWait(driver, HANG_GUARD_S, ignored_exceptions=(StaleElementReferenceException,))
-    return wait.until(found)
+    return until(driver, found)
 
 
 def test_the_episode_pane_shows_the_agents_traceback(
