@@ -13,15 +13,14 @@ import random
 import sys
 from pathlib import Path
 
-import orjson
-
 from taurec.catalog.store import Catalog
 from taurec.evaluator.recommendation.taurec_trace import to_trace
 from taurec.tasks.recommendation.catalog_tools import replay_call
 from taurec.tasks.recommendation.generator import generate_tasks
 from taurec.tasks.suite import Suite, SuiteManifest, load_suite, write_suite_dir
+from taurec.tasks.trajectory.format import TRAJECTORY_FORMAT_VERSION
 from taurec.tasks.trajectory.reader import parse_log_bytes
-from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
+from taurec.tasks.trajectory.signing import LogKey, chained_lines
 
 GENRES = ("Comedy", "Drama", "Thriller", "Action", "Romance", "Horror")
 BENCH_KEY = LogKey(b"bench key, not a secret: 0123456789", "bench")
@@ -44,7 +43,7 @@ def write_logs(root: Path, episodes: int, seed: int, suite: Suite) -> tuple[Path
         header = {
             "type": "header",
             "format": "taurec-trajectory",
-            "format_version": 1,
+            "format_version": TRAJECTORY_FORMAT_VERSION,
             "run_id": "bench",
             "episode_id": f"ep{n}",
             "agent": {"label": f"agent{n % 2}"},
@@ -126,15 +125,7 @@ def bench_suite(root: Path, tau_rec: Path | None, seed: int) -> Suite:
 
 def signed_lines(records: list[dict[str, object]]) -> bytes:
     """The records as the taurec server writes them: chained, the end record signed."""
-    out, chain = [], GENESIS
-    for rec in records:
-        body = orjson.dumps(rec)[:-1]
-        chain = chain_next(chain, body)
-        tail = CHAIN_MARK + chain.encode()
-        if rec["type"] == "end":
-            tail += HMAC_MARK + BENCH_KEY.mac(chain).encode()
-        out.append(body + tail + b'"}\n')
-    return b"".join(out)
+    return chained_lines(records, BENCH_KEY)
 
 
 class TauRecEvaluator:

@@ -118,7 +118,7 @@ def verification_problem(raw: bytes, log: ParsedLog, key: LogKey) -> str | None:
             f"signed with another key (key_id {end['key_id']}); the key given "
             f"({key.source}) has key_id {key.key_id}"
         )
-    problem = verify_chain(raw, key)
+    problem = verify_chain(raw, key, version=log.header.format_version)
     if problem is None and end is None:  # a chain-valid file must still be a whole episode
         problem = "no end record (incomplete or truncated log)"
     return problem
@@ -153,7 +153,8 @@ def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
     if key is not None:  # first: a log it passes is not replayed (see score_log)
         verification = verification_problem(raw, log, key)
     elif is_chained(raw):
-        verification = verify_chain(raw, None, require_signature=False)
+        version = log.header.format_version if log.header is not None else None
+        verification = verify_chain(raw, None, require_signature=False, version=version)
     else:
         unchained = True
     score = score_log(log, resolver, signed=key is not None and verification is None)

@@ -36,7 +36,15 @@ from taurec.server.episode_end import ABORTED
 from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
-from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey, chain_next
+from taurec.tasks.trajectory.signing import (
+    CHAIN_MARK,
+    GENESIS,
+    HMAC_MARK,
+    PREFIX_CHAIN_VERSION,
+    LogKey,
+    PrefixChain,
+    chain_next,
+)
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +121,9 @@ class TrajectoryWriter:
         self._ended = False
         self._key = key
         self._chain = GENESIS
+        #: The running v2 chain (None: a format v1 header, chained line by line)
+        self._prefix = PrefixChain() if header.format_version == PREFIX_CHAIN_VERSION else None
+        self._next_prefix: PrefixChain | None = None
         #: The episode's model-call log, once one is attached (see model_call_log.py):
         #: before any other event it logs the model calls the current request reports.
         self.model_calls: Any = None
@@ -134,7 +145,7 @@ class TrajectoryWriter:
             _remove(path)
             raise LogWriteError(path, exc) from exc
         os.close(fd)
-        self._chain = chain
+        self._adopt(chain)
 
     @property
     def seq(self) -> int:
@@ -244,7 +255,7 @@ class TrajectoryWriter:
         finally:
             self._ended = True  # even if the write failed: nothing may follow an end attempt
         self._seq += 1
-        self._chain = chain
+        self._adopt(chain)
         return self._seq
 
     def _event(self, kind: str, fields: dict[str, Any], latency_ms: float | None) -> int:
@@ -253,7 +264,7 @@ class TrajectoryWriter:
         self._append(line, False)
         # only once the line is on disk: a failed write leaves no seq gap and no broken chain
         self._seq += 1
-        self._chain = chain
+        self._adopt(chain)
         return self._seq
 
     def _reported_calls(self) -> None:
@@ -276,11 +287,20 @@ class TrajectoryWriter:
     def _chained(self, record: dict[str, Any], *, sign: bool) -> tuple[bytes, str]:
         """The line for `record` with its chain (and, when signing, its HMAC) appended."""
         body = orjson.dumps(record)[:-1]  # without the closing brace
+        if self._prefix is not None:
+            line, chain, self._next_prefix = self._prefix.line(body, self._key if sign else None)
+            return line, chain
         chain = chain_next(self._chain, body)
         tail = CHAIN_MARK + chain.encode("ascii")
         if sign and self._key is not None:
             tail += HMAC_MARK + self._key.mac(chain).encode("ascii")
         return body + tail + b'"}\n', chain
+
+    def _adopt(self, chain: str) -> None:
+        """The line whose chain this is is on disk: chain the next one to it."""
+        self._chain = chain
+        if self._next_prefix is not None:
+            self._prefix, self._next_prefix = self._next_prefix, None
 
     def _append(self, line: bytes, sync: bool) -> None:
         append_whole(self.path, line, sync=sync)

@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from taurec.tasks.trajectory.dialogue_acts import ActsBy, DialogueAct
 
 TRAJECTORY_FORMAT: Final = "taurec-trajectory"
-TRAJECTORY_FORMAT_VERSION: Final = 1
+#: What the server writes: 2 (the prefix chain, see signing.py); readers take 1 and 2.
+TRAJECTORY_FORMAT_VERSION: Final = 2
 #: The most of an agent's traceback an end record keeps (its last bytes, UTF-8).
 MAX_TRACEBACK_BYTES: Final = 8192
 
@@ -72,7 +73,7 @@ class SuiteRef(_Record):
 class Header(_Chained):
     type: Literal["header"] = "header"
     format: Literal["taurec-trajectory"] = TRAJECTORY_FORMAT
-    format_version: Literal[1] = TRAJECTORY_FORMAT_VERSION
+    format_version: Literal[1, 2] = TRAJECTORY_FORMAT_VERSION
     run_id: str
     episode_id: str
     kind: str = Field(
@@ -283,5 +284,5 @@ def trajectory_json_schema() -> dict[str, Any]:
     )
     schema = line.json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "taurec trajectory v1: one JSONL line"
+    schema["title"] = "taurec trajectory (format versions 1 and 2): one JSONL line"
     return schema

@@ -1,13 +1,18 @@
 """Tamper evidence for trajectory logs: a hash chain over the lines, an HMAC on the end.
 
-Every line of a log ends with a `chain` member: the SHA-256 (hex) of the previous line's
-chain (for the header, GENESIS: the hex SHA-256 of `taurec-trajectory-v1`, so that every
-line hashes a 64-character prefix and no line can pose as the first) followed by this
-line's bytes up to, not including, `,"chain":`. Editing, dropping or reordering any line breaks every chain after it. The
-chain alone needs no secret, so whoever edits a log can recompute it; what they cannot
-recompute is the end record's `hmac`: HMAC-SHA256, under the server's log key, of the end
-record's chain, which covers the whole file. `key_id` in the end record names the key
-(a hash of it, not the key).
+Every line of a log ends with a `chain` member. In format v2 (what the server writes) it
+is the SHA-256 (hex) of PREFIX_DOMAIN followed by every byte of the file before this
+line's `,"chain":"`: the whole file so far, earlier lines' chains included. So the last
+line's chain covers every line, and checking it costs one SHA-256 over the file; the
+earlier lines' values let a log cut short (a crashed server's) be checked up to its last
+whole line, and name the first line where an edited log differs. In format v1, each
+line's chain is the SHA-256 of the previous line's chain (for the header, GENESIS: the
+hex SHA-256 of `taurec-trajectory-v1`) followed by this line's bytes up to `,"chain":"`;
+checking it takes one SHA-256 per line. Editing, dropping or reordering any line breaks
+the chain of the last line in both. The chain alone needs no secret, so whoever edits a
+log can recompute it; what they cannot recompute is the end record's `hmac`:
+HMAC-SHA256, under the server's log key, of the end record's chain, which covers the
+whole file. `key_id` in the end record names the key (a hash of it, not the key).
 
 The key comes from the environment (`TAUREC_LOG_KEY`, the secret itself), or a key file
 (`TAUREC_LOG_KEY_FILE`, default `$XDG_DATA_HOME/taurec/log.key`, i.e.
@@ -25,9 +30,12 @@ import hmac
 import os
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+import orjson
 
 from taurec.catalog.errors import DataError
 
@@ -42,11 +50,63 @@ _MAC_DOMAIN: Final = b"taurec-trajectory-v1\x00"
 
 
 GENESIS: Final = hashlib.sha256(b"taurec-trajectory-v1").hexdigest()
+#: What a format v2 chain hashes before the file's bytes (no v1 chain value can pose as
+#: a v2 one, nor the other way round).
+PREFIX_DOMAIN: Final = b"taurec-trajectory-v2\x00"
+#: The trajectory format version whose lines carry the prefix chain.
+PREFIX_CHAIN_VERSION: Final = 2
 
 
 def chain_next(previous: str, body: bytes) -> str:
     """The chain value of a line whose bytes before `,"chain":` are `body`."""
     return hashlib.sha256(previous.encode("ascii") + body).hexdigest()
+
+
+class PrefixChain:
+    """The writer's side of the v2 chain: the running SHA-256 of the file so far."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(PREFIX_DOMAIN)
+
+    def line(self, body: bytes, sign: LogKey | None = None) -> tuple[bytes, str, PrefixChain]:
+        """The whole line for `body` (the record's JSON without its closing brace), its
+        chain, and the chain state after it: adopt that only once the line is on disk."""
+        after = PrefixChain.__new__(PrefixChain)
+        after._hash = self._hash.copy()
+        after._hash.update(body)
+        chain = after._hash.hexdigest()
+        tail = CHAIN_MARK + chain.encode("ascii")
+        if sign is not None:
+            tail += HMAC_MARK + sign.mac(chain).encode("ascii")
+        tail += b'"}\n'
+        after._hash.update(tail)
+        return body + tail, chain, after
+
+
+def chained_lines(records: Sequence[dict[str, Any]], key: LogKey | None = None) -> bytes:
+    """`records` written as the server writes a log: chained by the scheme of the format
+    version the first record (the header) names, the last one signed with `key` when
+    given. Members `chain` and `hmac` already in a record are dropped first (for tools
+    and tests that rewrite a log)."""
+    prefix = PrefixChain() if records and _names_prefix(records[0]) else None
+    out, previous = [], GENESIS
+    for i, record in enumerate(records):
+        body = orjson.dumps({k: v for k, v in record.items() if k not in ("chain", "hmac")})
+        sign = key if i == len(records) - 1 else None
+        if prefix is not None:
+            line, _, prefix = prefix.line(body[:-1], sign)
+            out.append(line)
+            continue
+        previous = chain_next(previous, body[:-1])
+        tail = CHAIN_MARK + previous.encode("ascii")
+        if sign is not None:
+            tail += HMAC_MARK + sign.mac(previous).encode("ascii")
+        out.append(body[:-1] + tail + b'"}\n')
+    return b"".join(out)
+
+
+def _names_prefix(first: dict[str, Any]) -> bool:
+    return first.get("format_version") == PREFIX_CHAIN_VERSION
 
 
 @dataclass(frozen=True)
@@ -151,13 +211,36 @@ def last_chain(raw: bytes) -> str | None:
     return value.decode("ascii") if _HEX64.fullmatch(value) else None
 
 
-def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = True) -> str | None:
+def log_format_version(raw: bytes) -> int:
+    """The format_version a log's header line names (1 when it names none, or the line
+    cannot be read: a damaged header then fails as a v1 chain would)."""
+    cut = raw.find(b"\n")
+    try:
+        header = orjson.loads(raw if cut < 0 else raw[:cut])
+    except orjson.JSONDecodeError:
+        return 1
+    version = header.get("format_version") if isinstance(header, dict) else None
+    return version if type(version) is int else 1
+
+
+def verify_chain(
+    raw: bytes,
+    key: LogKey | None,
+    *,
+    require_signature: bool = True,
+    version: int | None = None,
+) -> str | None:
     """Check one log file's chain and end-record HMAC; None if intact, else what is wrong
     (1-based line numbers). Without a key only the chain is checked. Without
-    `require_signature`, a chain-intact prefix of a log (no signed end yet) passes too."""
-    lines = raw.split(b"\n")
-    if lines[-1] != b"" and require_signature:
+    `require_signature`, a chain-intact prefix of a log (no signed end yet) passes too.
+    `version`: the log's format version when the caller has read its header already."""
+    if require_signature and raw and not raw.endswith(b"\n"):
         return "the last line is incomplete (truncated log)"
+    if version is None:
+        version = log_format_version(raw)
+    if version == PREFIX_CHAIN_VERSION:
+        return _verify_prefix(raw, key, require_signature)
+    lines = raw.split(b"\n")
     lines.pop()  # b"", or a torn last line: the reader reports it (an incomplete episode)
     if not lines:
         return "empty log"
@@ -171,19 +254,71 @@ def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = Tr
         lineno += 1
         at = line.rfind(mark)
         if at < 0:
-            return f"line {lineno}: no chain hash (an unsigned log, or a line added by hand)"
+            return _NO_CHAIN.format(lineno)
         # the chain is public: a plain comparison suffices (the HMAC is compared in
         # constant time below)
         expected = sha256(previous + line[:at]).hexdigest().encode("ascii")
         end = at + width + 64
         if line[at + width : end] != expected:
-            return f"line {lineno}: chain hash mismatch (the log was edited, reordered or spliced here)"
+            return _MISMATCH.format(lineno)
         previous = expected
         if (len(line) != end + 2 or not line.endswith(b'"}')) and lineno != len(lines):
-            return _tail_problem(line[end:], lineno, last=False) or (
-                f"line {lineno}: unexpected data after the chain hash"
-            )
-    tail = lines[-1][end:]
+            return _inner_tail_problem(line[end:], lineno)
+    return _end_problem(lines[-1][end:], lineno, previous.decode("ascii"), key, require_signature)
+
+
+_NO_CHAIN: Final = "line {}: no chain hash (an unsigned log, or a line added by hand)"
+_MISMATCH: Final = "line {}: chain hash mismatch (the log was edited, reordered or spliced here)"
+
+
+def _verify_prefix(raw: bytes, key: LogKey | None, require_signature: bool) -> str | None:
+    """A v2 log: one SHA-256 over the file up to the last whole line's chain, which
+    covers every byte before it. When that does not match, the lines are walked to name
+    the first one that differs."""
+    stop = raw.rfind(b"\n")  # the end of the last whole line (a torn one after it is the reader's)
+    if stop < 0:
+        return "empty log"
+    start = raw.rfind(b"\n", 0, stop) + 1
+    at = raw.rfind(CHAIN_MARK, start, stop)
+    if at >= 0:
+        running = hashlib.sha256(PREFIX_DOMAIN)
+        running.update(memoryview(raw)[:at])
+        chain = running.hexdigest()
+        end = at + len(CHAIN_MARK) + 64
+        if raw[at + len(CHAIN_MARK) : end] == chain.encode("ascii"):
+            lineno = raw.count(b"\n", 0, stop) + 1
+            return _end_problem(raw[end:stop], lineno, chain, key, require_signature)
+    return _first_prefix_problem(raw[:stop].split(b"\n"))
+
+
+def _first_prefix_problem(lines: list[bytes]) -> str:
+    """The first line of a v2 log whose chain is missing, wrong or wrongly closed."""
+    running = hashlib.sha256(PREFIX_DOMAIN)
+    width = len(CHAIN_MARK)
+    for lineno, line in enumerate(lines, 1):
+        at = line.rfind(CHAIN_MARK)
+        if at < 0:
+            return _NO_CHAIN.format(lineno)
+        running.update(line[:at])
+        end = at + width + 64
+        if line[at + width : end] != running.hexdigest().encode("ascii"):
+            return _MISMATCH.format(lineno)
+        if lineno != len(lines) and (len(line) != end + 2 or not line.endswith(b'"}')):
+            return _inner_tail_problem(line[end:], lineno)
+        running.update(line[at:] + b"\n")
+    return _MISMATCH.format(len(lines))  # not reached: the last line's chain did not match
+
+
+def _inner_tail_problem(tail: bytes, lineno: int) -> str:
+    return _tail_problem(tail, lineno, last=False) or (
+        f"line {lineno}: unexpected data after the chain hash"
+    )
+
+
+def _end_problem(
+    tail: bytes, lineno: int, chain: str, key: LogKey | None, require_signature: bool
+) -> str | None:
+    """What is wrong with the end of the last line, whose chain is intact."""
     if tail == b'"}':
         if require_signature:
             return "the last line carries no HMAC (truncated, or not closed by the server)"
@@ -192,7 +327,7 @@ def verify_chain(raw: bytes, key: LogKey | None, *, require_signature: bool = Tr
     if problem is not None:
         return problem
     mac = tail[len(HMAC_MARK) : -2]
-    if key is not None and not key.verify(previous.decode("ascii"), mac.decode("ascii")):
+    if key is not None and not key.verify(chain, mac.decode("ascii")):
         return (
             f"line {lineno}: HMAC does not match (forged, re-chained after an edit, "
             "or signed with another key)"

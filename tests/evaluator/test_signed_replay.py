@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from taurec.evaluator.cli.main import app
 from taurec.evaluator.logs import Resolver, score_files
-from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, LogKey, chain_next, load_log_key
+from taurec.tasks.trajectory.signing import LogKey, chained_lines, load_log_key
 
 
 @pytest.fixture
@@ -33,15 +33,7 @@ def rewrite(path: Path, edit, sign_with: LogKey | None) -> None:
     would have written the edited episode."""
     records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
     edit(records)
-    out, previous = b"", GENESIS
-    for i, rec in enumerate(records):
-        body = orjson.dumps({k: v for k, v in rec.items() if k not in ("chain", "hmac")})[:-1]
-        previous = chain_next(previous, body)
-        tail = CHAIN_MARK + previous.encode()
-        if i == len(records) - 1 and sign_with is not None:
-            tail += b'","hmac":"' + sign_with.mac(previous).encode()
-        out += body + tail + b'"}\n'
-    path.write_bytes(out)
+    path.write_bytes(chained_lines(records, sign_with))
 
 
 def edit_a_result(records: list[dict]) -> None:

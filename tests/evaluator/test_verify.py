@@ -19,12 +19,10 @@ from taurec.catalog.errors import DataError
 from taurec.evaluator.cli.main import app
 from taurec.evaluator.logs import Resolver, score_paths
 from taurec.tasks.trajectory.signing import (
-    CHAIN_MARK,
-    GENESIS,
     KEY_ENV,
     KEY_FILE_ENV,
     LogKey,
-    chain_next,
+    chained_lines,
     load_log_key,
     verify_chain,
 )
@@ -45,16 +43,7 @@ def lines(path: Path) -> list[bytes]:
 
 def rechain(records: list[dict], sign_with: LogKey | None) -> bytes:
     """Write records as a cheater who knows the format (but maybe not the key) would."""
-    out, previous = b"", GENESIS
-    for i, rec in enumerate(records):
-        rec = {k: v for k, v in rec.items() if k not in ("chain", "hmac")}
-        body = orjson.dumps(rec)[:-1]
-        previous = chain_next(previous, body)
-        tail = CHAIN_MARK + previous.encode()
-        if i == len(records) - 1 and sign_with is not None:
-            tail += b'","hmac":"' + sign_with.mac(previous).encode()
-        out += body + tail + b'"}\n'
-    return out
+    return chained_lines(records, sign_with)
 
 
 def verify_problems(paths: list[Path], *, with_key: LogKey | None = None) -> dict[str, str]:
