@@ -7,10 +7,8 @@ problems, so it stays in n and in the report.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
@@ -19,6 +17,7 @@ from taurec.evaluator.files import find_logs
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.model_usage import note_model_usage
+from taurec.evaluator.parallel import score_in_processes
 from taurec.evaluator.progress import ScoringProgress
 from taurec.evaluator.recommendation.dialogue import note_dialogue
 from taurec.evaluator.resolver import Resolver, SuiteContext
@@ -131,22 +130,39 @@ def _unreadable(path: Path, why: str) -> EpisodeScore:
     return score
 
 
+def _read_whole(path: Path, limit: int) -> bytes | int:
+    """The file's bytes, or its size when that is over `limit` (then nothing is read):
+    one open, its size, one read (more only when a read comes back short)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            return size
+        raw = os.read(fd, size)
+        while len(raw) < size:
+            more = os.read(fd, size - len(raw))
+            if not more:
+                break
+            raw += more
+        return raw
+    finally:
+        os.close(fd)
+
+
 def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
     """Read, parse, score and verify one log file. Every log's hash chain is checked (no
     key needed): an edited, reordered or spliced chained log fails verification. With a
     verify key, the end record's HMAC is checked too, and unchained logs fail."""
     try:
-        with open(path, "rb", buffering=0) as f:  # one open: its size, then all of it
-            size = os.fstat(f.fileno()).st_size
-            if size > resolver.max_log_bytes:
-                return _unreadable(
-                    path,
-                    f"{size:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
-                    "(--max-log-mb); not read",
-                )
-            raw = f.read()
+        raw = _read_whole(path, resolver.max_log_bytes)
     except OSError as exc:
         return _unreadable(path, f"cannot read: {exc.strerror or exc}")
+    if isinstance(raw, int):
+        return _unreadable(
+            path,
+            f"{raw:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
+            "(--max-log-mb); not read",
+        )
     log = parse_log_bytes(raw, str(path))
     key = resolver.verify_key
     verification, unchained = None, False
@@ -193,23 +209,6 @@ def flag_copies(scores: list[EpisodeScore]) -> None:
 
 #: Below this many logs, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 2000
-#: With several processes, the logs go out in chunks: this many per process, at most
-#: CHUNK_MOST logs each (a worker's result travels back in one piece).
-CHUNKS_EACH = 8
-CHUNK_MOST = 250
-
-
-_Chunk = tuple[list[Path], "Resolver"]
-
-#: The parent's resolver, inherited by forked workers with its suites already loaded.
-_inherited: Resolver | None = None
-
-
-def _score_chunk(args: _Chunk) -> list[EpisodeScore]:
-    files, settings = args
-    resolver = _inherited or settings
-    with collector_paused():
-        return [score_file(p, resolver) for p in files]
 
 
 def default_workers(n_files: int) -> int:
@@ -272,54 +271,7 @@ def _score_all(
             scores.extend(score_file(p, resolver) for p in files[start : start + PROGRESS_EVERY])
             progress(len(scores), total)
         return scores
-    return _score_in_processes(files, resolver, workers, progress)
-
-
-def _score_in_processes(
-    files: list[Path], resolver: Resolver, workers: int, progress: ScoringProgress
-) -> list[EpisodeScore]:
-    """This process scores too, beside workers - 1 forked ones (spawned where fork is
-    missing), which inherit the modules and the first file's suite (scoring it warms the
-    resolver). Contiguous chunks keep each process's caches warm, and small ones even out
-    the load: the pool takes them from the front, this process from the back."""
-    global _inherited
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    if fork:
-        score_file(files[0], resolver)
-        _inherited = resolver
-    total = len(files)
-    size = min(CHUNK_MOST, -(-total // (workers * CHUNKS_EACH)))
-    chunks = [files[i : i + size] for i in range(0, total, size)]
-    parts: list[list[EpisodeScore]] = [[] for _ in chunks]
-    fresh = resolver.unloaded()
-    front, back = 0, len(chunks)  # chunks [front, back) are not handed out yet
-    mine = 0  # logs this process scored
-    running: dict[int, Future[list[EpisodeScore]]] = {}
-
-    def finished() -> int:
-        return mine + sum(len(chunks[i]) for i, f in running.items() if f.done())
-
-    context = multiprocessing.get_context("fork" if fork else "spawn")
-    try:
-        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool:
-            while front < back:
-                # two chunks queued per worker, so none waits while this process scores one
-                while front < back and sum(not f.done() for f in running.values()) < 2 * (
-                    workers - 1
-                ):
-                    running[front] = pool.submit(_score_chunk, (chunks[front], fresh))
-                    front += 1
-                if front < back:
-                    back -= 1
-                    parts[back] = [score_file(p, resolver) for p in chunks[back]]
-                    mine += len(chunks[back])
-                    progress(finished(), total)
-            for i, f in running.items():
-                parts[i] = f.result()
-                progress(finished(), total)
-    finally:
-        _inherited = None
-    return [score for part in parts for score in part]
+    return score_in_processes(files, resolver, workers, progress, score_file)
 
 
 def score_paths(
