@@ -40,9 +40,10 @@ class _Record(BaseModel):
 
 
 _CHAIN_DOC = (
-    "Optional tamper evidence: SHA-256 (hex) of the previous line's chain (empty for the "
-    "header) followed by this line's bytes before ',\"chain\":'. Written last (before "
-    "hmac). See docs/trajectory.md."
+    "Optional tamper evidence. Format v2: SHA-256 (hex) of 'taurec-trajectory-v2\\0' and "
+    "every byte of the file before this line's ',\"chain\":'. Format v1: SHA-256 (hex) of "
+    "the previous line's chain (for the header, GENESIS) followed by this line's bytes "
+    "before ',\"chain\":'. Written last (before hmac). See docs/trajectory.md."
 )
 
 
