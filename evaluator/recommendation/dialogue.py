@@ -24,7 +24,7 @@ from taurec.evaluator.recommendation.dialogue_metrics import (
     dialogue_metrics,
     mean_metrics,
 )
-from taurec.evaluator.recommendation.simulator_audit import SimulatorFault, message_faults
+from taurec.evaluator.recommendation.simulator_audit import auditor
 from taurec.evaluator.text import percent as _pct
 from taurec.tasks.trajectory.format import Trajectory
 
@@ -42,11 +42,15 @@ def _slot_items(acts: Iterable[dict[str, Any]], intent: str) -> set[tuple[str, s
     }
 
 
-def _utterance(
-    speaker: str, logged: Iterable[dict[str, Any]], source: dict[str, Any], **extra: Any
-) -> Utterance:
-    acts = tuple(Act(a["intent"], tuple(a.get("items") or ())) for a in logged)
-    return Utterance(speaker, tuple(a.intent for a in acts), acts, source=source, **extra)
+_new = tuple.__new__  # builds the named tuples below without their Python-level __new__
+
+
+def _acts(logged: list[dict[str, Any]]) -> tuple[tuple[Act, ...], tuple[str, ...]]:
+    """A message's logged acts as Acts, and their intents."""
+    acts = tuple(
+        [_new(Act, (a["intent"], tuple(i) if (i := a.get("items")) else ())) for a in logged]
+    )
+    return acts, tuple([a[0] for a in acts])
 
 
 def dialogue_of(
@@ -63,6 +67,9 @@ def dialogue_of(
     recommending nothing new) and the user's reaction is marked as a reaction to it; a
     commit of any other title is the agent's recommendation, an utterance of its own."""
     out: list[Utterance] = []
+    append = out.append
+    new, act_type, utterance_type = _new, Act, Utterance
+    bare: dict[str, tuple[tuple[str], tuple[Act]]] = {}  # (intents, acts) of a lone act by intent
     asked: set[tuple[str, str]] = set()
     answered: set[tuple[str, str]] = set()
     with_acts = False
@@ -76,49 +83,66 @@ def dialogue_of(
         if item in titles:
             if message:
                 said = {"text": message, "acts": [{"intent": "other", "items": []}]}
-                out.append(Utterance(AGENT, ("other",), source=said))
+                append(Utterance(AGENT, ("other",), source=said))
             return item
         titles = {item}
         said = {"text": message, "acts": [{"intent": "recommend", "items": [item]}]}
-        out.append(Utterance(AGENT, ("recommend",), (Act("recommend", (item,)),), source=said))
+        append(Utterance(AGENT, ("recommend",), (Act("recommend", (item,)),), source=said))
         return None
 
     for ev in events:
         kind = ev["type"]
-        if kind == "user_message":
-            acts = ev.get("acts") or ()
-            with_acts |= "acts" in ev
-            if acts and on_user is not None:
-                on_user(ev)
-            reaction_to = None
-            if commit is not None:  # the user reacts to it: it went through
-                reaction_to = place(*commit[1:])
-                commit = None
-            utterance = _utterance(USER, acts, ev, reaction_to=reaction_to)
-            out.append(utterance)
-            if "inquire" in utterance.intents:
-                asked |= _slot_items(acts, "inquire")
-        elif kind == "agent_message" and ev.get("delivered", True):
-            acts = ev.get("acts") or ()
-            utterance = _utterance(AGENT, acts, ev)
-            out.append(utterance)
-            if "recommend" in utterance.intents:
-                titles = {i for a in utterance.acts if a.intent == "recommend" for i in a.items}
-            if "answer" in utterance.intents:
-                answered |= _slot_items(acts, "answer")
-        elif kind == "tool_call" and ev["name"] == _COMMIT:
+        # tool calls and results first: they are most of a log's events
+        if kind == "tool_call":
+            if ev["name"] != _COMMIT:
+                continue
             arguments = ev.get("arguments") or {}
             item = arguments.get("item_id")
             if isinstance(item, str) and item:
                 message = arguments.get("message")
                 text = message.strip() if isinstance(message, str) else ""
                 commit = (str(ev.get("call_id") or ""), item, text)
-        elif kind == "tool_result" and commit is not None and ev.get("call_id") == commit[0]:
-            if not ev.get("is_error"):  # went through, no reaction logged (another harness)
-                place(*commit[1:])
-            commit = None  # an error: refused or failed, nothing was committed
+        elif kind == "tool_result":
+            if commit is not None and ev.get("call_id") == commit[0]:
+                if not ev.get("is_error"):  # went through, no reaction logged (another harness)
+                    place(commit[1], commit[2])
+                commit = None  # an error: refused or failed, nothing was committed
+        elif kind == "user_message" or (kind == "agent_message" and ev.get("delivered", True)):
+            logged = ev.get("acts") or ()
+            if len(logged) == 1:  # the usual message, built here
+                a = logged[0]
+                items = a.get("items")
+                if items:
+                    intents = (a["intent"],)
+                    acts = (new(act_type, (intents[0], tuple(items))),)
+                else:  # one act naming no item: built once per intent
+                    intent = a["intent"]
+                    hit = bare.get(intent)
+                    if hit is None:
+                        hit = bare[intent] = ((intent,), (new(act_type, (intent, ())),))
+                    intents, acts = hit
+            else:
+                acts, intents = _acts(logged)
+            if kind == "agent_message":
+                append(new(utterance_type, (AGENT, intents, acts, None, ev)))
+                if "recommend" in intents:
+                    titles = {i for a in acts if a[0] == "recommend" for i in a[1]}
+                if "answer" in intents:
+                    answered |= _slot_items(logged, "answer")
+                continue
+            if not with_acts:
+                with_acts = "acts" in ev
+            if logged and on_user is not None:
+                on_user(ev)
+            reaction_to = None
+            if commit is not None:  # the user reacts to it: it went through
+                reaction_to = place(commit[1], commit[2])
+                commit = None
+            append(new(utterance_type, (USER, intents, acts, reaction_to, ev)))
+            if "inquire" in intents:
+                asked |= _slot_items(logged, "inquire")
     if commit is not None:  # the log ends at the call: taken as made
-        place(*commit[1:])
+        place(commit[1], commit[2])
     if not with_acts:
         return None
     return out, len(asked), len(asked - answered)
@@ -127,22 +151,24 @@ def dialogue_of(
 def note_dialogue(score: EpisodeScore, task: Any, trajectory: Trajectory, catalog: Catalog) -> None:
     """Add the dialogue metrics and the audit to `score` (the log's simulator named)."""
     score.simulator = trajectory.header.simulator.kind
-    if not any("acts" in ev for ev in trajectory.events if ev["type"] == "user_message"):
+    events = trajectory.events
+    for ev in events:
+        if ev["type"] == "user_message" and "acts" in ev:
+            break
+    else:
         return  # what dialogue_of answers with None, without building the utterances
-    faults: list[SimulatorFault] = []
-    audited = None
     if hasattr(task, "constraints"):  # kinds without a user's constraints have nothing to audit
-
-        def audited(ev: dict[str, Any]) -> None:
-            faults.extend(message_faults(task, ev, catalog))
-
-    found = dialogue_of(trajectory.events, audited)
+        on_user, faults = auditor(task, catalog)  # rides on dialogue_of's pass
+        found = dialogue_of(events, on_user)
+    else:
+        found, faults = dialogue_of(events), []
     if found is None:
         return
     utterances, requests, unanswered = found
-    score.metrics.update(dialogue_metrics(utterances))
-    score.metrics["requests"] = float(requests)
-    score.metrics["requests_unanswered"] = float(unanswered)
+    metrics = score.metrics
+    metrics.update(dialogue_metrics(utterances))
+    metrics["requests"] = float(requests)
+    metrics["requests_unanswered"] = float(unanswered)
     score.simulator_faults = faults
 
 

@@ -54,6 +54,9 @@ class Utterance(NamedTuple):  # a tuple: thousands are made per second while sco
         return self.acts or tuple(Act(i) for i in self.intents)
 
 
+_VERDICTS: Final = frozenset({"accept", "reject"})
+
+
 def _items(act: Act, titles: set[str]) -> set[str]:
     """What an accept or reject is about: the items it names, else the round's titles."""
     return set(act.items) if act.items else set(titles or {ANY})
@@ -96,31 +99,43 @@ def dialogue_metrics(utterances: Iterable[Utterance]) -> dict[str, float]:
     u_rounds = u_accepted = 0
     u_open = u_verdict = False
     for u in utterances:
+        speaker, intents, acts, reaction_to, _ = u
         n += 1
-        changes += previous is not None and u.speaker != previous
-        previous = u.speaker
-        if "recommend" in u.intents:
+        if speaker != previous:
+            changes += previous is not None
+            previous = speaker
+        recommends = "recommend" in intents
+        if recommends:
             if u_open:
                 u_rounds += 1
                 u_accepted += u_verdict
-            u_open, u_verdict = True, False
-        else:
-            u_open = True
-        if u.speaker == AGENT:
-            if "recommend" in u.intents:
+            u_verdict = False
+        u_open = True
+        if speaker == AGENT:
+            if recommends:
                 accepted_rounds += current is not None and bool(current.accepted)
                 rounds += 1
-                current = _Round(
-                    {i for a in u.verdicts() if a.intent == "recommend" for i in a.items}
-                )
+                # utterances without acts name no items: their verdicts name none either
+                current = _Round({i for a in acts if a[0] == "recommend" for i in a[1]})
             continue
-        if "accept" in u.intents:
+        accepts = "accept" in intents
+        if accepts:
             u_verdict = True
-        elif "reject" in u.intents:
+        elif "reject" in intents:
             u_verdict = False
-        already = current is not None and u.reaction_to in current.accepted
-        fresh = current.hear(u) if current is not None else False
-        if "accept" in u.intents and not (already and not fresh):
+        else:  # no verdict among its intents: only acts naming one can change the round
+            if current is not None:
+                for a in acts:
+                    if a[0] in _VERDICTS:
+                        current.hear(u)
+                        break
+            continue
+        if current is None:
+            acceptances += accepts
+            continue
+        already = reaction_to in current.accepted
+        fresh = current.hear(u)
+        if accepts and not (already and not fresh):
             acceptances += 1
     accepted_rounds += current is not None and bool(current.accepted)
     if u_open:

@@ -83,10 +83,17 @@ def _operands(c: Constraint) -> list[str]:
     return out
 
 
+def stated_forms(c: Constraint) -> tuple[str, tuple[str, ...]]:
+    """What `states` compares a disclosed value with: the casefolded canonical form of `c`
+    and its casefolded operands."""
+    return constraint_value(c).casefold(), tuple(_operands(c))
+
+
 def states(value: str | None, c: Constraint) -> bool:
     """Whether a disclosed `value` states constraint `c`: its canonical form, or text that
     names every operand (so an LLM's 'comedies, please' states 'contains Comedy')."""
     if value is None:
         return False
     text = value.casefold()
-    return text == constraint_value(c).casefold() or all(o in text for o in _operands(c))
+    canonical, operands = stated_forms(c)
+    return text == canonical or all(o in text for o in operands)
