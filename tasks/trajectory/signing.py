@@ -30,7 +30,7 @@ import hmac
 import os
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -264,7 +264,10 @@ def verify_chain(
         previous = expected
         if (len(line) != end + 2 or not line.endswith(b'"}')) and lineno != len(lines):
             return _inner_tail_problem(line[end:], lineno)
-    return _end_problem(lines[-1][end:], lineno, previous.decode("ascii"), key, require_signature)
+    last = lineno
+    return _end_problem(
+        lines[-1][end:], lambda: last, previous.decode("ascii"), key, require_signature
+    )
 
 
 _NO_CHAIN: Final = "line {}: no chain hash (an unsigned log, or a line added by hand)"
@@ -286,7 +289,8 @@ def _verify_prefix(raw: bytes, key: LogKey | None, require_signature: bool) -> s
         chain = running.hexdigest()
         end = at + len(CHAIN_MARK) + 64
         if raw[at + len(CHAIN_MARK) : end] == chain.encode("ascii"):
-            lineno = raw.count(b"\n", 0, stop) + 1
+            # the line's number is counted only for a message
+            lineno = lambda: raw.count(b"\n", 0, stop) + 1  # noqa: E731
             return _end_problem(raw[end:stop], lineno, chain, key, require_signature)
     return _first_prefix_problem(raw[:stop].split(b"\n"))
 
@@ -316,20 +320,24 @@ def _inner_tail_problem(tail: bytes, lineno: int) -> str:
 
 
 def _end_problem(
-    tail: bytes, lineno: int, chain: str, key: LogKey | None, require_signature: bool
+    tail: bytes,
+    lineno: Callable[[], int],
+    chain: str,
+    key: LogKey | None,
+    require_signature: bool,
 ) -> str | None:
-    """What is wrong with the end of the last line, whose chain is intact."""
+    """What is wrong with the end of the last line, whose chain is intact (`lineno` gives
+    that line's number, for a message)."""
     if tail == b'"}':
         if require_signature:
             return "the last line carries no HMAC (truncated, or not closed by the server)"
         return None
-    problem = _tail_problem(tail, lineno, last=True)
-    if problem is not None:
-        return problem
+    if _tail_problem(tail, 0, last=True) is not None:  # then named with its line's number
+        return _tail_problem(tail, lineno(), last=True)
     mac = tail[len(HMAC_MARK) : -2]
     if key is not None and not key.verify(chain, mac.decode("ascii")):
         return (
-            f"line {lineno}: HMAC does not match (forged, re-chained after an edit, "
+            f"line {lineno()}: HMAC does not match (forged, re-chained after an edit, "
             "or signed with another key)"
         )
     return None
