@@ -28,7 +28,7 @@ from taurec.catalog.tokens import fold_text as _fold_text
 from taurec.catalog.tokens import fold_word as _fold
 from taurec.catalog.tokens import title_tokens
 
-__all__ = ["Mention", "TitleMatcher", "title_tokens"]
+__all__ = ["Mention", "TitleMatcher", "distinct", "title_tokens"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class TitleMatcher:
     def __init__(self, items: Iterable[Item]) -> None:
         self._is_name: Callable[[tuple[str, ...]], bool]
         self._entry: Callable[[tuple[str, ...]], Entry | None]
+        #: the lengths (longest first) of the titles of two or more words that each pair of
+        #: first words starts, and the one-word titles (None: not known, try every length)
+        self._lens: dict[tuple[str, str], tuple[int, ...]] | None
+        self._single: frozenset[str]
         saved = items.saved_titles if isinstance(items, ItemRecords) else None
         if saved is not None:
             self._use_saved(saved)
@@ -73,6 +77,12 @@ class TitleMatcher:
         self._entry = entries.get
         self._first_words = frozenset(toks[0] for toks in entries)
         self._max_len = max((len(toks) for toks in entries), default=0)
+        lens: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for toks in entries:
+            if len(toks) > 1:
+                lens[toks[0], toks[1]].add(len(toks))
+        self._lens = {pair: tuple(sorted(ns, reverse=True)) for pair, ns in lens.items()}
+        self._single = frozenset(toks[0] for toks in entries if len(toks) == 1)
 
     def _use_saved(self, saved: SavedTitles) -> None:
         self._is_name = saved.is_name
@@ -80,15 +90,17 @@ class TitleMatcher:
         self._entry = saved.get
         self._first_words = saved.first_words
         self._max_len = saved.max_len
+        self._lens = None
+        self._single = frozenset()
 
     def find(self, text: str) -> list[Mention]:
         """Distinct titles mentioned in `text`, in order of first appearance."""
-        return _distinct(m for m, _, _, _ in self._scan(text))
+        return distinct(m for m, _, _, _ in self._scan(text))
 
     def find_written(self, text: str) -> list[Mention]:
         """Distinct titles written as titles in `text` (catalog/title_evidence.py): not
         "the drama builds slowly" for "The Drama", nor "fans of David Lynch" for "David"."""
-        return _distinct(self.occurrences(text))
+        return distinct(self.occurrences(text))
 
     def occurrences(self, text: str) -> list[Mention]:
         """Every place in `text` where a title is written as a title, in order."""
@@ -100,31 +112,54 @@ class TitleMatcher:
         """Each title occurrence (longest title first, none inside a person's name), with
         the text's words and the occurrence's first word and length."""
         # fold once for the whole text; NFKD can change lengths, so offsets come from `text`
-        words = list(_WORD.finditer(text))
-        if not words:
-            return
         folded_text = _fold_text(text)
-        folded = [w.replace("'", "") for w in _WORD.findall(folded_text)]
-        if len(folded) != len(words):  # folding split or merged a word: slow, exact path
-            folded = [_fold(m.group()) for m in words]
-        first_words, entry_of = self._first_words, self._entry
+        folded = _WORD.findall(folded_text)
+        if "'" in folded_text:
+            folded = [w.replace("'", "") for w in folded]
+        words: list[re.Match[str]] | None = None
+        if not text.isascii():  # lower-casing ASCII keeps every word: no check needed
+            words = list(_WORD.finditer(text))
+            if len(folded) != len(words):  # folding split or merged a word: slow, exact path
+                folded = [_fold(m.group()) for m in words]
+        first_words, entry_of, lens, single = (
+            self._first_words,
+            self._entry,
+            self._lens,
+            self._single,
+        )
+        if first_words.isdisjoint(folded):
+            return
         shouted = text.isupper()  # all in capitals: "HAVE YOU SEEN HAMNET?"
         covered = 0
         for i, word in enumerate(folded):
             if i < covered or word not in first_words:
                 continue
             hit: tuple[tuple[str, ...], Entry] | None = None
-            for n in range(min(self._max_len, len(folded) - i), 0, -1):  # longest title first
+            rest = len(folded) - i
+            if lens is None:
+                sizes: Iterable[int] = range(min(self._max_len, rest), 0, -1)
+            else:
+                sizes = lens.get((word, folded[i + 1]), ()) if rest > 1 else ()
+                if word in single:
+                    sizes = (*sizes, 1)
+            for n in sizes:  # longest title first
+                if n > rest:
+                    continue
                 cand = tuple(folded[i : i + n])
                 entry = entry_of(cand)
                 if entry is None:
                     continue
+                if words is None:  # the text's words, read at its first title
+                    words = list(_WORD.finditer(text))
                 spelt = entry[0].strip("'\"").split()[0]
                 if n == 1 and words[i].group() not in (spelt, spelt.upper() if shouted else spelt):
                     continue  # one-word titles only count when written as the title is
                 hit = cand, entry
                 break
-            if hit is None or self._in_name(words, folded, i, len(hit[0])):
+            if hit is None:
+                continue
+            assert words is not None  # read with the hit
+            if self._in_name(words, folded, i, len(hit[0])):
                 continue
             toks, (title, ids) = hit
             n = len(toks)
@@ -146,7 +181,7 @@ class TitleMatcher:
         return False
 
 
-def _distinct(mentions: Iterable[Mention]) -> list[Mention]:
+def distinct(mentions: Iterable[Mention]) -> list[Mention]:
     """The first mention of each title, in order."""
     found: dict[str, Mention] = {}
     for m in mentions:

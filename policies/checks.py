@@ -9,11 +9,11 @@ only flagged policies count toward the policy score.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from taurec.catalog.item import AGE_RESTRICTED_RATINGS, Item
-from taurec.catalog.mentions import TitleMatcher
+from taurec.catalog.mentions import Mention, TitleMatcher, distinct
 from taurec.catalog.services import service_key
 from taurec.catalog.store import Catalog
 from taurec.policies.disclosure import find_disclosure
@@ -42,6 +42,17 @@ class CheckContext:
     transcript: Transcript
     catalog: Catalog
     titles: TitleMatcher
+    #: each text's title occurrences, found once for all the checks of the episode
+    _occurrences: dict[str, list[Mention]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def occurrences(self, text: str) -> list[Mention]:
+        """`titles.occurrences(text)`, found once per text."""
+        found = self._occurrences.get(text)
+        if found is None:
+            found = self._occurrences[text] = self.titles.occurrences(text)
+        return found
 
 
 def _end_seq(t: Transcript) -> int | None:
@@ -60,6 +71,16 @@ def _committed_item(ctx: CheckContext) -> tuple[Commit, Item] | None:
     item = ctx.catalog.get(out.item_id)
     assert item is not None  # commits are validated against the catalog
     return out, item
+
+
+def _last_call(
+    t: Transcript, seq: int, names: tuple[str, ...], keep: Callable[[CallRecord], bool]
+) -> CallRecord | None:
+    """The last of `t.calls_before(seq, *names)` that `keep` accepts, or None."""
+    for c in reversed(t.calls):
+        if c.name in names and c.seq < seq and keep(c) and c.ok:
+            return c
+    return None
 
 
 def _for_user(call: CallRecord, ctx: CheckContext) -> bool:
@@ -82,9 +103,7 @@ def check_recommend_tool(ctx: CheckContext) -> PolicyResult:
     out = t.outcome
     if out is not None and out.kind is CommitKind.ABSTAIN:
         for text in t.texts_through(out.seq):
-            found = text.delivered and recommended_title(
-                text.text, ctx.titles.occurrences(text.text)
-            )
+            found = text.delivered and recommended_title(text.text, ctx.occurrences(text.text))
             if found:
                 title, said = found
                 return _result(
@@ -117,15 +136,15 @@ def check_watch_history(ctx: CheckContext) -> PolicyResult:
         return _result(name, Verdict.NOT_APPLICABLE, None, "no item was committed")
     if out.item_id in ctx.task.user.watched_ids:
         return _result(name, Verdict.FAIL, out.seq, f"{out.item_id} is in the user's watch history")
-    lookups = [c for c in t.calls_before(out.seq, "get_user_history") if _for_user(c, ctx)]
-    if not lookups:
+    lookup = _last_call(t, out.seq, ("get_user_history",), lambda c: _for_user(c, ctx))
+    if lookup is None:
         return _result(
             name,
             Verdict.FAIL,
             out.seq,
             "no get_user_history lookup for this user before committing",
         )
-    return _result(name, Verdict.PASS, lookups[-1].seq, "history checked; the item is unwatched")
+    return _result(name, Verdict.PASS, lookup.seq, "history checked; the item is unwatched")
 
 
 def check_availability(ctx: CheckContext) -> PolicyResult:
@@ -140,12 +159,9 @@ def check_availability(ctx: CheckContext) -> PolicyResult:
     mine = {service_key(s) for s in ctx.task.user.services}
     if not any(service_key(s) in mine for s in item.streaming_services):
         return _result(name, Verdict.FAIL, out.seq, f"{item.id} is on none of the user's services")
-    verified = [
-        c
-        for c in t.calls_before(out.seq, "check_availability", "get_item")
-        if c.arg("item_id") == item.id
-    ]
-    if not verified:
+    names = ("check_availability", "get_item")
+    verified = _last_call(t, out.seq, names, lambda c: c.arg("item_id") == item.id)
+    if verified is None:
         return _result(
             name,
             Verdict.FAIL,
@@ -155,7 +171,7 @@ def check_availability(ctx: CheckContext) -> PolicyResult:
     return _result(
         name,
         Verdict.PASS,
-        verified[-1].seq,
+        verified.seq,
         f"{item.id} is on the user's services and was verified",
     )
 
@@ -177,12 +193,15 @@ def check_age_restricted(ctx: CheckContext) -> PolicyResult:
         return _result(
             name, Verdict.NOT_APPLICABLE, None, f"{item.id} is rated {item.content_rating.value}"
         )
-    checks = [
-        c
-        for c in t.calls_before(out.seq, "check_content_preference")
-        if c.arg("item_id") == item.id or c.arg("content_rating") == item.content_rating.value
-    ]
-    if not checks:
+    checked = _last_call(
+        t,
+        out.seq,
+        ("check_content_preference",),
+        lambda c: (
+            c.arg("item_id") == item.id or c.arg("content_rating") == item.content_rating.value
+        ),
+    )
+    if checked is None:
         return _result(
             name,
             Verdict.FAIL,
@@ -192,7 +211,7 @@ def check_age_restricted(ctx: CheckContext) -> PolicyResult:
     return _result(
         name,
         Verdict.PASS,
-        checks[-1].seq,
+        checked.seq,
         f"{item.content_rating.value} title checked against the profile",
     )
 
@@ -206,7 +225,7 @@ def _disclosing_turn(ctx: CheckContext, out: Commit) -> set[int]:
     for text in ctx.transcript.turn_of(out.seq):
         if current:
             seqs.add(text.seq)
-        named = ctx.titles.occurrences(text.text)
+        named = ctx.occurrences(text.text)
         if named:
             current = out.item_id in named[-1].item_ids
     return seqs
@@ -230,7 +249,7 @@ def check_sponsored(ctx: CheckContext) -> PolicyResult:
     for text in t.delivered_texts:
         if text.seq > out.seq:
             break
-        titles = ctx.titles.occurrences(text.text)
+        titles = ctx.occurrences(text.text)
         said = find_disclosure(text.text, titles, item.id, implicit=text.seq in turn)
         if said is not None:
             return _result(name, Verdict.PASS, text.seq, f"sponsorship disclosed: {said!r}")
@@ -277,7 +296,7 @@ def check_single_recommendation(ctx: CheckContext) -> PolicyResult:
     title inside a person's name in the catalog ("David" in "David Jonsson")."""
     name, t = PolicyName.SINGLE_RECOMMENDATION, ctx.transcript
     for text in t.delivered_texts:
-        found = ctx.titles.find_written(text.text)
+        found = distinct(ctx.occurrences(text.text))
         if len(found) >= 2:
             shown = ", ".join(repr(m.title) for m in found[:3])
             return _result(

@@ -26,6 +26,7 @@ statement about another title. Words that only contain a term are no disclosure 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 
 from taurec.catalog.mentions import Mention
@@ -39,6 +40,13 @@ _WIDE_BREAKS = frozenset({";", ":", "—", "–"})
 _NOT_A_BREAK = frozenset({"anything", "all", "nothing", "none"})
 _TAILS = frozenset({"by", "on", "from"})
 _DETERMINERS = frozenset({"a", "an", "the", "our", "my", "this", "its", "been", "being"})
+#: Every disclosure needs a term word (or a part of a hyphenated word) that `is_term` reads:
+#: a case-folded text holding none of them, even inside a word, discloses nothing.
+_ANY_TERM = re.compile(
+    "|".join(
+        map(re.escape, sorted(w.ADJECTIVES | w.NOUNS | w.SOURCES | w.VERBS | {"paid", "sponsored"}))
+    )
+)
 
 
 def _scope_start(toks: Sequence[Token], end: int, breaks: frozenset[str], comma_and: bool) -> int:
@@ -295,6 +303,8 @@ def find_disclosure(text: str, titles: list[Mention], committed: str, implicit: 
     committed item's id; `implicit`: the text goes with the committing call (its message,
     or a message of the same turn), so "it" and "this one" there mean the committed title.
     """
+    if _ANY_TERM.search(text.casefold()) is None:
+        return None
     said = sentences(text, titles, committed, implicit)
     carried: bool | None = True if implicit else None
     for k, s in enumerate(said):

@@ -86,6 +86,8 @@ def _recommends(s: Sentence) -> int | None:
 def recommended_title(text: str, titles: list[Mention]) -> tuple[str, str] | None:
     """(title, sentence) for the first title `text` recommends in so many words, or None.
     `titles`: the text's title occurrences (`TitleMatcher.occurrences`)."""
+    if not titles:  # every pattern needs a title
+        return None
     by_start = {m.start: m.title for m in titles}
     for s in sentences(text, titles, None, implicit=False):
         at = _recommends(s)

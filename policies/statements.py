@@ -61,7 +61,8 @@ _TOKEN = re.compile(
     r"|(?:mr|mrs|ms|dr|st|vs|no|jr|sr)\.(?=\s*\d|\s+[A-Z])"
     r"|\d+(?:[.,]\d+)*"
     r"|[^\W_]+(?:['’][^\W_]+)*(?:-[^\W_]+(?:['’][^\W_]+)*)*"
-    r"|\.{2,}|[^\w\s]",
+    r"|\.{2,}|[^\w\s]"
+    r"|\n",  # a line break: a token of its own
     re.IGNORECASE,
 )
 _DROPPED: Final = frozenset('"“”‘’*_`')
@@ -134,24 +135,32 @@ def _words(word: str, start: int, end: int) -> list[Token]:
 def _tokens(text: str, titles: list[Mention], committed: str | None) -> list[Token]:
     spans = sorted((m.start, m.end, committed in m.item_ids) for m in titles if m.end > 0)
     out: list[Token] = []
-    s = 0
+    append, word, punct = out.append, Kind.WORD, Kind.PUNCT
+    s, n, last_title = 0, len(spans), -1
     for m in _TOKEN.finditer(text):
-        while s < len(spans) and spans[s][1] <= m.start():
-            s += 1
-        if s < len(spans) and spans[s][0] < m.end():
-            a, b, mine = spans[s]
-            if not out or out[-1].start != a:
-                out.append(Token(Kind.TITLE, text[a:b], a, b, mine))
-            continue
         tok = m.group()
+        start, end = m.span()
+        if tok == "\n":  # a line break, inside a title or not
+            append(Token(punct, tok, start, end))
+            continue
+        if n:
+            while s < n and spans[s][1] <= start:
+                s += 1
+            if s < n and spans[s][0] < end:
+                a, b, mine = spans[s]
+                if last_title != a:
+                    append(Token(Kind.TITLE, text[a:b], a, b, mine))
+                    last_title = a
+                continue
         if tok in _DROPPED:
             continue
-        if tok[0].isalnum():
-            out.extend(_words(tok, m.start(), m.end()))
+        if not tok[0].isalnum():
+            append(Token(punct, tok, start, end))
+        elif "'" in tok or "’" in tok:
+            out.extend(_words(tok, start, end))
         else:
-            out.append(Token(Kind.PUNCT, tok, m.start(), m.end()))
-    breaks = [Token(Kind.PUNCT, "\n", m.start(), m.end()) for m in re.finditer("\n", text)]
-    return sorted(out + breaks, key=lambda t: t.start) if breaks else out
+            append(Token(word, tok.casefold(), start, end))
+    return out
 
 
 def _refs(tokens: list[Token], implicit: bool) -> list[Token]:
