@@ -31,10 +31,13 @@ def episode_usage(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]
     from the end record's usage when it logged no call."""
     out: dict[str, dict[str, Any]] = {}
     end = None
-    for ev in events:
-        if ev["type"] == "end":
-            end = ev
-        if ev["type"] != "model_call" or not _is_call(ev):
+    for ev in events:  # one type test per event: most events are not model calls
+        kind = ev["type"]
+        if kind != "model_call":
+            if kind == "end":
+                end = ev
+            continue
+        if not _is_call(ev):
             continue
         sums = out.setdefault(ev["caller"], _empty(FROM_EVENTS))
         sums["calls"] += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from taurec.tasks.trajectory.format import Trajectory
@@ -123,15 +124,17 @@ class Transcript:
         return [t for t in self.texts if t.delivered]
 
 
+_SEQ = itemgetter(0)  # a record's seq
 _NULLISH = {"", "null", "none", "nil", "undefined"}
 
 
 def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Commit:
-    item = call.arg("item_id")
-    msg = call.arg("message")
+    arguments, result = call.arguments, call.result
+    item = arguments.get("item_id")
+    msg = arguments.get("message")
     message = msg if isinstance(msg, str) else None
-    if not call.ok:
-        why = "the recommend call returned an error" if call.result else "no result was logged"
+    if result is None or result.get("is_error", False):  # not `call.ok`
+        why = "the recommend call returned an error" if result else "no result was logged"
         return Commit(call.seq, CommitKind.INVALID, None, message, why)
     if item is None:
         return Commit(call.seq, CommitKind.ABSTAIN, None, message, "")
@@ -148,38 +151,59 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
 
 def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
     """Derive the transcript in one pass; `known_ids` supports `in` (a Catalog does)."""
-    out = Transcript(episode_id=trajectory.header.episode_id)
     results: dict[str, dict[str, Any]] = {}
     calls: list[dict[str, Any]] = []
-    texts = out.texts
-    latencies = out.latencies
+    texts: list[AgentText] = []
+    latencies: list[float] = []
+    user_seqs: list[int] = []
+    end = None
+    new = tuple.__new__  # the records' own constructors, without a Python call each
     for ev in trajectory.events:  # the hot loop of scoring: one lookup per question
         kind = ev["type"]
-        latency = ev.get("latency_ms")
-        if latency is not None and kind != "model_call":  # a step's, not a model's
-            latencies.append(latency)
-        if kind == "tool_result":
+        if kind == "tool_call":
+            calls.append(ev)
+        elif kind == "tool_result":
             call_id = ev["call_id"]
             if call_id not in results:
                 results[call_id] = ev
-        elif kind == "tool_call":
-            calls.append(ev)
-        elif kind == "agent_message":
-            texts.append(AgentText(ev["seq"], ev["text"], ev.get("delivered", True)))
         elif kind == "user_message":
-            out.user_seqs.append(ev["seq"])
+            user_seqs.append(ev["seq"])
+        elif kind == "agent_message":
+            texts.append(new(AgentText, (ev["seq"], ev["text"], ev.get("delivered", True))))
         elif kind == "end":
-            out.end = ev
-    for call in calls:
-        rec = CallRecord(
-            call["seq"], call["name"], call.get("arguments", {}), results.get(call["call_id"])
+            end = ev
+        elif kind == "model_call":
+            continue  # a model's latency, not a step's
+        latency = ev.get("latency_ms")
+        if latency is not None:
+            latencies.append(latency)
+    records = [
+        new(
+            CallRecord,
+            (
+                call["seq"],
+                call["name"],
+                call.get("arguments", {}),
+                results.get(call["call_id"]),
+            ),
         )
-        out.calls.append(rec)
-        if rec.name == RECOMMEND_TOOL:
+        for call in calls
+    ]
+    commits: list[Commit] = []
+    for rec in records:
+        if rec[1] == RECOMMEND_TOOL:
             commit = _commit(rec, known_ids)
-            out.commits.append(commit)
+            commits.append(commit)
             if commit.message:
-                texts.append(AgentText(rec.seq, commit.message, True))
-    if out.commits:
-        texts.sort(key=lambda t: t.seq)
-    return out
+                texts.append(new(AgentText, (rec.seq, commit.message, True)))
+    if commits:
+        texts.sort(key=_SEQ)
+    return Transcript(
+        calls=records,
+        texts=texts,
+        commits=commits,
+        end=end,
+        episode_id=trajectory.header.episode_id,
+        latencies=latencies,
+        user_seqs=user_seqs,
+    )

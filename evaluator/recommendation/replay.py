@@ -13,15 +13,20 @@ import orjson
 
 from taurec.catalog.store import Catalog
 from taurec.tasks.errors import AgentFacingError
-from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
+from taurec.tasks.recommendation.catalog_tools import READ_ONLY_TOOLS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
 
-_MISSING = object()
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-def _canonical(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+def _canonical(arguments: dict[str, Any]) -> bytes:
+    """The arguments as a cache key: sorted-key JSON without the episode id, which
+    addresses the episode (results depend on the task, which the key's scope holds)."""
+    if "episode_id" in arguments:
+        arguments = dict(arguments)
+        del arguments["episode_id"]
+    return orjson.dumps(arguments, option=_SORTED)
 
 
 #: Tools whose answer depends on the episode's user: on the whole task, or (availability)
@@ -45,68 +50,89 @@ class Replayer:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._cache: dict[tuple[object, str, bytes], Any] = {}  # result, None, or the exception
+        # (scope, tool, canonical arguments) -> (True, result) or (False, the exception)
+        self._cache: dict[tuple[object, str, bytes], tuple[bool, Any]] = {}
+
+    def _replay(
+        self,
+        key: tuple[object, str, bytes],
+        task: RecommendationTask,
+        name: str,
+        arguments: dict[str, Any],
+    ) -> tuple[bool, Any]:
+        try:
+            hit: tuple[bool, Any] = (True, replay_call(self.catalog, task, name, arguments))
+        except (AgentFacingError, LookupError, ValueError) as exc:
+            hit = (False, exc)
+        self._cache[key] = hit
+        return hit
 
     def expected(self, task: RecommendationTask, name: str, arguments: dict[str, Any]) -> Any:
         """The result (JSON value) the call must have returned; None if not replayable.
         Raises what the call raises for bad arguments."""
-        # the episode id addresses the episode; results depend on the task, which the key holds
-        args = arguments
-        if "episode_id" in args:
-            args = {k: v for k, v in arguments.items() if k != "episode_id"}
-        key = (_scope(task, name), name, _canonical(args))
-        hit = self._cache.get(key, _MISSING)
-        if hit is _MISSING:
-            try:
-                hit = replay_call(self.catalog, task, name, arguments)
-            except (AgentFacingError, LookupError, ValueError) as exc:
-                hit = exc
-            self._cache[key] = hit
-        if isinstance(hit, Exception):
-            raise hit
-        return hit
+        key = (_scope(task, name), name, _canonical(arguments))
+        hit = self._cache.get(key) or self._replay(key, task, name, arguments)
+        if not hit[0]:
+            raise hit[1]
+        return hit[1]
 
     def mismatches(self, trajectory: Trajectory, task: RecommendationTask) -> list[str]:
         """One message per logged read-only call whose result the catalog does not reproduce."""
         calls: dict[str, dict[str, Any] | None] = {}  # call_id -> its call, until answered
         problems: list[str] = []
-        for ev in trajectory.events:
+        cache_get = self._cache.get
+        dumps = orjson.dumps
+        services: tuple[str, ...] | None = None
+        for ev in trajectory.events:  # the hot loop of replay: one pass, nothing called per event
             kind = ev["type"]
             if kind == "tool_call":
-                if calls.get(ev["call_id"]) is None:  # a call id reused once answered: new call
-                    calls[ev["call_id"]] = ev
-            elif kind == "tool_result":
-                call = calls.get(ev["call_id"])
-                if call is None:
-                    continue  # a result without a pending call: nothing to compare it with
-                calls[ev["call_id"]] = None
-                if call["name"] not in REPLAYERS:
-                    continue  # not a read-only tool: nothing to recompute
-                problem = self._check(task, call, ev)
-                if problem is not None:
-                    problems.append(problem)
+                call_id = ev["call_id"]
+                if calls.get(call_id) is None:  # a call id reused once answered: new call
+                    calls[call_id] = ev
+                continue
+            if kind != "tool_result":
+                continue
+            call_id = ev["call_id"]
+            call = calls.get(call_id)
+            if call is None:
+                continue  # a result without a pending call: nothing to compare it with
+            calls[call_id] = None
+            name = call["name"]
+            if name not in READ_ONLY_TOOLS:
+                continue  # not a read-only tool: nothing to recompute
+            is_error = ev.get("is_error", False)
+            if is_error and ev.get("refused", False):
+                # refused before the tool ran (a server limit, say): nothing to recompute.
+                # Marking a call refused only ever hides a result from the agent's own credit.
+                continue
+            if name in _TASK_TOOLS:
+                scope: object = task.id
+            elif name == "check_availability":
+                if services is None:
+                    services = tuple(task.user.services)
+                scope = services
+            else:
+                scope = ""
+            arguments = call.get("arguments", {})
+            if "episode_id" in arguments:  # as in _canonical, without a call per result
+                keyed = dict(arguments)
+                del keyed["episode_id"]
+                key = (scope, name, dumps(keyed, option=_SORTED))
+            else:
+                key = (scope, name, dumps(arguments, option=_SORTED))
+            ok, expected = cache_get(key) or self._replay(key, task, name, arguments)
+            if not ok:
+                if not is_error:
+                    problems.append(
+                        f"seq {ev['seq']}: {name} fails on replay, but the log shows a result"
+                    )
+            elif is_error:
+                problems.append(
+                    f"seq {ev['seq']}: {name} succeeds on replay, but the log shows an error"
+                )
+            elif expected != ev.get("content"):  # deep equality of the JSON values
+                problems.append(
+                    f"seq {ev['seq']}: {name} result differs from what the catalog returns "
+                    "(catalog drift or an edited log)"
+                )
         return problems
-
-    def _check(
-        self, task: RecommendationTask, call: dict[str, Any], logged: dict[str, Any]
-    ) -> str | None:
-        name, seq = call["name"], logged["seq"]
-        is_error = logged.get("is_error", False)
-        if is_error and logged.get("refused", False):
-            # refused before the tool ran (a server limit, say): nothing to recompute.
-            # Marking a call refused only ever hides a result from the agent's own credit.
-            return None
-        try:
-            expected = self.expected(task, name, call.get("arguments", {}))
-        except (AgentFacingError, LookupError, ValueError):
-            if not is_error:
-                return f"seq {seq}: {name} fails on replay, but the log shows a result"
-            return None
-        if is_error:
-            return f"seq {seq}: {name} succeeds on replay, but the log shows an error"
-        if expected != logged.get("content"):  # deep equality of the JSON values
-            return (
-                f"seq {seq}: {name} result differs from what the catalog returns "
-                "(catalog drift or an edited log)"
-            )
-        return None

@@ -29,13 +29,15 @@ if TYPE_CHECKING:
 
 
 def _efficiency(score: EpisodeScore, trajectory: Trajectory, transcript: Transcript) -> None:
-    commit_seq = transcript.outcome.seq if transcript.outcome else None
+    outcome = transcript.outcome
     turns = transcript.turns
     score.turns = len(turns)
     score.tool_calls = len(transcript.calls)
-    if commit_seq is not None:
+    if outcome is not None:
+        commit_seq = outcome.seq
         score.turns_to_commit = sum(1 for seq in turns if seq < commit_seq)
-    score.median_latency_ms = median(transcript.latencies) if transcript.latencies else None
+    latencies = transcript.latencies
+    score.median_latency_ms = median(latencies) if latencies else None
     end = trajectory.end
     usage = end.get("usage") if end is not None else None
     if usage:
@@ -60,6 +62,7 @@ def score_episode(
     end = trajectory.end
     judged = rules_profile(rules).judge(task, trajectory, transcript, catalog, titles)
     item_id = transcript.recommended_item
+    stratum = task.stratum
     score = EpisodeScore(
         path=path,
         label=header.agent.label,
@@ -73,8 +76,8 @@ def score_episode(
         constraint_partial=judged.constraint_partial,
         policy_results=judged.policy_results,
         rules=rules,
-        complexity=task.stratum[0].value,
-        reveal=task.stratum[1].value,
+        complexity=stratum[0]._value_,  # `.value`, without the enum property's cost
+        reveal=stratum[1]._value_,
         no_valid=task.no_valid_recommendation,
     )
     if end is not None and end["reason"] == EndReason.INFRA_ERROR:

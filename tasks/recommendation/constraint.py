@@ -114,6 +114,12 @@ def _key(field: str, v: Any) -> Any:
     return v
 
 
+#: (Constraint.text, a field value) -> whether the value satisfies the constraint. The
+#: text names the field, operator and operand (their repr), so equal texts judge alike.
+_VERDICTS: dict[tuple[str, Any], bool] = {}
+_VERDICTS_MAX = 1 << 16
+
+
 class Constraint(BaseModel):
     """One hard requirement of the user over one item field."""
 
@@ -159,8 +165,21 @@ class Constraint(BaseModel):
     # --- evaluation -------------------------------------------------------------------
 
     def holds(self, item: Item) -> bool:
-        """Whether `item` satisfies this constraint (see the module docstring)."""
-        return self.holds_for(getattr(item, self.field))
+        """Whether `item` satisfies this constraint (see the module docstring). Remembered
+        per (constraint, value of the field): the same catalog values recur in every
+        episode."""
+        actual = getattr(item, self.field)
+        try:
+            key = (self.text, tuple(actual) if type(actual) is list else actual)
+            verdict = _VERDICTS.get(key)
+        except TypeError:  # an unhashable value: nothing to remember it by
+            return self.holds_for(actual)
+        if verdict is None:
+            verdict = self.holds_for(actual)
+            if len(_VERDICTS) >= _VERDICTS_MAX:
+                _VERDICTS.clear()
+            _VERDICTS[key] = verdict
+        return verdict
 
     def holds_for(self, actual: Any) -> bool:
         f, op, v = self.field, self.op, self.value
