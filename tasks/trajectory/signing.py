@@ -32,6 +32,7 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -119,13 +120,13 @@ class LogKey:
     def __repr__(self) -> str:  # never print the secret
         return f"LogKey(key_id={self.key_id!r}, source={self.source!r})"
 
-    @property
+    @cached_property
     def key_id(self) -> str:
         return hashlib.sha256(b"taurec-log-key-id\x00" + self.secret).hexdigest()[:16]
 
     def mac(self, chain: str, domain: bytes = _MAC_DOMAIN) -> str:
         """`domain` keeps a signature of one kind of record from passing for another."""
-        return hmac.new(self.secret, domain + chain.encode("ascii"), "sha256").hexdigest()
+        return hmac.digest(self.secret, domain + chain.encode("ascii"), "sha256").hex()
 
     def verify(self, chain: str, mac: str, domain: bytes = _MAC_DOMAIN) -> bool:
         return hmac.compare_digest(self.mac(chain, domain), mac)
@@ -202,12 +203,14 @@ def is_chained(raw: bytes) -> bool:
 
 def last_chain(raw: bytes) -> str | None:
     """The chain hash of a log's last complete line (None when it has none)."""
-    end = raw.rstrip(b"\n")
-    start = end.rfind(b"\n") + 1
-    at = end.rfind(CHAIN_MARK, start)
+    stop = len(raw)
+    while stop and raw[stop - 1] == 10:  # trailing newlines
+        stop -= 1
+    start = raw.rfind(b"\n", 0, stop) + 1
+    at = raw.rfind(CHAIN_MARK, start, stop)
     if at < 0:
         return None
-    value = end[at + len(CHAIN_MARK) : at + len(CHAIN_MARK) + 64]
+    value = raw[at + len(CHAIN_MARK) : min(stop, at + len(CHAIN_MARK) + 64)]
     return value.decode("ascii") if _HEX64.fullmatch(value) else None
 
 
