@@ -108,7 +108,9 @@ def dialogue_of(
                     place(commit[1], commit[2])
                 commit = None  # an error: refused or failed, nothing was committed
         elif kind == "user_message" or (kind == "agent_message" and ev.get("delivered", True)):
-            logged = ev.get("acts") or ()
+            logged: list[dict[str, Any]] = ev.get("acts") or []
+            intents: tuple[str, ...]
+            acts: tuple[Act, ...]
             if len(logged) == 1:  # the usual message, built here
                 a = logged[0]
                 items = a.get("items")
