@@ -231,3 +231,41 @@ async def test_dialogue_acts_are_logged_and_covered_by_the_hash_chain(tmp_path: 
     assert verify_chain(raw, None, require_signature=False) is None
     forged = raw.replace(b'"intent":"accept"', b'"intent":"reject"')
     assert verify_chain(forged, None, require_signature=False) is not None
+
+
+async def test_every_line_of_a_log_verifies_as_the_end_of_its_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Format v2: each line's chain hashes the file before it, a failed write included
+    in nothing; so a log cut after any line (a crashed server's) checks up to there."""
+    from taurec.tasks.trajectory.signing import LogKey, verify_chain
+
+    key = LogKey(b"a test key, 0123456789abcdef", "test")
+    w = TrajectoryWriter(log_path(tmp_path, "run", "t001", 2, HEADER.episode_id), HEADER, key)
+    w.user_message("Hi, a comedy please.")
+    with monkeypatch.context() as patch:
+        _disk_fills_after(patch, 3)
+        with pytest.raises(LogWriteError):
+            w.agent_message("lost")
+    w.tool_call("c1", "get_item", {"item_id": "m1"})
+    w.tool_result("c1", {"id": "m1"}, is_error=False, latency_ms=0.2)
+    await w.end(EndReason.RECOMMENDED, item_id="m1")
+    raw = w.path.read_bytes()
+    assert orjson.loads(raw.split(b"\n", 1)[0])["format_version"] == 2
+    lines = raw.splitlines(keepends=True)
+    for n in range(1, len(lines)):
+        assert verify_chain(b"".join(lines[:n]), None, require_signature=False) is None, n
+    assert verify_chain(raw, key) is None
+    assert verify_chain(raw, key, version=1) is not None  # not a v1 chain
+
+
+async def test_a_v1_header_is_chained_line_by_line(tmp_path: Path) -> None:
+    from taurec.tasks.trajectory.signing import verify_chain
+
+    v1 = HEADER.model_copy(update={"format_version": 1})
+    w = TrajectoryWriter(log_path(tmp_path, "run", "t001", 2, v1.episode_id), v1)
+    w.user_message("Hi.")
+    await w.end(EndReason.ABSTAINED)
+    raw = w.path.read_bytes()
+    assert verify_chain(raw, None, require_signature=False) is None
+    assert verify_chain(raw, None, require_signature=False, version=2) is not None
