@@ -76,7 +76,8 @@ def _committed_item(ctx: CheckContext) -> tuple[Commit, Item] | None:
 def _last_call(
     t: Transcript, seq: int, names: tuple[str, ...], keep: Callable[[CallRecord], bool]
 ) -> CallRecord | None:
-    """The last of `t.calls_before(seq, *names)` that `keep` accepts, or None."""
+    """The last successful call of one of the `names` tools made before event `seq` that
+    `keep` accepts, or None."""
     for c in reversed(t.calls):
         if c.name in names and c.seq < seq and keep(c) and c.ok:
             return c

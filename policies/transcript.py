@@ -104,10 +104,6 @@ class Transcript:
         out = self.outcome
         return out is not None and out.kind is CommitKind.ABSTAIN
 
-    def calls_before(self, seq: int, *names: str) -> list[CallRecord]:
-        """Successful calls of the named tools made before event `seq`."""
-        return [c for c in self.calls if c.seq < seq and c.name in names and c.ok]
-
     def turn_of(self, seq: int) -> list[AgentText]:
         """The delivered texts that go with the call at `seq`: the agent's messages since
         the user last spoke, and the call's own message."""

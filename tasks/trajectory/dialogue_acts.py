@@ -84,16 +84,8 @@ def _operands(c: Constraint) -> list[str]:
 
 
 def stated_forms(c: Constraint) -> tuple[str, tuple[str, ...]]:
-    """What `states` compares a disclosed value with: the casefolded canonical form of `c`
-    and its casefolded operands."""
+    """What a disclosed value is compared with to tell whether it states `c`: the
+    casefolded canonical form of `c` (a value equal to it does) and its casefolded
+    operands (a text naming every one does, so an LLM's 'comedies, please' states
+    'contains Comedy')."""
     return constraint_value(c).casefold(), tuple(_operands(c))
-
-
-def states(value: str | None, c: Constraint) -> bool:
-    """Whether a disclosed `value` states constraint `c`: its canonical form, or text that
-    names every operand (so an LLM's 'comedies, please' states 'contains Comedy')."""
-    if value is None:
-        return False
-    text = value.casefold()
-    canonical, operands = stated_forms(c)
-    return text == canonical or all(o in text for o in operands)
