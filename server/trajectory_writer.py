@@ -36,15 +36,7 @@ from taurec.server.episode_end import ABORTED
 from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
-from taurec.tasks.trajectory.signing import (
-    CHAIN_MARK,
-    GENESIS,
-    HMAC_MARK,
-    PREFIX_CHAIN_VERSION,
-    LogKey,
-    PrefixChain,
-    chain_next,
-)
+from taurec.tasks.trajectory.signing import GENESIS, LogKey, PrefixChain, StepChain, chain_for
 
 log = logging.getLogger(__name__)
 
@@ -121,9 +113,10 @@ class TrajectoryWriter:
         self._ended = False
         self._key = key
         self._chain = GENESIS
-        #: The running v2 chain (None: a format v1 header, chained line by line)
-        self._prefix = PrefixChain() if header.format_version == PREFIX_CHAIN_VERSION else None
-        self._next_prefix: PrefixChain | None = None
+        #: How the next line is chained (by the header's format version), and how the one
+        #: after it will be once the line being written is on disk
+        self._state: PrefixChain | StepChain = chain_for(header.format_version)
+        self._next_state: PrefixChain | StepChain | None = None
         #: The episode's model-call log, once one is attached (see model_call_log.py):
         #: before any other event it logs the model calls the current request reports.
         self.model_calls: Any = None
@@ -287,20 +280,14 @@ class TrajectoryWriter:
     def _chained(self, record: dict[str, Any], *, sign: bool) -> tuple[bytes, str]:
         """The line for `record` with its chain (and, when signing, its HMAC) appended."""
         body = orjson.dumps(record)[:-1]  # without the closing brace
-        if self._prefix is not None:
-            line, chain, self._next_prefix = self._prefix.line(body, self._key if sign else None)
-            return line, chain
-        chain = chain_next(self._chain, body)
-        tail = CHAIN_MARK + chain.encode("ascii")
-        if sign and self._key is not None:
-            tail += HMAC_MARK + self._key.mac(chain).encode("ascii")
-        return body + tail + b'"}\n', chain
+        line, chain, self._next_state = self._state.line(body, self._key if sign else None)
+        return line, chain
 
     def _adopt(self, chain: str) -> None:
         """The line whose chain this is is on disk: chain the next one to it."""
         self._chain = chain
-        if self._next_prefix is not None:
-            self._prefix, self._next_prefix = self._next_prefix, None
+        if self._next_state is not None:
+            self._state, self._next_state = self._next_state, None
 
     def _append(self, line: bytes, sync: bool) -> None:
         append_whole(self.path, line, sync=sync)

@@ -21,13 +21,19 @@ HMAC does (`evaluator score --verify`).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
 
-from taurec.tasks.trajectory.signing import CHAIN_MARK, GENESIS, HMAC_MARK, LogKey
+from taurec.tasks.trajectory.signing import (
+    CHAIN_MARK,
+    GENESIS,
+    HMAC_MARK,
+    LogKey,
+    StepChain,
+    chain_next,
+)
 
 REGISTER_NAME: Final = "run.register"
 #: Attempts a planned episode may have: the first, and one more if the server cut it off.
@@ -38,10 +44,7 @@ RECORD_TYPES: Final = frozenset({"plan", "start", "end", "interrupted", "restart
 
 def register_line(previous_chain: str, record: dict[str, Any], key: LogKey) -> tuple[bytes, str]:
     """The register line for `record` after a line whose chain is `previous_chain`."""
-    body = orjson.dumps(record)[:-1]
-    chain = hashlib.sha256(previous_chain.encode("ascii") + body).hexdigest()
-    mac = key.mac(chain, REGISTER_DOMAIN)
-    line = body + CHAIN_MARK + chain.encode("ascii") + HMAC_MARK + mac.encode("ascii") + b'"}\n'
+    line, chain, _ = StepChain(previous_chain).line(orjson.dumps(record)[:-1], key, REGISTER_DOMAIN)
     return line, chain
 
 
@@ -133,7 +136,7 @@ def _check_line(line: bytes, previous: str, key: LogKey | None) -> str | None:
     at = line.rfind(CHAIN_MARK)
     if at < 0:
         return "no chain hash"
-    expected = hashlib.sha256(previous.encode("ascii") + line[:at]).hexdigest()
+    expected = chain_next(previous, line[:at])
     end = at + len(CHAIN_MARK) + 64
     if line[at + len(CHAIN_MARK) : end].decode("ascii", "replace") != expected:
         return "chain hash mismatch (the register was edited, reordered or spliced here)"

@@ -69,19 +69,45 @@ class PrefixChain:
     def __init__(self) -> None:
         self._hash = hashlib.sha256(PREFIX_DOMAIN)
 
-    def line(self, body: bytes, sign: LogKey | None = None) -> tuple[bytes, str, PrefixChain]:
+    def line(
+        self, body: bytes, sign: LogKey | None = None, domain: bytes = _MAC_DOMAIN
+    ) -> tuple[bytes, str, PrefixChain]:
         """The whole line for `body` (the record's JSON without its closing brace), its
         chain, and the chain state after it: adopt that only once the line is on disk."""
         after = PrefixChain.__new__(PrefixChain)
         after._hash = self._hash.copy()
         after._hash.update(body)
         chain = after._hash.hexdigest()
-        tail = CHAIN_MARK + chain.encode("ascii")
-        if sign is not None:
-            tail += HMAC_MARK + sign.mac(chain).encode("ascii")
-        tail += b'"}\n'
-        after._hash.update(tail)
-        return body + tail, chain, after
+        line = _closed(body, chain, sign, domain)
+        after._hash.update(line[len(body) :])
+        return line, chain, after
+
+
+class StepChain:
+    """The writer's side of the v1 chain (and of run registers'): the last line's chain."""
+
+    def __init__(self, previous: str = GENESIS) -> None:
+        self.previous = previous
+
+    def line(
+        self, body: bytes, sign: LogKey | None = None, domain: bytes = _MAC_DOMAIN
+    ) -> tuple[bytes, str, StepChain]:
+        """As PrefixChain.line."""
+        chain = chain_next(self.previous, body)
+        return _closed(body, chain, sign, domain), chain, StepChain(chain)
+
+
+def _closed(body: bytes, chain: str, sign: LogKey | None, domain: bytes) -> bytes:
+    """`body` closed with its chain, and its HMAC when signed."""
+    tail = CHAIN_MARK + chain.encode("ascii")
+    if sign is not None:
+        tail += HMAC_MARK + sign.mac(chain, domain).encode("ascii")
+    return body + tail + b'"}\n'
+
+
+def chain_for(format_version: int) -> PrefixChain | StepChain:
+    """The chain a log of this trajectory format version is written with."""
+    return PrefixChain() if format_version == PREFIX_CHAIN_VERSION else StepChain()
 
 
 def chained_lines(records: Sequence[dict[str, Any]], key: LogKey | None = None) -> bytes:
@@ -89,25 +115,14 @@ def chained_lines(records: Sequence[dict[str, Any]], key: LogKey | None = None) 
     version the first record (the header) names, the last one signed with `key` when
     given. Members `chain` and `hmac` already in a record are dropped first (for tools
     and tests that rewrite a log)."""
-    prefix = PrefixChain() if records and _names_prefix(records[0]) else None
-    out, previous = [], GENESIS
+    version = records[0].get("format_version") if records else None
+    chain = chain_for(version if type(version) is int else 1)
+    out = []
     for i, record in enumerate(records):
         body = orjson.dumps({k: v for k, v in record.items() if k not in ("chain", "hmac")})
-        sign = key if i == len(records) - 1 else None
-        if prefix is not None:
-            line, _, prefix = prefix.line(body[:-1], sign)
-            out.append(line)
-            continue
-        previous = chain_next(previous, body[:-1])
-        tail = CHAIN_MARK + previous.encode("ascii")
-        if sign is not None:
-            tail += HMAC_MARK + sign.mac(previous).encode("ascii")
-        out.append(body[:-1] + tail + b'"}\n')
+        line, _, chain = chain.line(body[:-1], key if i == len(records) - 1 else None)
+        out.append(line)
     return b"".join(out)
-
-
-def _names_prefix(first: dict[str, Any]) -> bool:
-    return first.get("format_version") == PREFIX_CHAIN_VERSION
 
 
 @dataclass(frozen=True)
