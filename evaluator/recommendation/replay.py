@@ -70,20 +70,23 @@ class Replayer:
     def expected(self, task: RecommendationTask, name: str, arguments: dict[str, Any]) -> Any:
         """The result (JSON value) the call must have returned; None if not replayable.
         Raises what the call raises for bad arguments."""
+        ok, value = self._lookup(task, name, arguments)
+        if not ok:
+            raise value
+        return value
+
+    def _lookup(
+        self, task: RecommendationTask, name: str, arguments: dict[str, Any]
+    ) -> tuple[bool, Any]:
+        """(True, the result) or (False, the exception), replayed once per cache key."""
         key = (_scope(task, name), name, _canonical(arguments))
-        hit = self._cache.get(key) or self._replay(key, task, name, arguments)
-        if not hit[0]:
-            raise hit[1]
-        return hit[1]
+        return self._cache.get(key) or self._replay(key, task, name, arguments)
 
     def mismatches(self, trajectory: Trajectory, task: RecommendationTask) -> list[str]:
         """One message per logged read-only call whose result the catalog does not reproduce."""
         calls: dict[str, dict[str, Any] | None] = {}  # call_id -> its call, until answered
         problems: list[str] = []
-        cache_get = self._cache.get
-        dumps = orjson.dumps
-        services: tuple[str, ...] | None = None
-        for ev in trajectory.events:  # the hot loop of replay: one pass, nothing called per event
+        for ev in trajectory.events:  # one pass; only read-only results are looked up
             kind = ev["type"]
             if kind == "tool_call":
                 call_id = ev["call_id"]
@@ -105,22 +108,7 @@ class Replayer:
                 # refused before the tool ran (a server limit, say): nothing to recompute.
                 # Marking a call refused only ever hides a result from the agent's own credit.
                 continue
-            if name in _TASK_TOOLS:
-                scope: object = task.id
-            elif name == "check_availability":
-                if services is None:
-                    services = tuple(task.user.services)
-                scope = services
-            else:
-                scope = ""
-            arguments = call.get("arguments", {})
-            if "episode_id" in arguments:  # as in _canonical, without a call per result
-                keyed = dict(arguments)
-                del keyed["episode_id"]
-                key = (scope, name, dumps(keyed, option=_SORTED))
-            else:
-                key = (scope, name, dumps(arguments, option=_SORTED))
-            ok, expected = cache_get(key) or self._replay(key, task, name, arguments)
+            ok, expected = self._lookup(task, name, call.get("arguments", {}))
             if not ok:
                 if not is_error:
                     problems.append(
