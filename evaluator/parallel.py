@@ -14,6 +14,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import select
 import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 #: CHUNK_MOST logs each.
 CHUNKS_EACH = 8
 CHUNK_MOST = 250
+#: How often, in seconds, the workers' progress is reported once this process is done.
+PROGRESS_POLL_S = 0.2
 
 ScoreFile = Callable[[Path, "Resolver"], EpisodeScore]
 
@@ -72,6 +75,10 @@ class _Counters:
             self._scored.value += n
             return self._scored.value
 
+    def scored(self) -> int:
+        with self._lock:
+            return int(self._scored.value)
+
 
 def _take_chunks(
     chunks: list[list[Path]],
@@ -112,9 +119,12 @@ def _forked(
             os.close(write_end)
             children.append((pid, read_end))
         parts.update(_take_chunks(chunks, counters, resolver, score_file, progress))
-        for pid, read_end in children:
-            parts.update(_collect(pid, read_end))
-        children = []
+        while children:  # the workers' progress is heard while they finish
+            ready, _, _ = select.select([fd for _, fd in children], [], [], PROGRESS_POLL_S)
+            progress(counters.scored(), len(files))
+            for pid, read_end in [c for c in children if c[1] in ready]:
+                children.remove((pid, read_end))
+                parts.update(_collect(pid, read_end))
     finally:
         for pid, read_end in children:  # interrupted: stop the workers, keep nothing
             _stop(pid, read_end)
