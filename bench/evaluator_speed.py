@@ -23,7 +23,12 @@ Then, in one run and in alternating order, it times:
           figures; in one process and in --workers (2) processes; and the same with
           --verify, where the end record's HMAC is checked too and a sealed log whose HMAC
           verifies with the server's key is not replayed (the signature proves the server
-          wrote its results): every check on, replay where it is needed.
+          wrote its results): every check on, replay where it is needed;
+  ceiling: everything `evaluator score` does to a log before scoring it, with nothing
+          scored (bench/scoring_bounds.py): reading, parsing and validating, the chain and
+          (with a key) the HMAC, the suite's load, the task and its hash; in one process
+          and in --workers processes, through the same pool. Its rate is the most any
+          scoring could reach with every check on.
 From that one run it prints each row's seconds, CPU seconds (ours: this process and its
 workers), episodes per second, ratios to the floor and to τ-Rec's rate (with its loading),
 the targets (`evaluator score` with every check on, i.e. --verify: >= 1.0x τ-Rec's rate in
@@ -31,7 +36,8 @@ one process, >= 2.0x in two; on logs the server wrote, >= 1.5x in one), how many
 --verify trusted by signature, log bytes per episode beside τ-Rec's trace bytes, and on
 how many episodes our `--rules tau-rec` reward equals τ-Rec's. It exits 1, with one line
 saying which ratio is under its target, when one is (and when a reward differs or a
-bench log fails to score). Aggregation (pass^k, once per report) is timed apart.
+bench log fails to score); a ratio under target whose ceiling is under it too is marked
+as out of reach of any scoring. Aggregation (pass^k, once per report) is timed apart.
 
 Where the time goes (wall time per episode of each stage of `score_file` with --verify,
 over the 620 bench logs, the fastest of 7 runs, suite loaded; 2 cores, load below 1):
@@ -51,9 +57,12 @@ over the 620 bench logs, the fastest of 7 runs, suite loaded; 2 cores, load belo
     other: 0.096 s against 0.129 s in one, CPU 0.17 s against 0.13 s.
 So with every check on, reading, parsing, validating and the chain (0.061 s, 1.61x τ-Rec's
 rate) leave about 35 ms of the 98 ms τ-Rec takes for 620 episodes, in which the suite's
-load (15 ms) and scoring proper (35 ms) do not fit: one process is at 0.76x. Two
-processes cannot reach 2.0x (49 ms) while the suite load (15 ms) and half the parsing
-(19 ms) come first.
+load (15 ms) and scoring proper (35 ms) do not fit: one process is at 0.76x. The ceiling
+rows measure it whole (every check and the suite's load, nothing scored): on the bench
+logs 1.32x in one process and 1.82x in two, on 10,020 server-written logs 1.23x in one
+process (1.96x in two). So 2.0x in two processes and 1.5x in one on server logs are out
+of reach of any scoring while these checks run; 1.0x in one process on the bench logs
+leaves 24 ms for scoring 620 episodes (39 us each, against about 90 us spent now).
 What changed, each measured on the same logs (ratios to τ-Rec's rate from runs side by
 side, the τ-Rec rows loading their catalog and tasks only from this change on):
   - log format v2: each line's chain hashes the whole file before it, so the check is one
@@ -100,7 +109,8 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scoring_workload import (  # a bench beside it, not a package
+from scoring_bounds import checks_only_all, read_and_chain, read_only, read_parse_chain
+from scoring_workload import (  # benches beside it, not a package
     BENCH_KEY,
     TAU_REC,
     TauRecEvaluator,
@@ -113,8 +123,7 @@ from taurec.evaluator.aggregate import aggregate
 from taurec.evaluator.evaluate import available_key
 from taurec.evaluator.logs import Resolver, find_logs, score_files
 from taurec.tasks.suite import portable_suite_spec
-from taurec.tasks.trajectory.reader import parse_log_bytes
-from taurec.tasks.trajectory.signing import LogKey, verify_chain
+from taurec.tasks.trajectory.signing import LogKey
 
 __all__ = ["BENCH_KEY", "TAU_REC", "bench_suite", "write_logs"]  # bench/log_bytes.py uses them
 
@@ -127,39 +136,6 @@ TARGETS = {"verify1": 1.0, "verifyN": 2.0}
 SERVER_LOG_TARGETS = {"verify1": 1.5}
 #: The rows without --verify that stand in for the targets' rows when there is no key.
 UNVERIFIED = {"verify1": "score1", "verifyN": "scoreN"}
-
-
-def read_only(files: list[Path]) -> int:
-    n = 0
-    for f in files:
-        for line in f.read_bytes().splitlines():
-            orjson.loads(line)
-            n += 1
-    return n
-
-
-def read_and_chain(files: list[Path]) -> int:
-    """The floor plus checking each log's hash chain: the least a scorer that checks the
-    chain (as `evaluator score` does for every chained log) can do, before validating or
-    scoring anything."""
-    bad = 0
-    for f in files:
-        raw = f.read_bytes()
-        for line in raw.splitlines():
-            orjson.loads(line)
-        bad += verify_chain(raw, None, require_signature=False) is not None
-    return bad
-
-
-def read_parse_chain(files: list[Path]) -> int:
-    """Reading, parsing and validating every event as `evaluator score` does, and the
-    chain: everything before scoring proper."""
-    bad = 0
-    for f in files:
-        raw = f.read_bytes()
-        bad += not parse_log_bytes(raw, str(f)).ok
-        bad += verify_chain(raw, None, require_signature=False) is not None
-    return bad
 
 
 def logged_suite_specs(files: list[Path]) -> frozenset[str]:
@@ -244,7 +220,7 @@ def main() -> int:
         runs: dict[str, tuple[int, LogKey | None]] = {"score1": (1, None), "scoreN": (n, None)}
         if verify_key is not None:
             runs |= {"verify1": (1, verify_key), "verifyN": (n, verify_key)}
-        keys = ("read", "chain", "parse", "tau", "tau_loaded")
+        keys = ("read", "chain", "parse", "tau", "tau_loaded", "ceil1", "ceilN")
         times: dict[str, list[float]] = {k: [] for k in keys}
         times |= {k: [] for k in runs}
         cpu: dict[str, list[float]] = {k: [] for k in runs}
@@ -285,6 +261,11 @@ def main() -> int:
                     bad, sum(s.infra_error or bool(s.problems or s.verification) for s in scores)
                 )
                 del scores
+            for name, workers in (("ceil1", 1), ("ceilN", n)):  # fresh: the suite loads
+                t0 = time.perf_counter()
+                resolver = Resolver(verify_key=verify_key, allowed_specs=specs)
+                bad = max(bad, checks_only_all(files, resolver, workers))
+                times[name].append(time.perf_counter() - t0)
         med = {k: statistics.median(v) for k, v in times.items() if v}
         rate = {k: args.episodes / v for k, v in med.items()}
         vs_tau = {k: r / rate["tau"] for k, r in rate.items()} if "tau" in rate else {}
@@ -320,6 +301,8 @@ def main() -> int:
         if "verify1" in rate:
             row("verify1", "evaluator score --verify, 1 process (every check; signed: no replay)")
             row("verifyN", f"evaluator score --verify, {n} processes")
+        row("ceil1", "ceiling: every check and the suite's load, nothing scored, 1 process")
+        row("ceilN", f"  the same, {n} processes")
         console.print(table)
         if "verify1" in rate:
             console.print(
@@ -358,8 +341,14 @@ def main() -> int:
                 f"{named[k]} {vs_tau[k]:.2f}x (target >= {g:.1f}x)" for k, g in targets.items()
             )
             console.print(f"evaluator score against τ-Rec's rate: {goals}")
+            ceiling = {k: vs_tau["ceilN" if k.endswith("N") else "ceil1"] for k in targets}
             under = [
                 f"{named[k]} at {vs_tau[k]:.2f}x of τ-Rec's rate, under {g:.1f}x"
+                + (
+                    f" (with nothing scored, {ceiling[k]:.2f}x: no faster scoring reaches it)"
+                    if ceiling[k] < g
+                    else ""
+                )
                 for k, g in targets.items()
                 if vs_tau[k] < g
             ]
