@@ -64,10 +64,12 @@ def read_parse_chain(files: list[Path]) -> int:
 def checks_only(path: Path, resolver: Resolver) -> EpisodeScore:
     """Every check `score_file` makes, and the suite's load, but no scoring."""
     raw = _read_whole(path, resolver.max_log_bytes)
-    assert isinstance(raw, bytes), f"{path}: over the size limit"
+    if not isinstance(raw, bytes):
+        raise SystemExit(f"{path}: {raw:,} bytes, over the evaluator's size limit")
     log = parse_log_bytes(raw, str(path))
     header = log.header
-    assert header is not None and not log.problems, f"{path}: not a clean log"
+    if header is None or log.problems:
+        raise SystemExit(f"{path}: not a clean log; score it to see its problems")
     key = resolver.verify_key
     if key is not None:
         problem = verification_problem(raw, log, key)
@@ -76,7 +78,7 @@ def checks_only(path: Path, resolver: Resolver) -> EpisodeScore:
     try:
         ctx = resolver.context(header.suite.spec or header.suite.id)
     except DataError as exc:
-        raise AssertionError(f"{path}: cannot load the suite: {exc}") from exc
+        raise SystemExit(f"{path}: cannot load the suite: {exc}") from exc
     task = ctx.suite.get(header.task_id)
     same = task is not None and task.sha256() == header.task_sha256
     return EpisodeScore(
