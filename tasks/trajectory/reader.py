@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from taurec.tasks.trajectory.format import EVENT_TYPES, Header, Trajectory
-from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS
+from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS, decode_events
 
 NO_END = "no end record: the episode did not finish (incomplete log)"
 NOT_A_LOG = "not a taurec log (no taurec-trajectory header line and no record of ours)"
@@ -91,9 +91,13 @@ def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
         return None
     try:
         header = Header.model_validate_json(raw[:cut], strict=True)
-        events = EVENT_RECORDS.validate_python(
-            orjson.loads(b"[" + body.replace(b"\n", b",") + b"]"), strict=True
-        )
+        # lines in the writer's order are checked by msgspec, one decoder per event
+        # type; others are parsed as one array and checked by pydantic in place
+        events = decode_events(body)
+        if events is None:
+            events = EVENT_RECORDS.validate_python(
+                orjson.loads(b"[" + body.replace(b"\n", b",") + b"]"), strict=True
+            )
     except (ValidationError, orjson.JSONDecodeError):
         return None
     if events[-1]["type"] != "end":
