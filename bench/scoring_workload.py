@@ -63,7 +63,9 @@ def write_logs(root: Path, episodes: int, seed: int, suite: Suite) -> tuple[Path
 
         def add(lines: list[dict[str, object]] = lines, **ev: object) -> None:
             seq = len(lines)
-            lines.append({"seq": seq, "t": seq * 0.01, "latency_ms": 1.5, **ev})
+            # the server's key order: the type first, then seq, t and latency_ms
+            record = {"type": ev.pop("type"), "seq": seq, "t": seq * 0.01, "latency_ms": 1.5}
+            lines.append(record | ev)
 
         add(type="user_message", text="Looking for something good tonight, not too long.")
         for turn in range(6):
