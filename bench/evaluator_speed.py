@@ -59,10 +59,10 @@ So with every check on, reading, parsing, validating and the chain (0.061 s, 1.6
 rate) leave about 35 ms of the 98 ms τ-Rec takes for 620 episodes, in which the suite's
 load (15 ms) and scoring proper (35 ms) do not fit: one process is at 0.76x. The ceiling
 rows measure it whole (every check and the suite's load, nothing scored): on the bench
-logs 1.32x in one process and 1.82x in two, on 10,020 server-written logs 1.23x in one
-process (1.96x in two). So 2.0x in two processes and 1.5x in one on server logs are out
+logs 1.35x in one process and 1.77x in two, on 10,020 server-written logs 1.46x in one
+process (2.37x in two). So 2.0x in two processes and 1.5x in one on server logs are out
 of reach of any scoring while these checks run; 1.0x in one process on the bench logs
-leaves 24 ms for scoring 620 episodes (39 us each, against about 90 us spent now).
+leaves about 26 ms for scoring 620 episodes (42 us each, against about 87 us spent now).
 What changed, each measured on the same logs (ratios to τ-Rec's rate from runs side by
 side, the τ-Rec rows loading their catalog and tasks only from this change on):
   - log format v2: each line's chain hashes the whole file before it, so the check is one
@@ -77,6 +77,11 @@ side, the τ-Rec rows loading their catalog and tasks only from this change on):
     and (task, item): score_log 86 -> 68 us on bench logs, 151 -> 131 on server logs;
   - a log read with os.open/fstat/read (17 -> 12 us); the HMAC with hmac.digest; the key
     id computed once; the last line's number counted only for a message;
+  - event lines in the server's order (type first) parsed and checked in one pass by
+    msgspec, one decoder per type over the reader's TypedDicts: on server logs parsing and
+    validating 76 -> 59 us, the ceiling 1.23x -> 1.46x, --verify in one process 0.64x ->
+    0.71x and in two 1.13x -> 1.26x; on the bench logs (written type first from then on,
+    as the server writes them) a few us;
   - two processes: lean forked workers that take chunks from a shared counter and send
     their scores back once, as plain dicts (the pool and its queues cost more);
   - together, against τ-Rec with its catalog and tasks loaded beforehand (as the earlier
@@ -84,7 +89,8 @@ side, the τ-Rec rows loading their catalog and tasks only from this change on):
     0.64x -> 0.78x, --verify 0.78x -> 0.94x; against τ-Rec loading them too: 0.59x,
     0.76x, 0.85x and 1.02x.
 Tried and not kept: msgspec decoding into tagged structs (30 us against 53 for orjson and
-pydantic on bench logs, but 50 once turned into the dicts every reader takes); pydantic's
+pydantic on bench logs, but 50 once turned into the dicts every reader takes: decoding
+straight into the TypedDicts, kept, avoids that); pydantic's
 own JSON parsing (77 us); forking the worker before the suite loads (each process then
 loads it: no faster); structural checks of every line of a v2 log on the fast path (the
 last line's chain already covers those bytes; 35-45 us).
