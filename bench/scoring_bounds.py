@@ -7,9 +7,10 @@ nothing scored.
 `checks_only` stands in for `evaluator.logs.score_file`: it reads the log, parses and
 validates every event, checks the hash chain and, with a key, the HMAC (--verify), loads
 the suite the header names (once per resolver, as scoring does) and finds the task and
-checks its hash; then it returns the plainest EpisodeScore instead of scoring. Run
-through the same process pool as the real rows, its rate is the most any scoring could
-reach with every check on: a target above it cannot be met by faster scoring.
+checks its hash (the same functions `score_file` calls); then it returns the plainest
+EpisodeScore instead of scoring. Run through the same process pool as the real rows, its
+rate is the most any scoring could reach with every check on: a target above it cannot
+be met by faster scoring.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from pathlib import Path
 
 import orjson
 
-from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
-from taurec.evaluator.logs import _read_whole, verification_problem
+from taurec.evaluator.logs import read_and_check, resolve_task
 from taurec.evaluator.memory import collector_paused
 from taurec.evaluator.parallel import score_in_processes
 from taurec.evaluator.resolver import Resolver
@@ -62,27 +62,18 @@ def read_parse_chain(files: list[Path]) -> int:
 
 
 def checks_only(path: Path, resolver: Resolver) -> EpisodeScore:
-    """Every check `score_file` makes, and the suite's load, but no scoring."""
-    raw = _read_whole(path, resolver.max_log_bytes)
-    if not isinstance(raw, bytes):
-        raise SystemExit(f"{path}: {raw:,} bytes, over the evaluator's size limit")
-    log = parse_log_bytes(raw, str(path))
-    header = log.header
-    if header is None or log.problems:
-        raise SystemExit(f"{path}: not a clean log; score it to see its problems")
-    key = resolver.verify_key
-    if key is not None:
-        problem = verification_problem(raw, log, key)
-    else:
-        problem = verify_chain(raw, None, require_signature=False, version=header.format_version)
-    try:
-        ctx = resolver.context(header.suite.spec or header.suite.id)
-    except DataError as exc:
-        raise SystemExit(f"{path}: cannot load the suite: {exc}") from exc
-    task = ctx.suite.get(header.task_id)
-    same = task is not None and task.sha256() == header.task_sha256
+    """Every check `score_file` makes, and the suite's load, but no scoring: its own
+    `read_and_check` and `resolve_task`, then the plainest score."""
+    checked = read_and_check(path, resolver)
+    if isinstance(checked, EpisodeScore):
+        raise SystemExit(f"{path}: {'; '.join(checked.problems)}")
+    found = resolve_task(checked.log, resolver)
+    if isinstance(found, EpisodeScore):
+        raise SystemExit(f"{path}: {'; '.join(found.problems)}")
+    header = checked.log.header
+    assert header is not None  # resolve_task had one
     return EpisodeScore(
-        path=log.path,
+        path=str(path),
         episode_id=header.episode_id,
         label=header.agent.label,
         task_id=header.task_id,
@@ -90,8 +81,8 @@ def checks_only(path: Path, resolver: Resolver) -> EpisodeScore:
         end_reason="recommended",
         outcome="none",
         item_id=None,
-        infra_error=not same,
-        verification=problem,
+        infra_error=False,
+        verification=checked.verification,
     )
 
 
@@ -107,4 +98,4 @@ def checks_only_all(files: list[Path], resolver: Resolver, workers: int) -> int:
             scores = [checks_only(p, resolver) for p in files]
         else:
             scores = score_in_processes(files, resolver, workers, silent, checks_only)
-    return sum(s.infra_error or s.verification is not None for s in scores)
+    return sum(s.verification is not None for s in scores)

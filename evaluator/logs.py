@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
@@ -66,11 +68,10 @@ def _note_header(score: EpisodeScore, header: Header) -> None:
     score.started_at = header.started_at.isoformat(timespec="seconds")
 
 
-def score_log(log: ParsedLog, resolver: Resolver, *, signed: bool = False) -> EpisodeScore:
-    """`signed`: the end record's HMAC verified with the server's key. A sealed log's
-    logged read-only results are then not replayed where the kind only replays to check
-    them (`EvaluatorKind.signed_skips_replay`): the signature proves the server wrote
-    them. Unsigned, unverified and open-mode logs are replayed."""
+def resolve_task(log: ParsedLog, resolver: Resolver) -> tuple[SuiteContext, Any] | EpisodeScore:
+    """The loaded suite and the task a clean log was played on, or the failed score saying
+    why there are none (a problem in the log, a suite that cannot load, a task that is not
+    in it or has changed since it was run)."""
     if log.problems or log.header is None:
         return _failed(log, [str(p) for p in log.problems])
     header = log.header
@@ -90,6 +91,20 @@ def score_log(log: ParsedLog, resolver: Resolver, *, signed: bool = False) -> Ep
                 f"{log.path}: task {task.id!r} differs from the task as run (sha256 mismatch); the suite changed"
             ],
         )
+    return ctx, task
+
+
+def score_log(log: ParsedLog, resolver: Resolver, *, signed: bool = False) -> EpisodeScore:
+    """`signed`: the end record's HMAC verified with the server's key. A sealed log's
+    logged read-only results are then not replayed where the kind only replays to check
+    them (`EvaluatorKind.signed_skips_replay`): the signature proves the server wrote
+    them. Unsigned, unverified and open-mode logs are replayed."""
+    found = resolve_task(log, resolver)
+    if isinstance(found, EpisodeScore):
+        return found
+    ctx, task = found
+    header = log.header
+    assert header is not None  # resolve_task has a header to read
     trajectory = Trajectory(header=header, events=log.events)
     kind = EVALUATOR_KINDS.get(task.kind)
     trusted = signed and header.mode == "sealed" and resolver.replay and kind.signed_skips_replay
@@ -149,10 +164,21 @@ def _read_whole(path: Path, limit: int) -> bytes | int:
         os.close(fd)
 
 
-def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
-    """Read, parse, score and verify one log file. Every log's hash chain is checked (no
-    key needed): an edited, reordered or spliced chained log fails verification. With a
-    verify key, the end record's HMAC is checked too, and unchained logs fail."""
+@dataclass(frozen=True)
+class CheckedLog:
+    """A log as read and checked before scoring: its bytes, the parsed log, why it failed
+    verification (None: it passed) and whether it has no chain at all."""
+
+    raw: bytes
+    log: ParsedLog
+    verification: str | None
+    unchained: bool
+
+
+def read_and_check(path: Path, resolver: Resolver) -> CheckedLog | EpisodeScore:
+    """What `score_file` does before scoring: read the file (within the size limit), parse
+    and validate every line, and check the hash chain (with a verify key, the HMAC too);
+    the failed score when the file cannot be read."""
     try:
         raw = _read_whole(path, resolver.max_log_bytes)
     except OSError as exc:
@@ -173,9 +199,20 @@ def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
         verification = verify_chain(raw, None, require_signature=False, version=version)
     else:
         unchained = True
-    score = score_log(log, resolver, signed=key is not None and verification is None)
-    score.log_chain = last_chain(raw)
-    score.verification, score.unchained = verification, unchained
+    return CheckedLog(raw, log, verification, unchained)
+
+
+def score_file(path: Path, resolver: Resolver) -> EpisodeScore:
+    """Read, parse, score and verify one log file. Every log's hash chain is checked (no
+    key needed): an edited, reordered or spliced chained log fails verification. With a
+    verify key, the end record's HMAC is checked too, and unchained logs fail."""
+    checked = read_and_check(path, resolver)
+    if isinstance(checked, EpisodeScore):
+        return checked
+    signed = resolver.verify_key is not None and checked.verification is None
+    score = score_log(checked.log, resolver, signed=signed)
+    score.log_chain = last_chain(checked.raw)
+    score.verification, score.unchained = checked.verification, checked.unchained
     return score
 
 
