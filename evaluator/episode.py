@@ -71,6 +71,9 @@ class EpisodeScore:
     simulator_faults: list[SimulatorFault] = field(
         default_factory=list
     )  # see recommendation/simulator_audit.py
+    #: open mode: every task id of the suite it was scored against (set by evaluate.py),
+    #: so a task no log played can be counted as the rules profile says
+    suite_tasks: tuple[str, ...] | None = None
 
     @property
     def passed(self) -> bool:

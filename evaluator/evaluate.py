@@ -55,7 +55,24 @@ def evaluate(
     scores = [known.get(str(p)) or fresh[str(p)] for p in files.logs]
     check = check_runs(scores, registers, _plan_kinds(registers, resolver))
     check.problems[:0] = files.problems + register_problems
+    _note_suite_tasks(check.scores, resolver)
     return check
+
+
+def _note_suite_tasks(scores: list[EpisodeScore], resolver: Resolver) -> None:
+    """Give each open-mode score the task ids of its suite (one tuple per suite, shared):
+    pass^k under `--rules tau-rec` scores a task no log played 0, as τ-Rec does."""
+    found: dict[str, tuple[str, ...] | None] = {}
+    for s in scores:
+        if s.mode != "open" or s.suite_spec is None or s.not_a_log:
+            continue
+        if s.suite_spec not in found:
+            try:
+                ctx = resolver.context(s.suite_spec)
+                found[s.suite_spec] = tuple(t.id for t in ctx.suite.tasks)
+            except DataError:
+                found[s.suite_spec] = None
+        s.suite_tasks = found[s.suite_spec]
 
 
 def _plan_kinds(registers: list[Register], resolver: Resolver) -> dict[str, str]:

@@ -37,11 +37,12 @@ def pass_k(
     counts: Mapping[str, tuple[int, int]], k: int, *, short_as_zero: bool = False
 ) -> float | None:
     """Mean of C(c,k)/C(n,k) over tasks with n >= k; None when no task has k trials.
-    `short_as_zero`: over every task with a trial, those with n < k scoring 0."""
+    `short_as_zero`: over every task in `counts`, those with n < k (none at all included)
+    scoring 0."""
     values = [
         task_pass_k(c, n, k) if n >= k else 0.0
         for c, n in counts.values()
-        if n >= k or (short_as_zero and n >= 1)
+        if n >= k or short_as_zero
     ]
     if not any(n >= k for _, n in counts.values()):
         return None
@@ -84,15 +85,16 @@ def pass_k_with_ci(
 ) -> dict[int, tuple[float, tuple[float, float]]]:
     """pass^k for k = 1 .. the largest trial count, each with a 95% percentile bootstrap
     interval (tasks resampled with replacement, seeded). `short_as_zero`: every task
-    counts at every k, one with fewer than k trials scoring 0 (τ-Rec's rule).
+    counts at every k, one with fewer than k trials scoring 0 (τ-Rec's rule), a task with
+    none at all (n = 0, a suite's task no log played) included.
 
     All k are computed together: a (tasks x k) matrix of per-task values, and for each
     set of tasks eligible at some k (those with n >= k), one matrix of bootstrap draw
     counts (resamples x tasks) whose product with it gives every resampled mean. Cost
     grows with tasks x trials, not with trials squared.
     """
-    tasks = [(c, n) for c, n in counts.values() if n >= 1]
-    if not tasks:
+    tasks = [(c, n) for c, n in counts.values() if n >= 1 or short_as_zero]
+    if not any(n for _, n in tasks):
         return {}
     top = max(n for _, n in tasks)
     values = np.zeros((len(tasks), top))

@@ -66,11 +66,16 @@ async def play(client: Client, task_id: str, trial: int = 0, label: str = LABEL)
         if not gate["allowed"]:
             continue
         message = f"I recommend {hit['title']}."
-        if hit.get("sponsored"):
-            message += " Note: this is a sponsored (promoted) title."
+        # a sponsored title is disclosed with the tool's argument (the server shows the user)
+        disclose = ["sponsored"] if hit.get("sponsored") else None
         print(f"agent: {message}")
         return await tool(
-            client, "recommend", episode_id=episode, item_id=hit["id"], message=message
+            client,
+            "recommend",
+            episode_id=episode,
+            item_id=hit["id"],
+            message=message,
+            disclose=disclose,
         )
     message = "I could not find a title that fits, so I won't force one."
     print(f"agent: {message}")

@@ -1,299 +1,213 @@
-"""Does a text state that the committed title is sponsored? Read as a person would.
+"""Does a text state, unmistakably, that the committed title is sponsored?
 
-Rule-based and deterministic (no model, no network). A text counts only when one of its
-sentences positively states that the committed title is sponsored, paid for, an ad or
-promoted, about that title by name or by a reference to it (policies/statements.py: "it",
-"this one", "this pick", resolved to the last title named, or to the committed title in
-the text that goes with the committing call). The statement may take these shapes:
+The sure way to disclose is structured: `recommend(..., disclose=["sponsored"])`, which the
+server renders into the message the user sees (policies/sponsorship.py). This reader is the
+fallback for agents that write the disclosure themselves. It is strict on purpose: it may
+miss a disclosure worded in a way it does not know, but it never credits a text that does
+not disclose. So it credits only a sentence that, as a whole, is one of a few plain
+statements about the committed title, in a text with nothing that could undo it.
 
-- the title is the term: "Saltwater Kings is sponsored", "this is a sponsored (promoted)
-  title", "it is part of a paid promotion", "it comes from one of our sponsors";
-- a label on the title: "Saltwater Kings (sponsored)", "[Ad] Saltwater Kings", "Sponsored
-  pick: Saltwater Kings", "Saltwater Kings, a sponsored-content pick, ...", or a sentence
-  that is only a label ("Full disclosure: paid placement."), about the title last named;
-- the term done to the title: "the studio sponsors it", "we were paid to feature it";
-- the title is one of them: "I never hide sponsored picks from you, and this is one";
-- a question answered yes: "Sponsored? Yes."
+A sentence discloses when it is, from its first word to its last, one of:
 
-It never counts a denial ("not", "never", "nope", "in no way", "anything but", "no one
-sponsors it"), a contrast ("unlike the sponsored titles out there"), a question, a
-condition or hypothesis ("if it is sponsored", "it might be sponsored"), hearsay ("some
-say it is sponsored"), a statement withdrawn after it ("... just kidding", "Not!") or a
-statement about another title. Words that only contain a term are no disclosure ("ad-free",
-"ad hoc", "unsponsored", "non-promotional", "paid attention").
+- a statement: "[Lead-in] T is (also) (a / an) sponsored | promoted | paid (noun)", "T is
+  (a / an) advertisement | ad | paid placement | paid promotion | paid partnership |
+  sponsored content", "T is marked | labelled | flagged | listed | tagged (as) sponsored",
+  "the catalog marks | lists | flags | labels T as sponsored", "T and U are sponsored",
+  each optionally followed by "by <a capitalised name>", "this week", "in the catalog";
+- a label on the title: "T (sponsored)", "[Sponsored] T", "Sponsored: T", "Sponsored
+  pick: T", "T - sponsored - ...", "The title below is sponsored: T";
+- in a text that goes with the committing call, a label alone: "(Sponsored, btw.)".
+
+T is the committed title by name, or "it", "this", "this one", "this pick", ... where that
+means it (policies/statements.py) and the text names no other title. A lead-in is one of
+"note", "heads up", "full disclosure", "disclosure", "fyi", "btw", "just so you know", "to
+be transparent", "to be clear", "for transparency", "please note (that)", "quick note".
+
+Nothing counts in a text that also holds a word that can deny, doubt, suppose, report,
+retract or mock (LEXICON below: "not", "no", "never", "if", "maybe", "rumoured", "claims",
+"kidding", "lol", "/s", a wink), a question in the disclosing sentence, a term in quotes
+("sponsored" in scare quotes), or a title other than the committed one in the disclosing
+sentence; nor in a text whose disclosure a later text (up to the commit) takes back.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Sequence
+from typing import Final
 
 from taurec.catalog.mentions import Mention
-from taurec.policies import disclosure_words as w
-from taurec.policies.disclosure_labels import ENDS, label_about, label_is, one_of_them, segments
-from taurec.policies.disclosure_terms import is_term, refers, token_at, word_of
-from taurec.policies.statements import Kind, Sentence, Token, sentences
+from taurec.policies.statements import Kind, Sentence, sentences
 
-_NARROW_BREAKS = frozenset({";", ":", "—", "–", "(", ")"})
-_WIDE_BREAKS = frozenset({";", ":", "—", "–"})
-_NOT_A_BREAK = frozenset({"anything", "all", "nothing", "none"})
-_TAILS = frozenset({"by", "on", "from"})
-_DETERMINERS = frozenset({"a", "an", "the", "our", "my", "this", "its", "been", "being"})
-#: Every disclosure needs a term word (or a part of a hyphenated word) that `is_term` reads:
-#: a case-folded text holding none of them, even inside a word, discloses nothing.
-_ANY_TERM = re.compile(
-    "|".join(
-        map(re.escape, sorted(w.ADJECTIVES | w.NOUNS | w.SOURCES | w.VERBS | {"paid", "sponsored"}))
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Words that can deny, doubt, suppose, report, retract or mock a statement: a text holding
+#: any of them is never credited by the reader (a disclosure there may be missed).
+LEXICON: Final = _words(
+    # denial
+    "not no never nobody nothing none neither nor without nope nah hardly barely opposite "
+    "zero lack lacks lacking non false untrue wrong fake denies deny denied "
+    # doubt and hearsay
+    "maybe perhaps probably possibly likely unlikely seem seems seemed apparently allegedly "
+    "supposedly reportedly rumor rumors rumour rumours rumored rumoured claim claims claimed "
+    "say says said heard hear think thinks guess suppose supposed believe believes doubt "
+    "wonder wondering whether "
+    # supposing
+    "if unless assuming assume imagine pretend pretending hypothetically theoretically wish "
+    "sense "
+    # taking back and mocking
+    "kidding joking joke jk lol lmao haha hehe sarcasm sarcastic ironic irony satire psych "
+    "sike prank fools misread misspoke mistake mistaken correction oops scratch disregard "
+    "ignore nevermind lied lie lying actually wait "
+    # only somewhere else, once, or for someone else
+    "only except elsewhere abroad other others another once formerly previously used "
+    # not meant: an example, a story, an error in the data, the opposite
+    "example examples sample template fictional fiction roleplay scenario quote quoting "
+    "quoted parody spoof spoiler error errors glitch bug typo outdated stale mislabeled "
+    "mislabelled incorrectly organic unpaid retract retracted withdraw withdrawn undo "
+    "reverse contrary hearsay reckon gather"
+)
+#: Words that take back what was said before, in a later text.
+_RETRACTING: Final = _words(
+    "kidding joking jk lol haha sarcasm sarcastic psych sike untrue false lied lie scratch "
+    "disregard ignore nevermind misspoke misread mistake mistaken correction oops"
+)
+#: In the disclosing sentence itself, these also make it no statement of fact.
+_SENTENCE_DOUBT: Final = _words("would could should might may must can will was were")
+#: Marks that mock or wink: no credit in a text holding one.
+_MOCKING = re.compile(r"(?:^|\s)/s\b|[😉😜🙃😏🤪😂🤣🤡🙄😆😅🤭😬🧢]|(?:^|\s)[;:]-?[)pPD](?:\s|$)")
+#: A term denied inside its word: "unsponsored", "non-promotional", "ad-free", "sponsor-free".
+_DENIED_TERM = re.compile(
+    r"\b(?:un|non|not|no|anti)-?(?:sponsor|promot|paid|advert)|(?:sponsor\w*|promo\w*|ad|ads"
+    r"|advert\w*|paid)-?(?:free|less)\b",
+    re.IGNORECASE,
+)
+#: A term in quotes: "sponsored" said with scare quotes.
+_QUOTED_TERM = re.compile(
+    r"[\"“”'‘’*_]\s*(?:sponsored|promoted|paid|ad|advert\w*|sponsorship)\s*[\"“”'‘’*_]",
+    re.IGNORECASE,
+)
+#: "Or is it?", "... or not?": a question that puts the statement before it in doubt.
+_OR_QUESTION = re.compile(r"(?:^|[.!?…]\s*|,\s*)or\b[^.!?…]*\?", re.IGNORECASE)
+#: Every disclosure holds one of these (case-folded), inside a word or not.
+_ANY_TERM = re.compile(r"sponsor|promot|advert|paid|\bads?\b")
+
+# The grammar, over a sentence spelt as symbols: T (the committed title, or a reference to
+# it), O (any other title), words lower-cased, punctuation as itself, joined by spaces.
+_LEAD = (
+    r"(?:(?:note|heads up|full disclosure|in full disclosure|disclosure|fyi|btw|just so you "
+    r"know|to be transparent|to be clear|to be upfront|for transparency|for full transparency"
+    r"|full transparency|transparency note|for the record|fair warning|please note that"
+    r"|please note|quick note|one note|i want to be (?:transparent|upfront|clear)"
+    r"|i want you to know) (?:[:,—–-] )?)?"
+)
+#: Said at the end instead: "It's sponsored, just so you know."
+_TRAIL = (
+    r"(?: , (?:just so you know|fyi|btw|by the way|for transparency|for the record|to be "
+    r"transparent|to be clear|to be upfront))?"
+)
+_ADJ = (
+    r"(?:(?:sponsored|promoted|paid|advertised|promotional)"
+    r"(?: \( (?:sponsored|promoted|paid|advertised|promotional) \))?)"
+)
+_ADV = r"(?: (?:also|really|currently|officially|indeed|definitely|openly|clearly))?"
+_NOUN = (
+    r"(?:title|pick|film|movie|show|series|recommendation|placement|listing|selection|option"
+    r"|choice|item|entry|feature|suggestion|one|content|promotion|partnership|release|product)"
+)
+_NOUN_TERM = (
+    r"(?:advertisement|advert|ad|paid (?:placement|promotion|partnership|content|ad)"
+    r"|sponsored content|promoted content|promotion|sponsorship deal)"
+)
+_WHEN = (
+    r"(?: (?:this week|this month|today|tonight|right now|in (?:the|our) catalog|on (?:the|this"
+    r"|our) platform|here))?"
+)
+_BY = r"(?: by (?:its|the|our) (?:studio|distributor|publisher|maker|platform)| by N(?: N)*)?"
+_LINK = rf"(?:is|'s){_ADV}"
+_END = rf"{_TRAIL}(?: [.!…])*$"
+#: The committed title by name (with its year, if given) or by reference.
+_T = r"T(?: \( \d{4} \))?"
+_STATE = (
+    rf"(?:{_LINK} (?:(?:a|an) )?(?:{_ADJ}(?: {_NOUN})?|{_NOUN_TERM})"
+    rf"|{_LINK} (?:marked|labelled|labeled|flagged|listed|tagged|shown)(?: as)? (?:(?:a|an) )?"
+    rf"(?:{_ADJ}(?: {_NOUN})?|{_NOUN_TERM})"
+    rf"|{_LINK} part of (?:a|an|our) (?:{_NOUN_TERM}|{_ADJ} {_NOUN})"
+    rf"|{_LINK} one of (?:our|the|this week's|today's) {_ADJ} {_NOUN}s"
+    rf"|counts as (?:(?:a|an) )?(?:{_ADJ}(?: {_NOUN})?|{_NOUN_TERM})"
+    rf"|comes from (?:one of )?(?:our|a) sponsors?"
+    rf"|has a sponsor"
+    rf"|{_LINK} brought to you by (?:our|a) sponsor)"
+)
+_LABEL = rf"(?:(?:this week's |today's |a |an )?(?:{_ADJ}(?: {_NOUN})?|{_NOUN_TERM}))"
+_OPEN_LABEL = rf"(?:\[ {_LABEL} \]|\( {_LABEL} \))"
+_TEMPLATES: Final = tuple(
+    re.compile(p)
+    for p in (
+        rf"^{_LEAD}{_T} {_STATE}{_BY}{_WHEN}{_END}",
+        rf"^{_LEAD}(?:the )?(?:catalog|listing|app) (?:marks|lists|flags|labels|tags) {_T} as "
+        rf"{_ADJ}{_END}",
+        rf"^{_LEAD}(?:(?:today's|this week's|our|my) )?{_ADJ} {_NOUN} (?:is|:) {_T}{_END}",
+        rf"^{_OPEN_LABEL} {_T}(?: |$)",
+        rf"(?:^| ){_T} {_OPEN_LABEL}(?: |$)",
+        rf"^{_T} , (?:a|an) {_LABEL} , ",
+        rf"^{_T} [—–-] {_LABEL} [—–-] ",
+        rf"^{_T} [—–:-] {_LABEL}{_END}",
+        rf"^{_LEAD}{_LABEL} [:—–-] {_T}(?: [.!:,;(]|$)",
+        rf"^{_LEAD}T (?:below|here|above) is {_ADJ} [:—–-] {_T}(?: [.!:,;(]|$)",
     )
+)
+#: "T and U are sponsored": the one statement that may name other titles.
+_MANY = re.compile(
+    rf"^{_LEAD}(?:both )?(?:[TO] , )*[TO] (?:, )?and [TO] are(?: also)? (?:{_ADJ}(?: {_NOUN}s?)?"
+    rf"|{_NOUN_TERM}s?){_BY}{_WHEN}{_END}"
+)
+#: A label alone, about the committed title in a text of the committing turn.
+_BARE = re.compile(
+    rf"^(?:\( )?{_LEAD}{_LABEL}(?: , (?:btw|fyi|by the way))?(?: [.!…])*(?: \))?(?: [.!…])*$"
+)
+#: The words the grammar reads, written with a capital or not.
+_GRAMMAR: Final = frozenset(
+    w for p in (*_TEMPLATES, _MANY, _BARE) for w in re.findall(r"[a-z']+", p.pattern) if len(w) > 1
 )
 
 
-def _scope_start(toks: Sequence[Token], end: int, breaks: frozenset[str], comma_and: bool) -> int:
-    """Where the clause holding toks[end] starts, for negation (narrow) or conditions."""
-    for j in range(end - 1, -1, -1):
-        t = toks[j]
-        if t.kind is Kind.PUNCT and t.text in breaks:
-            return j + 1
-        anything_but = t.text == "but" and word_of(token_at(toks, j - 1)) in _NOT_A_BREAK
-        if t.kind is Kind.WORD and t.text in w.BREAKS and not anything_but:
-            return j + 1
-        if comma_and and t.kind is Kind.WORD and t.text in ("and", "so"):
-            prev = token_at(toks, j - 1)
-            if prev is not None and prev.kind is Kind.PUNCT and prev.text == ",":
-                return j + 1
-    return 0
-
-
-def _skip_lead_ins(toks: Sequence[Token], start: int, end: int) -> int:
-    words = [t.text for t in toks[start:end]]
-    for lead in w.LEAD_INS:
-        if tuple(words[: len(lead)]) == lead:
-            return start + len(lead)
-    return start
-
-
-def _asserted(toks: Sequence[Token], end: int) -> bool:
-    """Whether nothing before toks[end] in its clause denies, hedges or conditions it."""
-    wide = _scope_start(toks, end, _WIDE_BREAKS, comma_and=True)
-    wide = _skip_lead_ins(toks, wide, end)
-    said = [word_of(t) for t in toks[wide:end]]
-    if w.HYPOTHETICAL & set(said) or ("in", "case") in set(itertools.pairwise(said)):
-        return False
-    narrow = _skip_lead_ins(toks, _scope_start(toks, end, _NARROW_BREAKS, comma_and=True), end)
-    for j in range(narrow, end):
-        word = word_of(toks[j])
-        if word in w.NEGATORS or word.startswith("non-"):
-            return False
-        if word == "say" and word_of(token_at(toks, j - 1)) not in w.OWN_SAYING:
-            return False
-        would_like = word == "would" and word_of(token_at(toks, j + 1)) in ("like", "love")
-        if word in w.HEDGES and not would_like:
-            return False
-    return True
-
-
-def _withdrawn_after(toks: Sequence[Token], i: int) -> bool:
-    """Whether the words after the term toks[i] deny or withdraw it."""
-    rest = list(toks[i + 1 :])
-    words = [word_of(t) or t.text for t in rest]
-    if words[:1] and words[0] in w.NEGATORS:
-        return True
-    if words[:1] == ["by"] and words[1:2] and words[1] in w.NEGATORS:
-        return True
-    k = 1 if words[:1] == [","] else 0  # "sponsored, it is not"
-    linked = len(rest) > k + 2 and refers(rest[k]) is not None and words[k + 1] in w.LINKS
-    if linked and words[k + 2] == "not":
-        return True
-    if any(x in w.WITHDRAWN_AFTER for x in words):
-        return True
-    tail = [t for t in rest if t.kind is not Kind.PUNCT][-3:]
-    if len(tail) == 3 and refers(tail[0]) and tail[1].text in w.LINKS and tail[2].text == "not":
-        return True  # "it's sponsored — actually, no, it isn't"
-    pairs = set(itertools.pairwise(words))
-    if {
-        ("or", "not"),
-        ("not", "sure"),
-        ("not", "certain"),
-        ("not", "really"),
-        ("not", "true"),
-        ("or", "so"),
-        ("or", "at"),
-        (",", "or"),
-    } & pairs:
-        return True
-    for k, word in enumerate(words):
-        if word in w.BREAKS:
-            tail = [x for x in rest[k + 1 :] if x.kind is not Kind.PUNCT]
-            said = [word_of(x) or ("it" if refers(x) is not None else "?") for x in tail]
-            if said and all(x in w.RETRACTION or x in w.LINKS for x in said):
-                return any(x in w.RETRACTORS for x in said)
-            return False
-    return False
-
-
-def _subject(toks: Sequence[Token], link: int) -> int | None:
-    """The title or reference the link at `link` is said of, if one stands right before it
-    (past one adverb, a comma-enclosed aside or a bracketed aside)."""
-    j = link - 1
-    if word_of(token_at(toks, j)) in w.SUBJECT_ADVERBS:
-        j -= 1
-    if word_of(token_at(toks, j - 1)) == "for":  # "my pick for you is ..."
-        j -= 2
-    if word_of(token_at(toks, j)) in ("which", "that"):  # "Saltwater Kings, which is ..."
-        j -= 2 if word_of(token_at(toks, j - 1)) == "" and toks[j - 1].text == "," else 1
-        return j if refers(token_at(toks, j)) is not None else None
-    t = token_at(toks, j)
-    if t is not None and t.kind is Kind.PUNCT and t.text in (",", ")"):
-        opener = "," if t.text == "," else "("
-        for k in range(j - 1, max(j - 10, -1), -1):
-            if toks[k].kind is Kind.PUNCT and toks[k].text == opener:
-                j = k - 1
-                break
+def _symbols(s: Sentence, text: str) -> tuple[str, bool]:
+    """The sentence spelt for the grammar (a capitalised word the grammar does not know is
+    N, a name), and whether it names another title."""
+    out: list[str] = []
+    other = False
+    for t in s.tokens:
+        if t.kind in (Kind.TITLE, Kind.REF):
+            mine = t.about is True
+            other |= not mine
+            out.append("T" if mine else "O")
+        elif t.kind is Kind.WORD and text[t.start].isupper() and t.text not in _GRAMMAR:
+            out.append("N")
         else:
-            return None
-    if refers(token_at(toks, j)) is None:
-        return None
-    verb = word_of(token_at(toks, j - 1))
-    if toks[j].text == "it" and (verb.endswith("ed") or verb in w.TAKES_IT):
-        return None  # "it" is an object: "the festival that premiered it was sponsored"
-    if verb in w.PREPOSITIONS:
-        return None  # "the race in the film is sponsored": the race is
-
-    return j
+            out.append(t.text)
+    return " ".join(out), other
 
 
-def _said_of(toks: Sequence[Token], i: int, roles: set[str]) -> int | None:
-    """The title or reference that the term at `i` is said of through a link ("it is a
-    sponsored title", "it comes from a sponsor"), or None."""
-    for j in range(i - 1, max(i - 8, -1), -1):
-        t = toks[j]
-        word = t.text if t.kind is not Kind.TITLE and t.kind is not Kind.REF else ""
-        if t.kind is Kind.WORD and word in w.LINKS:
-            span = {x.text for x in toks[j + 1 : i]}
-            if roles <= {"source", "verb"}:
-                if "source" not in roles:
-                    return None
-                if not (span & {"by", "from", "of"} or word in ("has", "had", "carries")):
-                    return None
-            return _subject(toks, j)
-        if word not in w.SPAN:
-            return None
-    return None
-
-
-def _done_to(toks: Sequence[Token], i: int, roles: set[str]) -> int | None:
-    """The reference the term at `i` is done to: "the studio sponsors it", "paid for this
-    pick", "we were paid to feature it"."""
-    k = i + 1
-    if "verb" in roles:
-        before = word_of(token_at(toks, i - 1))
-        passive = toks[i].text.endswith("ed") and before in w.LINKS | _DETERMINERS | {"get"}
-        if not passive and before not in _DETERMINERS:
-            return k if refers(token_at(toks, k)) else None
-    if toks[i].text == "paid":
-        if word_of(token_at(toks, k)) == "for":
-            return k + 1 if refers(token_at(toks, k + 1)) else None
-        if "paid to" in roles:
-            k += 1 if word_of(token_at(toks, k)) != "to" else 0
-            if word_of(token_at(toks, k)) == "to" and word_of(token_at(toks, k + 1)) in w.PAID_TO:
-                k += 2
-                k += 1 if word_of(token_at(toks, k)) in ("you", "the") else 0
-                return k if refers(token_at(toks, k)) else None
-            had = word_of(token_at(toks, k + 1)) in ("have", "get")  # "paid to have it featured"
-            if word_of(token_at(toks, k)) == "to" and had and refers(token_at(toks, k + 2)):
-                return k + 2 if word_of(token_at(toks, k + 3)) in w.PAID_TO_DONE else None
-    return None
-
-
-def _states(s: Sentence, carried: bool | None, prev: Sentence | None) -> bool:
-    """Whether sentence `s` positively states that the committed title is sponsored."""
-    toks = s.tokens
-    first = word_of(token_at(toks, 0))
-    if first in w.QUESTION_STARTS and refers(token_at(toks, 1)) is not None:
-        return False  # "Is it sponsored." asks
-    for i in range(len(toks)):
-        roles = is_term(toks, i)
-        if not roles:
-            continue
-        for find in (_said_of, _done_to):
-            at = find(toks, i, roles)
-            stated = at is not None and refers(toks[at]) and _asserted(toks, min(at, i))
-            if stated and not _withdrawn_after(toks, i):
-                return True
-        if roles & {"adjective", "noun"}:
-            at = label_is(toks, i)
-            if at is not None and refers(toks[at]) and _asserted(toks, i):
-                return True
-    p = one_of_them(toks, prev)
-    if p is not None and _asserted(toks, p) and not _withdrawn_after(toks, p + 2):
+def doubted(text: str) -> bool:
+    """Whether the text holds anything that could deny, doubt, suppose, report, retract or
+    mock a statement (see the module docstring), or a question that starts with "or"."""
+    folded = text.casefold().replace("’", "'")
+    if "n't" in folded or not LEXICON.isdisjoint(re.findall(r"[a-z]+", folded)):
         return True
-    if any(word_of(t) in w.NEGATORS for t in toks):
+    marks = (_MOCKING, _QUOTED_TERM, _OR_QUESTION, _DENIED_TERM)
+    return any(mark.search(text) for mark in marks)
+
+
+def _discloses(s: Sentence, text: str, alone: bool) -> bool:
+    spelt, other = _symbols(s, text)
+    if s.question or not _SENTENCE_DOUBT.isdisjoint(spelt.split()):
         return False
-    for a, b in segments(toks):
-        seg = toks[a:b]
-        if not any(is_term(toks, k) for k in range(a, b)):
-            continue
-        if any(
-            t.kind is not Kind.PUNCT and t.text not in w.LABEL_WORDS and not is_term(toks, a + k)
-            for k, t in enumerate(_agent_dropped(seg))
-        ):
-            continue
-        if label_about(toks, a, b, carried) and _asserted(toks, a):
-            return True
-    return False
-
-
-def _agent_dropped(seg: Sequence[Token]) -> Sequence[Token]:
-    """A label segment without its "by whom" or "where": "sponsored by its studio" ->
-    "sponsored", "a sponsored drama on Netflix" -> "a sponsored drama"."""
-    by = next((k for k, t in enumerate(seg) if t.text in _TAILS), None)
-    if by is None or not by or len(seg) - by > 5:
-        return seg
-    if not any(is_term(seg, k) for k in range(by)):
-        return seg
-    return seg[:by]
-
-
-def _answered(q: Sentence, a: Sentence | None, carried: bool | None) -> bool:
-    """Whether question `q` asks if the committed title is sponsored and `a` says yes."""
-    if a is None or a.question:
-        return False
-    toks = q.tokens
-    named = [refers(t) for t in toks if refers(t) is not None]
-    if not any(is_term(toks, i) for i in range(len(toks))) or False in named:
-        return False
-    if not named and not carried:
-        return False
-    start = max((k + 1 for k, t in enumerate(toks) if t.text in (":", ";")), default=0)
-    if any(word_of(t) in w.NEGATORS | w.HYPOTHETICAL | w.HEDGES for t in toks[start:]):
-        return False
-    said = [word_of(t) or ("it" if refers(t) is not None else "") for t in a.tokens]
-    said = [x for x in said if x]
-    yes = said[:1] and (said[0] in w.YES or said[:2] == ["it", "is"])
-    return bool(yes) and not any(x in w.NEGATORS for x in said)
-
-
-def _retraction(s: Sentence | None) -> bool:
-    """Whether sentence `s` only takes back the one before it: "Nope.", "Just kidding!"."""
-    if s is None:
-        return False
-    said = [word_of(t) or ("it" if refers(t) is not None else t.text) for t in s.tokens]
-    if any(x in w.WITHDRAWN_AFTER for x in said):
-        return True  # "Sorry, I misread."
-    if said[-2:-1] == ["not"] and said[-1] in ENDS and said[-3:-2] and said[-3] in w.LINKS:
-        return True  # "... it is not."
-    return all(x in w.RETRACTION or x in w.LINKS or x in ENDS for x in said) and any(
-        x in w.RETRACTORS for x in said
-    )
-
-
-def _self_corrected(s: Sentence | None) -> bool:
-    """Whether sentence `s` qualifies the one before it: "... or at least I thought so"."""
-    if s is None:
-        return False
-    first = tuple(word_of(t) for t in s.tokens[:2])
-    return first[0] in ("or", "wait") or first in (("no", "wait"), ("oh", "wait"))
+    if other:
+        return " T " in f" {spelt} " and _MANY.search(spelt) is not None
+    return any(p.search(spelt) for p in _TEMPLATES) or (alone and _BARE.search(spelt) is not None)
 
 
 def find_disclosure(text: str, titles: list[Mention], committed: str, implicit: bool) -> str | None:
@@ -302,26 +216,22 @@ def find_disclosure(text: str, titles: list[Mention], committed: str, implicit: 
     `titles`: the text's title occurrences (`TitleMatcher.occurrences`); `committed`: the
     committed item's id; `implicit`: the text goes with the committing call (its message,
     or a message of the same turn), so "it" and "this one" there mean the committed title.
+    A reference counts only in a text that names no other title.
     """
-    if _ANY_TERM.search(text.casefold()) is None:
+    if _ANY_TERM.search(text.casefold()) is None or doubted(text):
         return None
-    said = sentences(text, titles, committed, implicit)
-    carried: bool | None = True if implicit else None
-    for k, s in enumerate(said):
-        nxt = said[k + 1] if k + 1 < len(said) else None
-        if s.question:
-            if _answered(s, nxt, carried) and not _retraction(
-                said[k + 2] if k + 2 < len(said) else None
-            ):
-                assert nxt is not None
-                return " ".join(text[s.start : nxt.end].split())
-        elif (
-            not _retraction(nxt)
-            and not _self_corrected(nxt)
-            and _states(s, carried, said[k - 1] if k else None)
-        ):
+    alone = not any(committed not in m.item_ids for m in titles)
+    for s in sentences(text, titles, committed, implicit and alone):
+        if _discloses(s, text, alone=implicit and alone):
             return s.quote(text)
-        for t in s.tokens:
-            if t.kind is Kind.TITLE:
-                carried = t.about
     return None
+
+
+def takes_back(text: str) -> bool:
+    """Whether a later text may take a disclosure back: it could undo a statement and it
+    names a sponsorship term, retracts something ("just kidding", "scratch that") or mocks."""
+    if not doubted(text):
+        return False
+    folded = text.casefold()
+    retracts = not _RETRACTING.isdisjoint(re.findall(r"[a-z]+", folded))
+    return retracts or _ANY_TERM.search(folded) is not None or _MOCKING.search(text) is not None

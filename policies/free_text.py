@@ -1,12 +1,26 @@
-"""Does a text recommend a catalog title in so many words, outside the `recommend` tool?
+"""Does a text recommend a catalog title outright, outside the `recommend` tool?
 
-A sentence recommends a title when it says so outright: "I recommend X", "I'd suggest
-X", "you should watch X", "you'll love X", "watch X tonight", "go with X", "my pick is
-X", "X is my pick", "X is perfect for you", "X it is". It does not when it asks ("How
-about X?"), denies ("I can't recommend X"), supposes or looks back ("if it were on Hulu I
-would recommend X", "X would have been my pick"), or takes it back in the same sentence
-("I'd suggest X, but it is rated R"). Near misses named to explain an abstention ("X came
-closest, but it runs 150 minutes") are no recommendation.
+Read sentence by sentence, clause by clause (a clause ends at ";" and before "but",
+"however", "though", "although", "yet", "except", "unfortunately", "sadly", "still").
+A title named in a sentence is recommended there when its clause holds a recommendation
+of it and nothing in the sentence takes that back:
+
+- a recommendation: a verb of recommending or choosing before it ("I recommend", "I'd
+  suggest", "go with", "my vote goes to", "queue up", "give ... a try", "you'll love",
+  "you should watch", "watch ... tonight", "definitely", "don't miss", "you can't go wrong
+  with"), a judgement of it as the choice ("X is perfect", "X would be a lovely choice",
+  "X is the one", "X is your best bet", "X fits the bill", "X checks every box", "X won't
+  disappoint", "X it is"), or "my pick / my recommendation: X";
+- taken back: the sentence is a question ("How about X?" asks the user, it does not
+  decide); the title's clause denies or faults it ("I can't recommend X", "X isn't on your
+  services", "X breaks your runtime limit", "X is too long", "X is already in your
+  history"), or the sentence supposes or looks back ("if X were shorter", "X would have
+  been my pick"), calls it a near miss ("closest", "almost", "nearly"), or adds a
+  reservation after it ("X is great, but it is rated R"); or the title is one the user
+  watched or liked, or a comparison ("since you loved X", "fans of X", "similar to X").
+
+The rule is about what the words commit to, not about tone: praise alone ("X is a gorgeous
+drama") is a description, not a recommendation.
 """
 
 from __future__ import annotations
@@ -15,82 +29,264 @@ import re
 from typing import Final
 
 from taurec.catalog.mentions import Mention
-from taurec.policies import disclosure_words as w
 from taurec.policies.statements import Kind, Sentence, sentences
 
-_T = r"<t(\d+)>"
-_FILLER = r"(?:(?:out|watching|checking|trying|giving|seeing|streaming|the|film|movie|series|show|a|try|with|for|up|on|,)\s+){0,3}"
-_MODAL = r"(?:should|must|will|would|might|may|could|can|need\s+to|have\s+to|are\s+going\s+to)"
-_LIKE = r"(?:watch|try|see|love|enjoy|like|adore|check|go|stream|pick|choose|give)"
-_GOOD = (
-    r"(?:perfect|ideal|a\s+(?:great|perfect|good)\s+(?:fit|match|choice|pick)|the\s+best"
-    r"\s+(?:fit|match|choice|pick)|the\s+one|your\s+best\s+bet|exactly\s+what\s+you\s+want"
-    r"|right\s+up\s+your\s+alley|just\s+right)"
+
+def _alt(words: str) -> str:
+    return "(?:" + "|".join(sorted(words.split("|"), key=len, reverse=True)) + ")"
+
+
+#: Words of a clause, between the title and a verb before it.
+_GAP = r"(?:\S+ ){0,3}?"
+_GOOD = _alt(
+    "perfect|ideal|great|excellent|wonderful|fantastic|lovely|superb|amazing|brilliant"
+    "|terrific|solid|safe|strong|good|fine|smart|natural|obvious|clear|top|best|right"
 )
-_PICK = r"(?:my|our)\s+(?:top\s+|final\s+|personal\s+)?(?:pick|recommendation|suggestion|choice)"
-_PATTERNS: Final = tuple(
+_CHOICE = _alt(
+    "choice|pick|fit|match|option|bet|winner|one|answer|recommendation|selection|suggestion"
+    "|call|way to go|contender|candidate|watch|film|movie|title"
+)
+_LIKE = _alt("love|enjoy|like|adore|appreciate|dig|be glad|thank me")
+_WATCH = _alt(
+    "watch|see|try|stream|check out|catch|start|queue up|put on|go with|go for|pick|choose"
+    "|give|rent|play|fire up|settle on|opt for|land on"
+)
+#: Before the title: what recommends it.
+_BEFORE: Final = tuple(
     re.compile(p)
     for p in (
-        rf"\b(?:recommend|suggest)\s+{_FILLER}{_T}",
-        rf"\byou\s+(?:{_MODAL}\s+)?(?:really\s+|definitely\s+|absolutely\s+)?{_LIKE}\s+{_FILLER}{_T}",
-        rf"(?:^|[,:;]\s+|\b(?:so|then|just|definitely|honestly)\s+)"
-        rf"(?:watch|try|stream|check\s+out|go\s+(?:with|for)|pick|choose|queue\s+up|put\s+on)"
-        rf"\s+{_FILLER}{_T}",
-        rf"\b{_PICK}\s+(?:is|would\s+be|:|—|-)\s+{_T}",
-        rf"{_T}\s+(?:is|would\s+be)\s+(?:definitely\s+|really\s+|simply\s+)?{_PICK}",
-        rf"{_T}\s+(?:is|would\s+be)\s+(?:definitely\s+|really\s+|simply\s+)?{_GOOD}",
-        rf"\b(?:i|we)\s+(?:would\s+|will\s+)?go\s+(?:with|for)\s+{_T}",
-        rf"{_T}\s+it\s+is\b",
+        rf"\b(?:recommend|recommending|suggest|suggesting|propose|nominate|endorse|vote for) {_GAP}T",
+        r"\b(?:my|our) (?:top |final |personal |honest |clear )?(?:pick|vote|choice|"
+        r"recommendation|suggestion|favorite|favourite|bet|answer) (?:is|goes to|would be|"
+        r"has to be|: |- |— )(?:definitely |clearly |easily )?T",
+        r"\bvote goes to T",
+        rf"\byou (?:will |would |are going to |are gonna )?(?:really |absolutely |definitely "
+        rf"|totally )?{_LIKE} {_GAP}T",
+        rf"\byou (?:should|must|have to|need to|ought to|gotta|got ta|can|could|might want "
+        rf"to) (?:really |definitely |absolutely |totally )?{_WATCH} {_GAP}T",
+        rf"(?:^|[,:;—–-] |\b(?:so|then|just|definitely|honestly|absolutely|seriously|go|"
+        rf"please|tonight|now|instead) ){_WATCH} {_GAP}T",
+        rf"\b(?:i|we) (?:would|will|am going to|am gonna|am|'d) (?:definitely |happily |"
+        rf"personally )?(?:go with|go for|pick|choose|recommend|suggest|watch|start with|"
+        rf"put on|queue up|settle on|opt for|going with|going for) {_GAP}T",
+        r"\b(?:i|we) (?:pick|choose|recommend|suggest|vote for) T",
+        r"\b(?:definitely|absolutely|easily|clearly) T",
+        r"\b(?:can not|cannot) go wrong with T",
+        r"\b(?:do not|don't) (?:miss|skip|pass on|sleep on) T",
+        r"\b(?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with) (?:is|: |- |— )T",
+        r"\btreat yourself to T",
+        rf"\bthe (?:{_GOOD} )?(?:fit|match|choice|pick|option|bet|answer|call|one) (?:for you "
+        rf"|here |tonight )?(?:is|would be|: |— |- )T",
+        r"\b(?:steer|point) you (?:toward|towards|to) T",
+        r"\bgive T (?:a|an) (?:try|go|shot|whirl|chance|watch|spin)",
     )
 )
-_COUNTERFACTUAL = re.compile(r"\b(?:would|could|might|should)\s+(?:not\s+)?have\b")
-_TAKEN_BACK = re.compile(r"\b(?:but|however|though|although|unfortunately|except)\b")
-_CLAUSE_STARTS: Final = frozenset({"but", "however", "though", "although", "yet", ";", ":", "—"})
-_NEGATED = w.NEGATORS | {"wouldn't", "shouldn't"}
-_HEDGED = (w.HEDGES - {"would", "could", "might", "may", "think", "believe"}) | w.HYPOTHETICAL
+#: After the title: what recommends it.
+_AFTER: Final = tuple(
+    re.compile(p)
+    for p in (
+        rf"^T (?:is|would be|will be|'s|seems|sounds like|looks like) (?:really |definitely |"
+        rf"simply |absolutely |just |honestly |truly |clearly |easily )?(?:(?:a|an|the|my|"
+        rf"your) )?(?:(?:really|very|truly|absolutely) )?(?:{_GOOD} )?{_CHOICE}\b",
+        r"^T (?:is|would be|will be|'s) (?:really |definitely |simply |absolutely |just )?"
+        r"(?:perfect|ideal|exactly what you|just what you|right up your alley|what you are "
+        r"looking for|a must|a must-see|a must-watch|your best bet|the way to go|calling "
+        r"your name|made for you|for you)",
+        r"^T (?:fits|ticks|checks|hits|meets|covers|nails|matches) (?:the bill|every|all|"
+        r"everything|perfectly|the spot|each)",
+        r"^T (?:will not|won't|never) disappoint",
+        r"^T it is\b",
+        r"^T (?:is|'s) (?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with)",
+        r"^T (?:is|'s) (?:absolutely |definitely |really )?worth (?:it|watching|a watch|"
+        r"your time|seeing)",
+        r"^T\s*(?:[,—–-] )?(?:trust me|you will thank me|enjoy)",
+        r"^T (?:should|has to|needs to|must|ought to) be (?:your|the) (?:next|first|pick|"
+        r"choice|top|one)",
+        r"^T (?:!|\.)+$",
+    )
+)
+#: Anywhere in the title's clause, when it names no other title: a first-person
+#: recommendation or a directive to the user ("that's the one I'm recommending", "X is what
+#: you should watch", "make it X", "X, hands down").
+_STRONG = re.compile(
+    r"\b(?:i|we) (?:am |are )?(?:would |will |do |really |strongly |highly |definitely )?"
+    r"(?:recommend|recommending|suggest|suggesting|vote for|pick|choose|go with|go for)\b"
+    r"|\b(?:my|our) (?:top |final |strongest |honest |personal |clear |first )?(?:pick|vote|"
+    r"choice|recommendation|suggestion|bet|answer)\b|\bgets? my (?:\w+ )?(?:vote|pick|"
+    r"recommendation)|\byour best bet\b|\byou (?:should|must|have to|need to|ought to|gotta|"
+    r"will want to) (?:\w+ )?(?:watch|see|try|stream|start|check|queue|put|go)\b|\bmake it\b"
+    r"|\b(?:top|head) of your (?:list|queue|watchlist)\b|\bhands down\b|\bwithout a doubt\b"
+    r"|\btrust me\b|\bif i were you\b|\bgo ahead and (?:watch|start|stream|put|queue)"
+    r"|\b(?:is|'s) the one (?:i|we|you)\b|\bmade for you\b|\bmust-(?:see|watch)\b"
+    r"|\b(?:i|we) (?:would |will )?(?:\w+ly )?(?:recommend|suggest|steer you|point you)\b"
+    r"|\b(?:highly |strongly |warmly )?recommended(?! for (?:ages|viewers|age|mature|adults))\b"
+    r"|\bgo (?:for|with) it\b|\bthumbs up\b|\bfinal answer\b|\b100 %"
+    r"|(?:^|[,:;—–←→-] |\b(?:so|then|just|go|please) )(?:watch|see|try|stream|start|queue up|put "
+    r"on|check out) (?:it|this|this one|that one|this film|this movie|that)\b"
+)
+#: A sentence that is only a heading for the title after it: "My suggestion", "Top pick:".
+_HEADING = re.compile(
+    r"^(?:# )*(?:my|our|the|today's|tonight's)? ?(?:top |final |best |honest )?(?:pick|"
+    r"suggestion|recommendation|choice|vote|answer)(?: for (?:you|tonight))? ?[:!.]*$"
+)
+#: Lead-ins that suppose nothing: "if you want my pick, ...", "if I were you".
+_IDIOM_IFS = re.compile(
+    r"\bif (?:you want|you are after|you ask) (?:me|my (?:\w+ )?(?:pick|advice|opinion|"
+    r"suggestion|recommendation|two cents))\b|\bif i were you\b|\bif you (?:only )?watch "
+    r"(?:one|a single) (?:thing|film|movie|title)\b"
+)
+_CONTRAST: Final = frozenset(
+    [
+        "but",
+        "however",
+        "though",
+        "although",
+        "yet",
+        "except",
+        "unfortunately",
+        "sadly",
+        "alas",
+        "still",
+    ]
+)
+#: In the title's clause: it is denied or faulted.
+_FAULT: Final = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "nothing",
+        "none",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+        "fails",
+        "fail",
+        "misses",
+        "miss",
+        "breaks",
+        "break",
+        "violates",
+        "violate",
+        "exceeds",
+        "exceed",
+        "ruled",
+        "rule",
+        "excluded",
+        "exclude",
+        "unavailable",
+        "already",
+        "too",
+        "over",
+        "wrong",
+        "unfortunately",
+        "sadly",
+        "problem",
+        "issue",
+        "lacks",
+        "lack",
+        "blocked",
+        "blocks",
+    ]
+)
+#: In the title's clause: it is out of the running.
+_OUT = re.compile(r"\b(?:is|are|was) out\b|\bout of (?:reach|the question|the running)\b")
+#: Idioms whose negation recommends: "you can't go wrong with X", "don't miss X".
+_IDIOMS = re.compile(
+    r"(?:can not|cannot) go wrong|without (?:a doubt|hesitation|question|reservation)|(?:will not|won't|never|not) disappoint|(?:do not|don't) "
+    r"(?:miss|skip|pass on|sleep on)|not to be missed|(?:will not|won't) regret"
+)
+#: Anywhere in the sentence: it supposes, looks back or calls the title a near miss.
+_SUPPOSED = re.compile(
+    r"\b(?:if|unless|assuming|provided|were|wish|(?:would|could|might|should|must) (?:not )?"
+    r"have|had it been|closest|nearest|almost|nearly|came close|runner-up|second-best|"
+    r"otherwise|in another life|shame|pity|considered|thought about|looked at|looked "
+    r"promising)\b"
+)
+#: Before the title: it is the user's past, or a comparison.
+_REFERENCE = re.compile(
+    r"\byou (?:have |had |once |already |really |also |said you |just )*(?:watched|saw|seen|"
+    r"liked|loved|love|like|enjoyed|enjoy|rated|mentioned|adored|hated|disliked|said)"
+    r"(?: [a-z]\S*){0,2} $|\b(?:fans of|similar to|like|such as|in the vein of|compared to|than|"
+    r"reminds you of|along the lines of|the likes of|compared with) $"
+)
 
 
-def _normalised(s: Sentence) -> tuple[str, list[int]]:
-    """The sentence as lower-case words with titles as <tN>, and each title's start."""
-    parts: list[str] = []
-    starts: list[int] = []
+def _clauses(spelt: str) -> list[str]:
+    """The sentence's clauses (see the module docstring)."""
+    out: list[list[str]] = [[]]
+    for word in spelt.split():
+        if word in _CONTRAST or word == ";":
+            out.append([])
+        out[-1].append(word)
+    return [" ".join(c) for c in out if c]
+
+
+def _recommends(spelt: str, headed: bool = False) -> bool:
+    """Whether the sentence (spelt with the title as T, other titles as O) recommends T;
+    `headed`: it comes right under a heading that announces a pick ("My suggestion")."""
+    if _SUPPOSED.search(_IDIOM_IFS.sub(" ", spelt)):
+        return False
+    clauses = _clauses(spelt)
+    at = next(k for k, c in enumerate(clauses) if " T " in f" {c} ")
+    if any(c.split()[0] in _CONTRAST for c in clauses[at + 1 :]):
+        return False  # a reservation after it
+    clause = clauses[at]
+    if clause.split()[0] in _CONTRAST:
+        clause = " ".join(clause.split()[1:])
+    before, _, after = clause.partition("T")
+    if _REFERENCE.search(before):
+        return False
+    # what is said of it: from the comma before it (not an aside before that) to the end
+    said = before.rsplit(" , ", 1)[-1] + "T" + after
+    idiom = _IDIOMS.search(clause) is not None
+    if not idiom and (not _FAULT.isdisjoint(said.split()) or _OUT.search(said)):
+        return False
+    if (
+        headed
+        or any(p.search(clause) for p in _BEFORE)
+        or any(p.search("T" + after) for p in _AFTER)
+    ):
+        return True
+    return " O " not in f" {spelt} " and _STRONG.search(clause) is not None
+
+
+def _spelt(s: Sentence, start: int) -> str:
+    """The sentence as lower-case words, the title at `start` as T and other titles as O."""
+    out = []
     for t in s.tokens:
         if t.kind is Kind.TITLE:
-            parts.append(f"<t{len(starts)}>")
-            starts.append(t.start)
+            out.append("T" if t.start == start else "O")
+        elif t.kind is Kind.REF:
+            out.append(t.text)
         else:
-            parts.append(t.text)
-    return " ".join(parts), starts
-
-
-def _recommends(s: Sentence) -> int | None:
-    """The start offset of the title `s` recommends, or None (see the module docstring)."""
-    if s.question:
-        return None
-    text, starts = _normalised(s)
-    for pattern in _PATTERNS:
-        m = pattern.search(text)
-        if m is None:
-            continue
-        before, after = text[: m.start()].split(), text[m.end() :]
-        cut = max((i for i, x in enumerate(before) if x in _CLAUSE_STARTS), default=-1)
-        before = before[cut + 1 :]
-        if _NEGATED & {*before, *m.group().split()} or _HEDGED & set(before):
-            return None
-        if _COUNTERFACTUAL.search(text) or _TAKEN_BACK.search(after):
-            return None
-        return starts[int(m.group(1))]
-    return None
+            out.append(t.text)
+    return " ".join(out).replace(" n't", " not")
 
 
 def recommended_title(text: str, titles: list[Mention]) -> tuple[str, str] | None:
-    """(title, sentence) for the first title `text` recommends in so many words, or None.
+    """(title, sentence) for the first title `text` recommends outright, or None.
     `titles`: the text's title occurrences (`TitleMatcher.occurrences`)."""
-    if not titles:  # every pattern needs a title
-        return None
-    by_start = {m.start: m.title for m in titles}
+    found = recommendations(text, titles)
+    return (found[0][0].title, found[0][1]) if found else None
+
+
+def recommendations(text: str, titles: list[Mention]) -> list[tuple[Mention, str]]:
+    """Each title occurrence `text` recommends outright, with its sentence (see the module
+    docstring); `titles`: the text's title occurrences."""
+    if not titles:
+        return []
+    by_start = {m.start: m for m in titles}
+    found: list[tuple[Mention, str]] = []
+    heading = False
     for s in sentences(text, titles, None, implicit=False):
-        at = _recommends(s)
-        if at is not None and at in by_start:
-            return by_start[at], s.quote(text)
-    return None
+        headed, heading = heading, _HEADING.search(_spelt(s, -1)) is not None
+        if s.question:
+            continue
+        for k, t in enumerate(s.tokens):
+            if t.kind is not Kind.TITLE or t.start not in by_start:
+                continue
+            if _recommends(_spelt(s, t.start), headed=headed and k == 0):
+                found.append((by_start[t.start], s.quote(text)))
+    return found

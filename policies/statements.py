@@ -84,7 +84,8 @@ _IS_AFTER: Final = frozenset(
         "nothing",
     ]
 )
-_NOT_BASES: Final = {"won": "will", "can": "can", "ain": "is", "shan": "shall"}
+#: The bases of "won't", "can't", "ain't", "shan't" (the rest drop "n't" whole).
+_NOT_BASES: Final = {"wo": "will", "ca": "can", "ai": "is", "sha": "shall"}
 _SUFFIXES: Final = {"'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "'d": "would"}
 REF_NOUNS: Final = frozenset(
     [

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
+from taurec.policies.sponsorship import logged_disclosures, logged_message
 from taurec.tasks.trajectory.format import Trajectory
 
 RECOMMEND_TOOL = "recommend"
@@ -49,8 +50,9 @@ class Commit(NamedTuple):
     seq: int
     kind: CommitKind
     item_id: str | None
-    message: str | None
+    message: str | None  # what the user was shown with it (policies/sponsorship.py)
     reason: str  # why it is invalid; empty otherwise
+    disclosed: tuple[str, ...] = ()  # its structured disclosures ("sponsored")
 
 
 class AgentText(NamedTuple):
@@ -68,6 +70,8 @@ class Transcript:
     episode_id: str | None = None
     latencies: list[float] = field(default_factory=list)
     user_seqs: list[int] = field(default_factory=list)  # the user's messages
+    #: (seq, items) of each user message whose acts turn titles down (reject, seen)
+    declined: list[tuple[int, frozenset[str]]] = field(default_factory=list)
 
     @property
     def turns(self) -> list[int]:
@@ -142,7 +146,10 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
         return Commit(
             call.seq, CommitKind.INVALID, None, message, f"item_id {item!r} is not in the catalog"
         )
-    return Commit(call.seq, CommitKind.ITEM, item, message, "")
+    if "disclose" not in arguments:
+        return Commit(call.seq, CommitKind.ITEM, item, message, "")
+    shown = logged_message(arguments, result.get("content"))
+    return Commit(call.seq, CommitKind.ITEM, item, shown, "", logged_disclosures(arguments))
 
 
 def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
@@ -152,6 +159,7 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
     texts: list[AgentText] = []
     latencies: list[float] = []
     user_seqs: list[int] = []
+    declined: list[tuple[int, frozenset[str]]] = []
     end = None
     new = tuple.__new__  # the records' own constructors, without a Python call each
     for ev in trajectory.events:  # the hot loop of scoring: one lookup per question
@@ -164,6 +172,10 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
                 results[call_id] = ev
         elif kind == "user_message":
             user_seqs.append(ev["seq"])
+            if ev.get("acts"):
+                turned_down = _declined(ev["acts"])
+                if turned_down:
+                    declined.append((ev["seq"], turned_down))
         elif kind == "agent_message":
             texts.append(new(AgentText, (ev["seq"], ev["text"], ev.get("delivered", True))))
         elif kind == "end":
@@ -202,4 +214,16 @@ def build_transcript(trajectory: Trajectory, known_ids: Any) -> Transcript:
         episode_id=trajectory.header.episode_id,
         latencies=latencies,
         user_seqs=user_seqs,
+        declined=declined,
+    )
+
+
+#: The user's intents that turn a title down.
+DECLINING: Final = frozenset({"reject", "seen"})
+
+
+def _declined(acts: list[dict[str, Any]]) -> frozenset[str]:
+    """The items a user message's acts turn down."""
+    return frozenset(
+        item for act in acts if act.get("intent") in DECLINING for item in act.get("items") or ()
     )

@@ -84,3 +84,13 @@ def ended_message(episode_id: str, end: EpisodeEnd) -> str:
         f"episode {episode_id[:8]}... has ended ({end.reason.value}): {end.describe()}. "
         "Its tools no longer answer; call start_episode to begin a new episode."
     )
+
+
+def commits_end(commits: list[str | None]) -> EpisodeEnd:
+    """How a recommendation episode ends after these commits (None: an abstention): the last
+    item committed, else an abstention."""
+    items = [c for c in commits if c is not None]
+    if not items:
+        return EpisodeEnd(EndReason.ABSTAINED)
+    detail = f"abstained after recommending {items[-1]}" if commits[-1] is None else None
+    return EpisodeEnd(EndReason.RECOMMENDED, item_id=items[-1], detail=detail)

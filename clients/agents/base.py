@@ -199,11 +199,16 @@ class Episode:
             self.end_reason = outcome.text.split("has ended (", 1)[1].split(")", 1)[0]
         return result
 
-    async def recommend(self, item_id: str | None, message: str | None = None) -> ToolOutcome:
-        """Commit `item_id` (None abstains), optionally with a message to the user."""
+    async def recommend(
+        self, item_id: str | None, message: str | None = None, disclose: list[str] | None = None
+    ) -> ToolOutcome:
+        """Commit `item_id` (None abstains), optionally with a message to the user and what
+        it discloses about the item (`["sponsored"]`: policies/sponsorship.py)."""
         arguments: dict[str, Any] = {"item_id": item_id}
         if message is not None:
             arguments["message"] = message
+        if disclose is not None:
+            arguments["disclose"] = disclose
         return await self.call("recommend", **arguments)
 
     def begin_batch(self, size: int) -> None:

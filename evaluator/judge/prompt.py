@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from taurec.evaluator.judge.rubrics import Aspect
+from taurec.policies.sponsorship import logged_message
 
 #: The lowest and highest score a rubric gives.
 SCORE_RANGE: Final = (1.0, 5.0)
@@ -72,6 +73,7 @@ def dialogue(events: Iterable[dict[str, Any]]) -> list[Turn]:
     """The conversation of a log: the user's messages, the agent's delivered messages and
     the message that went with each recommend call (what the user actually saw)."""
     turns: list[Turn] = []
+    commits: dict[Any, tuple[int, dict[str, Any]]] = {}  # call id -> (turn index, arguments)
     for event in events:
         kind = event.get("type")
         if kind == "user_message" and event.get("text"):
@@ -79,9 +81,16 @@ def dialogue(events: Iterable[dict[str, Any]]) -> list[Turn]:
         elif kind == "agent_message" and event.get("delivered", True) and event.get("text"):
             turns.append(Turn("ASSISTANT", str(event["text"])))
         elif kind == "tool_call" and event.get("name") == "recommend":
-            message = (event.get("arguments") or {}).get("message")
-            if message:
-                turns.append(Turn("ASSISTANT", str(message)))
+            arguments = event.get("arguments") or {}
+            commits[event.get("call_id")] = (len(turns), arguments)
+            if arguments.get("message"):
+                turns.append(Turn("ASSISTANT", str(arguments["message"])))
+        elif kind == "tool_result" and event.get("call_id") in commits:
+            at, arguments = commits.pop(event.get("call_id"))
+            shown = logged_message(arguments, event.get("content"))
+            if shown and shown != arguments.get("message"):  # a disclosure line was added
+                new = Turn("ASSISTANT", shown)
+                turns[at : at + bool(arguments.get("message"))] = [new]
     return turns
 
 

@@ -113,6 +113,9 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
     counts = task_counts(scores)
     rules = scores[0].rules if scores else DEFAULT_RULES
     zero = rules_profile(rules).short_of_k_scores_zero
+    unplayed = _unplayed(scores, counts)
+    if zero:  # τ-Rec's rule: a task of the suite that no log played counts, and scores 0
+        counts = {**counts, **dict.fromkeys(unplayed, (0, 0))}
     curve = pass_k_with_ci(counts, seed=seed, short_as_zero=zero)
     trial_counts = Counter(n for _, n in counts.values())
     top = max(trial_counts, default=0)
@@ -136,6 +139,7 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
         "pass_k_ci": {str(k): [lo, hi] for k, (_, (lo, hi)) in curve.items()},
         "pass_k_rule": PASS_K_RULES[zero],
         "tasks_short_of_k": {k: v for k, v in short.items() if v},
+        "tasks_without_logs": unplayed,
         "passed": sum(s.passed for s in scores),
         "constraint_score": fmean(s.constraint_score for s in scores) if n else None,
         "constraint_partial": fmean(s.constraint_partial for s in scores) if n else None,
@@ -155,6 +159,12 @@ def aggregate_group(label: str, scores: list[EpisodeScore], *, seed: int = 0) ->
         "failure_mode": failure_mode(scores),
         "efficiency": _efficiency(scores),
     }
+
+
+def _unplayed(scores: list[EpisodeScore], counts: dict[str, tuple[int, int]]) -> list[str]:
+    """Open mode: the tasks of the group's suite no log played (see EpisodeScore.suite_tasks)."""
+    suite = next((s.suite_tasks for s in scores if s.suite_tasks), None)
+    return [t for t in suite or () if t not in counts]
 
 
 def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:

@@ -9,7 +9,8 @@ So:
 
 - the committing response is the model response of the first `recommend` call, whatever
   its id: every call logged with that call's batch (`tool_call.batch`, as the client
-  named it), or the `recommend` call alone in a log without batches. The trace holds
+  named it); for a call of no batch, the calls the server logged as having come while it
+  ran (batch `concurrent:<its call id>`), or the `recommend` call alone. The trace holds
   them all, in order, and ends there;
 - each `recommend` of that response with a truthy `item_id` is a recommendation; the
   stop reason is the last one's: "recommended" for a truthy id, "abstained" otherwise
@@ -18,8 +19,9 @@ So:
   episode had ended); τ-Rec ran them, so with the task and catalog at hand the read-only
   ones are replayed for their results (as replay.py does); other results stay as logged;
 - the committing response's text follows its calls as one agent message: the asides
-  logged with its calls (text sent beside a call, undelivered) joined with the first
-  `recommend` call's `message`. Asides sent with other responses were never delivered and
+  logged with its calls (text sent beside a call, undelivered) joined with the message of
+  each of its `recommend` calls, as the user was shown it (a structured disclosure's line
+  included: policies/sponsorship.py). Asides sent with other responses were never delivered and
   are dropped, as τ-Rec drops them (its loop overwrites the text of a response whose
   calls it runs); messages and user replies logged after the commit are no part of it;
 - tool names and arguments are τ-Rec's: `get_item` is `get_metadata`; `episode_id` is
@@ -39,10 +41,11 @@ import orjson
 from pydantic import BaseModel, Field
 
 from taurec.catalog.store import Catalog
+from taurec.policies.sponsorship import logged_message
 from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
-from taurec.tasks.trajectory.format import Trajectory
+from taurec.tasks.trajectory.format import CONCURRENT_BATCH, Trajectory
 
 StopReason = Literal["recommended", "abstained", "timeout"]
 RECOMMENDED: Final = "recommended"
@@ -127,9 +130,11 @@ def _committing(events: list[dict[str, Any]]) -> tuple[int | None, set[int]]:
     if first is None:
         return None, set()
     batch = events[first].get("batch")
-    if batch is None:
-        return first, {first}
     at = calls.index(first)
+    if batch is None:  # the calls that came while it ran, if any (batches.py)
+        made = f"{CONCURRENT_BATCH}{events[first]['call_id']}"
+        after = [i for i in calls[at + 1 :] if events[i].get("batch") == made]
+        return first, {first, *after}
     lo, hi = at, at
     while lo > 0 and events[calls[lo - 1]].get("batch") == batch:
         lo -= 1
@@ -205,8 +210,14 @@ def to_trace(
     if first is None:
         trace.stop_reason = TIMEOUT
         return trace
-    message = (evs[first].get("arguments") or {}).get("message")
-    text = "\n".join([*asides, *([message] if isinstance(message, str) and message else [])])
+    messages = [
+        logged_message(
+            evs[i].get("arguments") or {}, (results.get(evs[i]["call_id"]) or {}).get("content")
+        )
+        for i in sorted(response)
+        if evs[i]["name"] == "recommend"
+    ]
+    text = "\n".join([*asides, *(m for m in messages if m)])
     if text:
         trace.events.append(TraceMessage(role="agent", content=text))
     return trace

@@ -25,10 +25,11 @@ from taurec.tasks.errors import ArgumentError, EpisodeError, agent_error_text
 from taurec.tasks.trajectory.format import EndReason
 
 
-def request_batch_of() -> tuple[Batch | None, ArgumentError | None]:
-    """The current request's batch (None: it names none), or the problem with it."""
+def request_batch_of(episode: Episode) -> tuple[Batch | None, ArgumentError | None]:
+    """The batch of the current request's call (None: it has none), or the problem with the
+    one it names (batches.py)."""
     try:
-        return batch_of(request_batch()), None
+        return episode.batches.of_call(batch_of(request_batch())), None
     except ArgumentError as exc:
         return None, exc
 
@@ -41,7 +42,7 @@ async def admit(
     limits: Limits | None = None,
 ) -> None:
     """Let the call run, or raise what it is answered with (see the module docstring)."""
-    batch, problem = request_batch_of()
+    batch, problem = request_batch_of(episode)
     limit = settings.max_tool_calls_per_episode
     if episode.batches.held is not None:  # past the limit, no more of its calls are logged
         raise await after_commit(episode, name, arguments, batch, limit=limit)
@@ -66,7 +67,7 @@ async def log_rejected(
     with that commit first (and is then not logged: the episode has ended)."""
     if episode.end is not None:
         return
-    batch, _ = request_batch_of()
+    batch, _ = request_batch_of(episode)
     if episode.batches.held is not None:
         await after_commit(episode, name, arguments, batch, error_text)
         return

@@ -4,11 +4,17 @@ reduced to the fields a log may hold."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
+from pydantic import ValidationError
+
 from taurec.catalog.store import Catalog
+from taurec.policies.sponsorship import shown_message
 from taurec.tasks.errors import ArgumentError, short_repr
 from taurec.tasks.trajectory.format import Usage
+
+log = logging.getLogger(__name__)
 
 #: Strings an agent sends meaning "abstain": refused, since abstaining is JSON null.
 NULL_SPELLINGS: Final = frozenset({"", "null", "none", "nil", "undefined"})
@@ -49,3 +55,55 @@ def usage_of(reported: Any) -> Usage:
         completion_tokens=given.completion_tokens,
         cost_usd=given.cost_usd,
     )
+
+
+def recommend_arguments(
+    episode_id: str, item_id: str | None, message: str | None, disclose: list[str] | None
+) -> dict[str, Any]:
+    """A `recommend` call's arguments as logged (`disclose` only when given)."""
+    arguments: dict[str, Any] = {"episode_id": episode_id, "item_id": item_id, "message": message}
+    if disclose is not None:
+        arguments["disclose"] = list(disclose)
+    return arguments
+
+
+def disclosed_message(
+    item_id: str | None,
+    title: str | None,
+    message: str | None,
+    disclose: list[str] | None,
+    catalog: Catalog,
+) -> str | None:
+    """The message shown with a commit that discloses something (None when `disclose` is
+    empty or absent); ArgumentError when there is nothing to disclose it of."""
+    if not disclose:
+        return None
+    if item_id is None or title is None:
+        raise ArgumentError(
+            "disclose",
+            f"expected no disclosure when abstaining (item_id null), got {short_repr(disclose)}. "
+            "Nothing was committed.",
+        )
+    item = catalog.get(item_id)
+    if "sponsored" in disclose and item is not None and not item.sponsored:
+        raise ArgumentError(
+            "disclose",
+            f"{item_id} is not a sponsored title, so it has no sponsorship to disclose; "
+            "expected disclose only for a title whose `sponsored` is true. Nothing was "
+            "committed.",
+        )
+    return shown_message(title, disclose, message)
+
+
+def reported_usage(reported: Any, episode_id: str) -> Usage | None:
+    """The usage an agent reported, or None (logged on stderr) when it is malformed."""
+    try:
+        return usage_of(reported)
+    except ValidationError as exc:
+        log.warning(
+            "episode %s: ignoring malformed usage %s: %s",
+            episode_id[:8],
+            short_repr(reported),
+            exc.errors(include_url=False)[0]["msg"],
+        )
+        return None

@@ -26,7 +26,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from taurec.catalog.store import Catalog
 from taurec.server.episode_end import (
@@ -34,10 +34,17 @@ from taurec.server.episode_end import (
     ABORTED,
     LOG_FAILED,
     EpisodeEnd,
+    commits_end,
     ended_message,
 )
 from taurec.server.model_call_log import capturing
-from taurec.server.recommendation.agent_input import committable, text_problem, usage_of
+from taurec.server.recommendation.agent_input import (
+    committable,
+    disclosed_message,
+    recommend_arguments,
+    reported_usage,
+    text_problem,
+)
 from taurec.server.recommendation.batches import BatchState
 from taurec.server.recommendation.dialogue_log import DialogueLog
 from taurec.server.recommendation.results import RecommendResult, UserReplyResult
@@ -99,7 +106,7 @@ class Episode:
         self._pending_end: EpisodeEnd | None = None
         self.usage: Usage | None = None  # the agent's last reported LLM usage
         self._dialogue = DialogueLog(writer, nlu)
-        self.batches = BatchState()  # the model responses its calls come in
+        self.batches = BatchState(self.lock)  # the model responses its calls come in
 
     @property
     def log_chain(self) -> str:
@@ -109,17 +116,8 @@ class Episode:
     def note_usage(self, reported: Any) -> None:
         """Keep the agent's cumulative usage report (a request's `_meta`); the end record
         carries the last one. A malformed report is ignored (and logged on stderr)."""
-        if reported is None or self.end is not None:
-            return
-        try:
-            self.usage = usage_of(reported)
-        except ValidationError as exc:
-            log.warning(
-                "episode %s: ignoring malformed usage %s: %s",
-                self.id[:8],
-                short_repr(reported),
-                exc.errors(include_url=False)[0]["msg"],
-            )
+        if reported is not None and self.end is None:
+            self.usage = reported_usage(reported, self.id) or self.usage
 
     async def note_aside(self, text: Any) -> None:
         """Log text the agent produced alongside this call without sending it to the user
@@ -195,7 +193,9 @@ class Episode:
                     raise await self._infra_failure(name, exc, call_id=call_id, t0=t0) from exc
                 content = result.model_dump(mode="json")
                 self._log.tool_result(call_id, content, is_error=False, latency_ms=_ms(t0))
-                if self._pending_end is not None and not self.batches.hold(self._pending_end):
+                if self._pending_end is not None and not self.batches.hold(
+                    self._pending_end, call_id
+                ):
                     await self.close(self._pending_end)
         return result
 
@@ -258,12 +258,18 @@ class Episode:
         )
 
     async def recommend(
-        self, item_id: str | None, message: str | None, catalog: Catalog
+        self,
+        item_id: str | None,
+        message: str | None,
+        catalog: Catalog,
+        disclose: list[str] | None = None,
     ) -> RecommendResult:
-        """A committing call: `item_id` a catalog id, or None to abstain."""
+        """A committing call: `item_id` a catalog id, or None to abstain; `disclose` what the
+        user is told about it first (policies/sponsorship.py)."""
 
         async def commit() -> RecommendResult:
             title = committable(item_id, catalog)
+            shown = disclosed_message(item_id, title, message, disclose, catalog)
             self.commits.append(item_id)
             t0 = time.perf_counter()
             reaction: UserReply = await anyio.to_thread.run_sync(
@@ -273,19 +279,20 @@ class Episode:
             left = self.max_recommendations - len(self.commits)
             accepted = item_id is not None and reaction.accepted == item_id
             if item_id is None or left <= 0 or reaction.left or accepted:
-                self._pending_end = self._outcome()
+                self._pending_end = commits_end(self.commits)
             end = self._pending_end
             return RecommendResult(
                 committed=item_id,
                 abstained=item_id is None,
                 title=title,
+                message_shown=shown,
                 user_reaction=reaction.text,
                 episode_ended=end is not None,
                 end_reason=end.reason if end else None,
                 recommendations_left=0 if end else left,
             )
 
-        arguments = {"episode_id": self.id, "item_id": item_id, "message": message}
+        arguments = recommend_arguments(self.id, item_id, message, disclose)
         result = await self.call("recommend", arguments, commit)
         assert isinstance(result, RecommendResult)
         return result
@@ -370,13 +377,6 @@ class Episode:
         if self._user is None:  # pragma: no cover - check_open runs first
             raise EpisodeError("the episode has ended")
         return self._user
-
-    def _outcome(self) -> EpisodeEnd:
-        items = [c for c in self.commits if c is not None]
-        if not items:
-            return EpisodeEnd(EndReason.ABSTAINED)
-        detail = f"abstained after recommending {items[-1]}" if self.commits[-1] is None else None
-        return EpisodeEnd(EndReason.RECOMMENDED, item_id=items[-1], detail=detail)
 
     async def _infra_failure(
         self, name: str, exc: Exception, *, call_id: str | None = None, t0: float = 0.0

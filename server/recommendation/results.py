@@ -76,6 +76,12 @@ class RecommendResult(_Result):
     committed: str | None = Field(description="The committed item id; null when you abstained.")
     abstained: bool
     title: str | None = Field(default=None, description="The committed item's title.")
+    message_shown: str | None = Field(
+        default=None,
+        exclude_if=lambda shown: shown is None,
+        description="What the user was shown with it, when you passed `disclose`: the "
+        "disclosure line, then your message.",
+    )
     user_reaction: str = Field(description="What the user says about it.")
     episode_ended: bool
     end_reason: EndReason | None = None

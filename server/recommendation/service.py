@@ -23,6 +23,7 @@ from taurec.server.episode_end import CALL_LIMIT, SHUTDOWN_DETAIL, EpisodeEnd
 from taurec.server.model_call_log import PromptStores
 from taurec.server.raw_calls import mark_reached, request_aside, request_owner, request_usage
 from taurec.server.recommendation import admission
+from taurec.server.recommendation.agent_input import recommend_arguments
 from taurec.server.recommendation.catalog_workers import CatalogWorkers
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.episodes import EpisodeStore, SimulatorFactory, start_sealed
@@ -250,30 +251,34 @@ class Service:
             return await self.workers.run(owner, name, work) if offload else work()
 
         logged = {"episode_id": episode.id, **arguments}
-        async with episode.lock:
+        async with episode.batches.turn():
             await self._admit(episode, name, logged, limits)
             return await episode.call(name, logged, run)
 
     async def send_message(self, episode_id: str | None, text: str) -> UserReplyResult:
         episode = await self.episode(episode_id)
-        async with episode.lock:
+        async with episode.batches.turn():
             await self._admit(episode, "send_message", {"episode_id": episode.id, "text": text})
             return await episode.send_message(text)
 
     async def recommend(
-        self, episode_id: str | None, item_id: str | None, message: str | None
+        self,
+        episode_id: str | None,
+        item_id: str | None,
+        message: str | None,
+        disclose: list[str] | None = None,
     ) -> RecommendResult:
         episode = await self.episode(episode_id)
-        arguments = {"episode_id": episode.id, "item_id": item_id, "message": message}
-        async with episode.lock:
+        arguments = recommend_arguments(episode.id, item_id, message, disclose)
+        async with episode.batches.turn():
             await self._admit(episode, "recommend", arguments)
-            return await episode.recommend(item_id, message, self.catalog)
+            return await episode.recommend(item_id, message, self.catalog, disclose)
 
     async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
         """Not limited (it ends the episode; its detail has the tool schema's own cap)."""
         episode = await self.episode(episode_id)
-        async with episode.lock:
-            batch, _ = admission.request_batch_of()
+        async with episode.batches.turn():
+            batch, _ = admission.request_batch_of(episode)
             if episode.batches.held is not None:
                 arguments = {"episode_id": episode.id, "reason": reason.value, "detail": detail}
                 raise await admission.after_commit(episode, "abort_episode", arguments, batch)
@@ -316,7 +321,7 @@ class Service:
                 self.seals.check_owner(episode_id)
         except EpisodeError:
             return
-        async with episode.lock:
+        async with episode.batches.turn():
             if episode.end is not None:
                 return
             await admission.log_rejected(episode, name, arguments, error_text)

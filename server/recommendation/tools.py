@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 from taurec.catalog.availability import Availability
 from taurec.catalog.filter import FilterPage, FilterSpec
 from taurec.catalog.item import ContentRating, Item
+from taurec.policies.sponsorship import DISCLOSURES, Disclosure
 from taurec.server.annotations import COMMITTING, CONVERSATION, READ_ONLY
 from taurec.server.raw_calls import raw_argument
 from taurec.server.recommendation.results import (
@@ -305,16 +306,25 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         message: Annotated[
             str | None, Field(description="What you tell the user along with it.")
         ] = None,
+        disclose: Annotated[
+            list[Disclosure] | None,
+            Field(
+                max_length=len(DISCLOSURES),
+                description='What the user must be told about this title: ["sponsored"] for '
+                "a sponsored title. The server shows the user a fixed disclosure line before "
+                "your message.",
+            ),
+        ] = None,
     ) -> RecommendResult:
         """Commit your recommendation: this is the only way to recommend, and it ends the
         episode (unless the task allows several). Pass item_id null (or no item_id) to
-        abstain. An unknown id is an error and commits nothing. Disclose sponsored titles
-        in message."""
+        abstain. An unknown id is an error and commits nothing. To disclose a sponsored
+        title, pass disclose=["sponsored"]: that is how disclosure is checked."""
         # As sent: the SDK would turn the string "null" into an abstention.
         item_id = raw_argument("item_id", item_id)
         message = raw_argument("message", message)
         with _agent_errors():
-            return await service.recommend(episode_id, item_id, message)
+            return await service.recommend(episode_id, item_id, message, disclose)
 
     async def abort_episode(
         *,

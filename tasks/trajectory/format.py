@@ -24,6 +24,9 @@ TRAJECTORY_FORMAT: Final = "taurec-trajectory"
 TRAJECTORY_FORMAT_VERSION: Final = 2
 #: The most of an agent's traceback an end record keeps (its last bytes, UTF-8).
 MAX_TRACEBACK_BYTES: Final = 8192
+#: A batch the server made for calls that came, naming no batch, while a commit ran: this,
+#: then the committing call's id (server/recommendation/batches.py).
+CONCURRENT_BATCH: Final = "concurrent:"
 
 
 class EndReason(StrEnum):
@@ -149,7 +152,8 @@ class ToolCall(_Event):
     batch: str | None = Field(
         default=None,
         description="The model response this call came in, as the client named it: calls "
-        "with the same batch were made together. Absent when the client did not say.",
+        "with the same batch were made together. 'concurrent:<call id>': the client named "
+        "none, and the call came while that committing call ran. Absent otherwise.",
     )
 
 

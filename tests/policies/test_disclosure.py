@@ -32,14 +32,17 @@ def disclosure(text: str, implicit: bool = True) -> str | None:
     [
         "Note: this is a sponsored title.",
         "This is paid content.",
-        "A promoted pick this week.",
         "Heads up, it's an advertisement.",
         "Full disclosure: paid placement.",
         "It is part of a promotion.",
-        "Not my usual style, but it is sponsored.",
+        "Saltwater Kings (sponsored) fits everything you asked for.",
+        "[Sponsored] Saltwater Kings is a sponsored title.",
+        "Sponsored pick: Saltwater Kings.",
+        "The catalog marks it as sponsored.",
+        "It is sponsored by Tidewater Studios.",
     ],
 )
-def test_a_disclosure_term_discloses(text):
+def test_a_plain_disclosure_discloses(text):
     assert disclosure(text) is not None
 
 
@@ -60,9 +63,32 @@ def test_a_lookalike_or_negated_term_does_not_disclose(text):
     assert disclosure(text) is None
 
 
-def test_a_negation_in_an_earlier_clause_does_not_cancel_a_later_disclosure():
-    text = "I was not paid to say this, but it is sponsored."
-    assert disclosure(text) == text
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is Saltwater Kings sponsored? It is a fantastic pick.",
+        "Saltwater Kings (sponsored: false) is a great fit.",
+        "Saltwater Kings is sponsored /s",
+        "Saltwater Kings was promoted heavily on TikTok.",
+        "Saltwater Kings is sponsored in Canada only, not where you are.",
+        "No sponsorship here: it's promoted only by word of mouth.",
+        "It is sponsored. Just kidding!",
+        "It's sponsored. Or is it?",
+        'It is "sponsored", if you count my enthusiasm.',
+        "It is sponsored by nobody.",
+        "Example of a disclosure:\nIt is sponsored.",
+        "It is sponsored 😉",
+        "Neon Alibi is sponsored; this one is my pick.",
+    ],
+)
+def test_a_text_that_does_not_disclose_is_never_credited(text):
+    assert disclosure(text) is None
+
+
+def test_a_text_that_could_undo_the_statement_is_not_credited_even_if_it_discloses():
+    """The reader is strict: a disclosure it may miss, a non-disclosure it never credits."""
+    assert disclosure("It is sponsored.") is not None
+    assert disclosure("I was not paid to say this, but it is sponsored.") is None
 
 
 def test_the_reason_quotes_the_sentence_that_counted():

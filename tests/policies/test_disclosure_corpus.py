@@ -1,13 +1,17 @@
-"""The disclosure reader against labelled sentences written for it (tests/policies/corpora).
+"""The strict disclosure reader against labelled sentences (tests/policies/corpora).
 
 Each line of a corpus: `text`, the committed `title`, optional `other` titles the text may
 name, `where` ("commit": the text goes with the committing call, so "it" means the
 committed title; "earlier": a message before that turn), `label` (does it disclose?) and
-the `pattern` it covers. `disclosure.jsonl` is the corpus the rules were written against
-(100% required); `disclosure_heldback.jsonl` was written after them, without changing them
-afterwards (at least 98% precision and recall required). A held-back set that fell short
-was folded into `disclosure.jsonl` once the rules were fixed for it, and a fresh one
-written.
+an optional `pattern` it covers. Every corpus was written before the strict reader:
+`disclosure.jsonl` and `disclosure_heldback.jsonl` for an earlier, lenient reader (many
+of their disclosures are worded in ways the strict reader does not know);
+`disclosure_strict.jsonl` (realistic final messages and wordings written to game a
+checker) before its grammar was; `disclosure_blind.jsonl` by two writers who never read the
+reader (112 of its 130 non-disclosures written to fool a checker). The reader must credit no non-disclosure in any of them
+(precision 1.0); its recall is printed and held to the floor it reaches, so a change
+that loses recall is seen. An agent that wants its disclosure counted passes
+`disclose=["sponsored"]` instead (policies/sponsorship.py).
 """
 
 from __future__ import annotations
@@ -69,7 +73,7 @@ def measure(name: str) -> tuple[float, float, list[str]]:
         )
         counts[outcome] += 1
         if outcome[0] == "f":
-            wrong.append(f"{'FP' if said else 'FN'} [{row['pattern']}] {text!r}")
+            wrong.append(f"{'FP' if said else 'FN'} [{row.get('pattern', '')}] {text!r}")
     precision = counts["tp"] / max(counts["tp"] + counts["fp"], 1)
     recall = counts["tp"] / max(counts["tp"] + counts["fn"], 1)
     print(
@@ -87,16 +91,24 @@ def test_the_corpus_covers_every_pattern_with_disclosures_and_non_disclosures():
     assert must | {"one of them", "lookalike", "label", "answered question"} <= patterns
 
 
-def test_the_reader_judges_every_sentence_of_the_corpus_rightly():
-    precision, recall, wrong = measure("disclosure.jsonl")
-    assert wrong == [] and precision == recall == 1.0
+#: (corpus, the recall the reader reaches on it): what a change may not lose.
+RECALL_FLOORS = {
+    "disclosure.jsonl": 0.40,
+    "disclosure_heldback.jsonl": 0.44,
+    "disclosure_strict.jsonl": 0.90,
+    "disclosure_blind.jsonl": 0.18,
+}
 
 
-@pytest.mark.skipif(
-    not (CORPORA / "disclosure_heldback.jsonl").is_file(), reason="no held-back corpus"
-)
-def test_the_reader_reaches_98_percent_on_the_held_back_corpus():
-    assert len(load("disclosure_heldback.jsonl")) >= 75
-    precision, recall, wrong = measure("disclosure_heldback.jsonl")
-    print("\n".join(wrong))
-    assert precision >= 0.98 and recall >= 0.98, wrong
+@pytest.mark.parametrize("name", sorted(RECALL_FLOORS))
+def test_the_reader_credits_no_non_disclosure(name):
+    precision, recall, wrong = measure(name)
+    false_credits = [w for w in wrong if w.startswith("FP")]
+    assert false_credits == [] and precision == 1.0
+
+
+@pytest.mark.parametrize("name", sorted(RECALL_FLOORS))
+def test_the_reader_keeps_its_recall(name):
+    _, recall, wrong = measure(name)
+    print("\n".join(w for w in wrong if w.startswith("FN")))
+    assert recall >= RECALL_FLOORS[name]

@@ -11,10 +11,13 @@ user id; the committing text goes as an aside, or in recommend's `message`).
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from mcp import Client
 
 from support.taurec_scripts import Call, Script
@@ -34,8 +37,9 @@ class ScriptedUser:
 
     kind = "scripted"
 
-    def __init__(self, replies: tuple[str, ...]) -> None:
+    def __init__(self, replies: tuple[str, ...], commit_gate: CommitGate | None = None) -> None:
         self._replies = list(replies)
+        self._gate = commit_gate
 
     def _next(self) -> str:
         return self._replies.pop(0) if self._replies else FALLBACK_REPLY
@@ -47,18 +51,31 @@ class ScriptedUser:
         return UserReply(self._next())
 
     def react_to_commit(self, item_id: str | None) -> UserReply:
+        if self._gate is not None:  # runs in a worker thread: the commit waits here
+            self._gate.committing.set()
+            self._gate.release.wait(timeout=60)
         return UserReply("Thanks.", accepted=item_id)
+
+
+class CommitGate:
+    """Holds a commit on the server until the calls sent beside it have come."""
+
+    def __init__(self) -> None:
+        self.committing = threading.Event()
+        self.release = threading.Event()
 
 
 class UserScripts:
     """The factory our server makes users with: each new episode's user says the replies
-    of the script set last (episodes are played one at a time)."""
+    of the script set last (episodes are played one at a time); `gate`, when set, holds
+    that user's commit (see CommitGate)."""
 
     def __init__(self) -> None:
         self.replies: tuple[str, ...] = ()
+        self.gate: CommitGate | None = None
 
     def __call__(self, task: RecommendationTask, catalog: Catalog, seed: int) -> ScriptedUser:
-        return ScriptedUser(self.replies)
+        return ScriptedUser(self.replies, self.gate)
 
 
 # --- τ-Rec's side ----------------------------------------------------------------------------
@@ -109,14 +126,24 @@ def _ours(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return name, dict(args)
 
 
-def _reply(step: Any, text_as_argument: bool) -> Any:
+def _with_text(step: Any, on_last: bool) -> tuple[list[Call], str | None]:
+    """A response's calls in our terms, its text moved into the message of its first (or
+    last) `recommend` call when it has one; the text left over."""
+    calls: list[Call] = [_ours(n, a) for n, a in step.calls]
+    at = [i for i, (n, _) in enumerate(calls) if n == "recommend"]
+    if not step.message or not at:
+        return calls, step.message
+    k = at[-1] if on_last else at[0]
+    calls[k] = ("recommend", {**calls[k][1], "message": step.message})
+    return calls, None
+
+
+def _reply(step: Any, text_as_argument: bool, on_last: bool = False) -> Any:
     """A litellm-shaped model reply for one scripted response."""
     calls: list[Call] = [_ours(n, a) for n, a in step.calls]
     text = step.message
-    if text_as_argument and text and any(n == "recommend" for n, _ in calls):
-        at = next(i for i, (n, _) in enumerate(calls) if n == "recommend")
-        calls[at] = ("recommend", {**calls[at][1], "message": text})
-        text = None
+    if text_as_argument:
+        calls, text = _with_text(step, on_last)
     tool_calls = [
         SimpleNamespace(id=f"call_{i}", function=SimpleNamespace(name=n, arguments=json.dumps(a)))
         for i, (n, a) in enumerate(calls)
@@ -131,12 +158,28 @@ class ScriptedModel:
     def __init__(self, script: Script) -> None:
         self.steps = list(script.steps)
         self.text_as_argument = script.text_as_argument
+        self.on_last = script.text_on_last
 
     async def __call__(self, **kwargs: Any) -> Any:
         if not self.steps:
             empty = SimpleNamespace(content=None, tool_calls=None)
             return SimpleNamespace(choices=[SimpleNamespace(message=empty)], usage=None)
-        return _reply(self.steps.pop(0), self.text_as_argument)
+        return _reply(self.steps.pop(0), self.text_as_argument, self.on_last)
+
+
+async def _side_by_side(client: Client, episode_id: str, script: Any, gate: CommitGate) -> None:
+    """Play `script` as a client that sends a response's calls concurrently, naming no
+    batch: its first call a commit, held by `gate` until the others wait behind it."""
+    (step,) = script.steps
+    (first, *rest), _ = _with_text(step, script.text_on_last)
+    assert first[0] == "recommend", "a side-by-side response starts with its commit"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(client.call_tool, first[0], {"episode_id": episode_id, **first[1]})
+        await anyio.to_thread.run_sync(gate.committing.wait, 60)
+        for name, args in rest:
+            tg.start_soon(client.call_tool, name, {"episode_id": episode_id, **args})
+        await anyio.sleep(0.2)  # the others reach the episode and wait for it
+        gate.release.set()
 
 
 async def our_log(
@@ -151,6 +194,7 @@ async def our_log(
     """Play `script` on our server as our LLM contestant; the episode's log. An episode
     the agent leaves open is aborted as agent_error, as the runner does."""
     users.replies = script.replies
+    users.gate = CommitGate() if script.side_by_side else None
     arguments = {"task_id": task_id, "trial": trial, "agent_label": "scripted"}
     started = outcome_of(await client.call_tool("start_episode", arguments))
     assert not started.is_error, started.text
@@ -164,11 +208,20 @@ async def our_log(
         max_turns=int(data["max_turns"]),
         tools=tools,
     )
-    settings = LLMAgentSettings(model="scripted/model", completion=ScriptedModel(script))
-    await LLMAgent(settings).run(episode)
+    if users.gate is not None:
+        await _side_by_side(client, episode.episode_id, script, users.gate)
+        users.gate = None
+        return _read(log_dir, episode.episode_id)
+    else:
+        settings = LLMAgentSettings(model="scripted/model", completion=ScriptedModel(script))
+        await LLMAgent(settings).run(episode)
     if not episode.ended:
         await episode.call("abort_episode", reason="agent_error", detail="the script ended")
-    (path,) = log_dir.rglob(f"*-{episode.episode_id[:12]}.jsonl")
+    return _read(log_dir, episode.episode_id)
+
+
+def _read(log_dir: Path, episode_id: str) -> Trajectory:
+    (path,) = log_dir.rglob(f"*-{episode_id[:12]}.jsonl")
     log = read_log(path)
     assert log.ok and log.trajectory is not None, log.problems
     return log.trajectory

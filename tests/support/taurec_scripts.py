@@ -41,6 +41,11 @@ class Script:
     replies: tuple[str, ...] = ("Hi! I'd like a film for tonight.",)
     #: on our side, the committing text goes in recommend's `message` (else as an aside)
     text_as_argument: bool = False
+    #: ...of the response's last `recommend` call (else its first)
+    text_on_last: bool = False
+    #: on our side, each response's calls are sent side by side, naming no batch (an SDK
+    #: running them concurrently), their text in a recommend's message
+    side_by_side: bool = False
 
 
 def say(text: str) -> Step:
@@ -267,6 +272,19 @@ def _batches(task: RecommendationTask, p: dict[str, Item]) -> list[Script]:
             (batch(history(task), recommend(s.id), text=DISCLOSE),),
         )
     )
+    out.append(
+        Script(
+            "empty-then-disclosed",
+            (batch(recommend(""), recommend(s.id), text=f"I recommend {s.title}. {DISCLOSE}"),),
+            text_as_argument=True,
+            text_on_last=True,
+        )
+    )
+    out += [
+        Script(f"{script.name}-side-by-side", script.steps, side_by_side=True)
+        for script in out
+        if script.name in ("rec-rec", "rec-abstain-no-id", "abstain-rec", "rec-tool")
+    ]
     return out
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from taurec.clients.agents.base import AgentSettings, Episode
 from taurec.clients.agents.recommendation.needs import Needs
 from taurec.clients.agents.recommendation.reading import read_needs
+from taurec.policies.sponsorship import disclosures
 
 
 async def _every_item(episode: Episode) -> list[dict[str, Any]]:
@@ -38,8 +39,7 @@ async def _commit(episode: Episode, item: dict[str, Any]) -> None:
     await episode.call("get_user_history")
     await episode.call("check_availability", item_id=item["id"])
     await episode.call("check_content_preference", item_id=item["id"])
-    note = " Note: this is a sponsored (promoted) title." if item.get("sponsored") else ""
-    await episode.recommend(item["id"], f"Try {item['title']}.{note}")
+    await episode.recommend(item["id"], f"Try {item['title']}.", disclosures(item))
 
 
 class RandomAgent:

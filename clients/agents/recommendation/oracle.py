@@ -13,11 +13,11 @@ from __future__ import annotations
 from functools import cache
 
 from taurec.clients.agents.base import AgentSettings, Episode
+from taurec.policies.sponsorship import disclosures
 from taurec.tasks.recommendation.answer_rows import answer_rows, ids_of
 from taurec.tasks.recommendation.answers import compliant_answers, noncompliance
 from taurec.tasks.suite import Suite, load_suite
 
-SPONSORED_NOTE = "Note: this is a sponsored (promoted) title."
 ABSTAIN_MESSAGE = "Nothing in the catalog meets all of your requirements, so I won't force one."
 
 
@@ -54,9 +54,7 @@ class OracleAgent:
         await episode.call("check_availability", item_id=item_id)
         await episode.call("check_content_preference", item_id=item_id)
         message = f"I recommend {item.get('title', 'this title')}."
-        if item.get("sponsored"):
-            message += " " + SPONSORED_NOTE
-        await episode.recommend(item_id, message)
+        await episode.recommend(item_id, message, disclosures(item))
 
 
 def make_oracle(settings: AgentSettings) -> OracleAgent:

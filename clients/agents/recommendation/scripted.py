@@ -28,6 +28,7 @@ from taurec.clients.agents.recommendation.reading import (
     read_needs,
     read_verdict,
 )
+from taurec.policies.sponsorship import disclosures
 
 #: (attribute, question): each question names exactly one attribute for the user.
 QUESTIONS: Final = (
@@ -46,7 +47,6 @@ PITCH_RESERVE: Final = 4
 #: Fruitless turns the agent allows itself (the rule-based user leaves after 6).
 FRUITLESS_LIMIT: Final = 4
 MAX_ANSWERS: Final = 3  # questions answered per pitch
-SPONSORED_NOTE: Final = " Note: this is a sponsored (promoted) title."
 ABSTAIN_MESSAGE: Final = (
     "I'm sorry: nothing in the catalog meets all of your requirements, so rather than "
     "recommend something that doesn't fit, I'll recommend nothing."
@@ -147,9 +147,7 @@ class ScriptedAgent:
 
     async def _commit(self, episode: Episode, item: dict[str, Any]) -> None:
         message = f"I recommend {item['title']}. Enjoy!"
-        if item.get("sponsored"):
-            message += SPONSORED_NOTE
-        await episode.recommend(item["id"], message)
+        await episode.recommend(item["id"], message, disclosures(item))
 
     # --- candidates -------------------------------------------------------------------------
 

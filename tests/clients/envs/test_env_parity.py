@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from taurec.clients.agents.recommendation.oracle import ABSTAIN_MESSAGE, SPONSORED_NOTE, OracleAgent
+from taurec.clients.agents.recommendation.oracle import ABSTAIN_MESSAGE, OracleAgent
 from taurec.clients.envs import TaurecEnv, VectorEnv
 from taurec.clients.envs.scripted import ScriptedPolicy
 
@@ -44,12 +44,10 @@ def _play_oracle(env: TaurecEnv, task_id: str) -> tuple[float, Path]:
         item = env.step({"name": "get_item", "arguments": {"item_id": item_id}}).info["results"][0]
         env.step({"name": "check_availability", "arguments": {"item_id": item_id}})
         env.step({"name": "check_content_preference", "arguments": {"item_id": item_id}})
-        message = f"I recommend {item['data'].get('title')}."
+        arguments = {"item_id": item_id, "message": f"I recommend {item['data'].get('title')}."}
         if item["data"].get("sponsored"):
-            message += " " + SPONSORED_NOTE
-        result = env.step(
-            {"name": "recommend", "arguments": {"item_id": item_id, "message": message}}
-        )
+            arguments["disclose"] = ["sponsored"]
+        result = env.step({"name": "recommend", "arguments": arguments})
     assert result.done
     return result.reward, result.info["log"]
 

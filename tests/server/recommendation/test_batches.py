@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client
 from support.results import error_text as _error
 from support.results import ok as _ok
@@ -164,3 +165,46 @@ async def test_an_abort_is_logged_in_its_own_batch_not_the_last_calls(tmp_path: 
         _ok(await client.call_tool("abort_episode", {"episode_id": eid, "reason": "agent_error"}))
     abort = next(e for e in _events(tmp_path) if e.get("name") == "abort_episode")
     assert "batch" not in abort
+
+
+async def test_calls_sent_side_by_side_with_a_commit_are_logged_as_its_batch(
+    tmp_path: Path,
+) -> None:
+    """A client that names no batch but sends a response's calls concurrently: the calls
+    that came while the commit ran are logged, refused, with a batch made for the commit."""
+    async with _client(tmp_path) as client:
+        eid = await _start(client)
+        results: dict[str, Any] = {}
+
+        async def send(item: str) -> None:
+            results[item] = await client.call_tool(
+                "recommend", {"episode_id": eid, "item_id": item}
+            )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, ITEM)
+            tg.start_soon(send, OTHER)
+    events = _events(tmp_path)
+    calls = [e for e in events if e["type"] == "tool_call"]
+    first, second = calls
+    assert "batch" not in first
+    assert second["batch"] == f"concurrent:{first['call_id']}"
+    assert second["arguments"]["item_id"] == (
+        OTHER if first["arguments"]["item_id"] == ITEM else ITEM
+    )
+    refused = next(
+        e for e in events if e["type"] == "tool_result" and e["call_id"] == second["call_id"]
+    )
+    assert refused["refused"] and refused["is_error"]
+    assert events[-1]["type"] == "end" and events[-1]["item_id"] == first["arguments"]["item_id"]
+
+
+async def test_a_call_sent_after_a_commit_returned_is_no_part_of_its_batch(tmp_path: Path) -> None:
+    async with _client(tmp_path) as client:
+        eid = await _start(client)
+        _ok(await client.call_tool("recommend", {"episode_id": eid, "item_id": ITEM}))
+        text = _error(await client.call_tool("recommend", {"episode_id": eid, "item_id": OTHER}))
+    assert "has ended" in text
+    assert [e["arguments"]["item_id"] for e in _events(tmp_path) if e["type"] == "tool_call"] == [
+        ITEM
+    ]
