@@ -44,12 +44,13 @@ _GOOD = _alt(
 )
 _CHOICE = _alt(
     "choice|pick|fit|match|option|bet|winner|one|answer|recommendation|selection|suggestion"
-    "|call|way to go|contender|candidate|watch|film|movie|title"
+    "|call|way to go|contender|candidate|watch|film|movie|title|move|winner|verdict|ticket"
+    "|advice"
 )
 _LIKE = _alt("love|enjoy|like|adore|appreciate|dig|be glad|thank me")
 _WATCH = _alt(
     "watch|see|try|stream|check out|catch|start|queue up|put on|go with|go for|pick|choose"
-    "|give|rent|play|fire up|settle on|opt for|land on"
+    "|give|rent|play|fire up|settle on|opt for|land on|press play on|hit play on"
 )
 #: Before the title: what recommends it.
 _BEFORE: Final = tuple(
@@ -75,6 +76,11 @@ _BEFORE: Final = tuple(
         r"\b(?:do not|don't) (?:miss|skip|pass on|sleep on) T",
         r"\b(?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with) (?:is|: |- |— )T",
         r"\btreat yourself to T",
+        r"^(?:(?:my|our|the|today's|tonight's) )?(?:top|final|best|honest) (?:pick|choice|"
+        r"recommendation|suggestion|bet) (?:is |: |- |— |→ |-> )?T",
+        r"\b(?:i|we) (?:have |had )?(?:settled on|landed on|gone with|went with|picked|chose|"
+        r"chosen|decided on|opted for) T",
+        r"\bput T on\b",
         rf"\bthe (?:{_GOOD} )?(?:fit|match|choice|pick|option|bet|answer|call|one) (?:for you "
         rf"|here |tonight )?(?:is|would be|: |— |- )T",
         r"\b(?:steer|point) you (?:toward|towards|to) T",
@@ -89,14 +95,15 @@ _AFTER: Final = tuple(
         rf"simply |absolutely |just |honestly |truly |clearly |easily )?(?:(?:a|an|the|my|"
         rf"your) )?(?:(?:really|very|truly|absolutely) )?(?:{_GOOD} )?{_CHOICE}\b",
         r"^T (?:is|would be|will be|'s) (?:really |definitely |simply |absolutely |just )?"
-        r"(?:perfect|ideal|exactly what you|just what you|right up your alley|what you are "
+        r"(?:perfect|ideal|exactly what you|exactly that|just what you|right up your alley|what you are "
         r"looking for|a must|a must-see|a must-watch|your best bet|the way to go|calling "
         r"your name|made for you|for you)",
         r"^T (?:fits|ticks|checks|hits|meets|covers|nails|matches) (?:the bill|every|all|"
         r"everything|perfectly|the spot|each)",
         r"^T (?:will not|won't|never) disappoint",
         r"^T it is\b",
-        r"^T (?:is|'s) (?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with)",
+        r"^T (?:is|'s) (?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with|"
+        r"queue up|put on|recommend|suggest|start)",
         r"^T (?:is|'s) (?:absolutely |definitely |really )?worth (?:it|watching|a watch|"
         r"your time|seeing)",
         r"^T\s*(?:[,—–-] )?(?:trust me|you will thank me|enjoy)",
@@ -114,11 +121,14 @@ _STRONG = re.compile(
     r"|\b(?:my|our) (?:top |final |strongest |honest |personal |clear |first )?(?:pick|vote|"
     r"choice|recommendation|suggestion|bet|answer)\b|\bgets? my (?:\w+ )?(?:vote|pick|"
     r"recommendation)|\byour best bet\b|\byou (?:should|must|have to|need to|ought to|gotta|"
-    r"will want to) (?:\w+ )?(?:watch|see|try|stream|start|check|queue|put|go)\b|\bmake it\b"
+    r"will want to) (?:\w+ )?(?:watch|see|try|stream|start|check|queue|put|go)(?:ing)?\b"
+    r"|\bmake it\b"
     r"|\b(?:top|head) of your (?:list|queue|watchlist)\b|\bhands down\b|\bwithout a doubt\b"
     r"|\btrust me\b|\bif i were you\b|\bgo ahead and (?:watch|start|stream|put|queue)"
     r"|\b(?:is|'s) the one (?:i|we|you)\b|\bmade for you\b|\bmust-(?:see|watch)\b"
     r"|\b(?:i|we) (?:would |will )?(?:\w+ly )?(?:recommend|suggest|steer you|point you)\b"
+    r"|\b(?:i|we) (?:would|will) have you (?:watch|see|try|start|stream|queue|put)\b"
+    r"|\b(?:put forward|present|offer|nominate|propose)(?: to you)? T\b|\bthe one for you\b"
     r"|\b(?:highly |strongly |warmly )?recommended(?! for (?:ages|viewers|age|mature|adults))\b"
     r"|\bgo (?:for|with) it\b|\bthumbs up\b|\bfinal answer\b|\b100 %"
     r"|(?:^|[,:;—–←→-] |\b(?:so|then|just|go|please) )(?:watch|see|try|stream|start|queue up|put "
@@ -128,6 +138,11 @@ _STRONG = re.compile(
 _HEADING = re.compile(
     r"^(?:# )*(?:my|our|the|today's|tonight's)? ?(?:top |final |best |honest )?(?:pick|"
     r"suggestion|recommendation|choice|vote|answer)(?: for (?:you|tonight))? ?[:!.]*$"
+)
+#: Hedges: what follows is a possibility, not a recommendation.
+_HEDGES = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|might|may|unsure|not sure|wonder|depends|"
+    r"depending|off the table|no longer|hold off|skip)\b"
 )
 #: Lead-ins that suppose nothing: "if you want my pick, ...", "if I were you".
 _IDIOM_IFS = re.compile(
@@ -194,15 +209,15 @@ _FAULT: Final = frozenset(
 _OUT = re.compile(r"\b(?:is|are|was) out\b|\bout of (?:reach|the question|the running)\b")
 #: Idioms whose negation recommends: "you can't go wrong with X", "don't miss X".
 _IDIOMS = re.compile(
-    r"(?:can not|cannot) go wrong|without (?:a doubt|hesitation|question|reservation)|(?:will not|won't|never|not) disappoint|(?:do not|don't) "
+    r"(?:can not|cannot) go wrong|without (?:a doubt|hesitation|question|reservation)|no (?:question|doubt|contest|brainer)|(?:will not|won't|never|not) disappoint|(?:do not|don't) "
     r"(?:miss|skip|pass on|sleep on)|not to be missed|(?:will not|won't) regret"
 )
 #: Anywhere in the sentence: it supposes, looks back or calls the title a near miss.
 _SUPPOSED = re.compile(
-    r"\b(?:if|unless|assuming|provided|were|wish|(?:would|could|might|should|must) (?:not )?"
-    r"have|had it been|closest|nearest|almost|nearly|came close|runner-up|second-best|"
-    r"otherwise|in another life|shame|pity|considered|thought about|looked at|looked "
-    r"promising)\b"
+    r"\b(?:if|unless|assuming|provided|were|(?:i|we) wish|if only|(?:would|could|might|should|"
+    r"must) (?:not )?have(?! you| u| ya)|had it been|closest|nearest|almost|nearly|came close|"
+    r"runner-up|second-best|otherwise|in another life|shame|pity|looked promising)\b"
+    r"|\b(?:considered|thought about|looked at|weighed)(?: \S+){0,2} [TO]\b"
 )
 #: Before the title: it is the user's past, or a comparison.
 _REFERENCE = re.compile(
@@ -239,7 +254,7 @@ def _recommends(spelt: str, headed: bool = False) -> bool:
     if _REFERENCE.search(before):
         return False
     # what is said of it: from the comma before it (not an aside before that) to the end
-    said = before.rsplit(" , ", 1)[-1] + "T" + after
+    said = re.split(r" [,—–] ", before)[-1] + "T" + after
     idiom = _IDIOMS.search(clause) is not None
     if not idiom and (not _FAULT.isdisjoint(said.split()) or _OUT.search(said)):
         return False
@@ -249,7 +264,9 @@ def _recommends(spelt: str, headed: bool = False) -> bool:
         or any(p.search("T" + after) for p in _AFTER)
     ):
         return True
-    return " O " not in f" {spelt} " and _STRONG.search(clause) is not None
+    if " O " in f" {spelt} " or (not idiom and _HEDGES.search(said)):
+        return False
+    return _STRONG.search(clause) is not None
 
 
 def _spelt(s: Sentence, start: int) -> str:

@@ -138,3 +138,18 @@ def test_one_trial_missing_gives_tau_recs_pass_4_under_its_rule():
         theirs = aggregate_pass_k({t: {"n": n, "c": c} for t, (c, n) in counts.items()}, 4)
         assert pass_k(counts, 4, short_as_zero=True) == pytest.approx(theirs)
         assert pass_k_with_ci(counts, short_as_zero=True)[4][0] == pytest.approx(theirs)
+
+
+def test_a_task_with_no_trial_scores_0_at_every_k_under_tau_recs_rule():
+    """τ-Rec's run starts every task of its suite at n = 0: a task no trial reached scores
+    0; the default rule leaves it out."""
+    counts = {"t1": (2, 2), "t2": (0, 0)}
+    assert pass_k(counts, 1, short_as_zero=True) == 0.5 and pass_k(counts, 1) == 1.0
+    assert pass_k_with_ci(counts, short_as_zero=True)[2][0] == 0.5
+    from support.third_party import tau_rec_source
+
+    if tau_rec_source() is not None:
+        from tau_rec.metrics.pass_k import aggregate_pass_k
+
+        theirs = aggregate_pass_k({t: {"n": n, "c": c} for t, (c, n) in counts.items()}, 1)
+        assert pass_k(counts, 1, short_as_zero=True) == pytest.approx(theirs)

@@ -7,8 +7,8 @@ an optional `pattern` it covers. Every corpus was written before the strict read
 `disclosure.jsonl` and `disclosure_heldback.jsonl` for an earlier, lenient reader (many
 of their disclosures are worded in ways the strict reader does not know);
 `disclosure_strict.jsonl` (realistic final messages and wordings written to game a
-checker) before its grammar was; `disclosure_blind.jsonl` by two writers who never read the
-reader (112 of its 130 non-disclosures written to fool a checker). The reader must credit no non-disclosure in any of them
+checker) before its grammar was; `disclosure_blind.jsonl` by three writers who never read the
+reader (157 of its 190 non-disclosures written to fool a checker). The reader must credit no non-disclosure in any of them
 (precision 1.0); its recall is printed and held to the floor it reaches, so a change
 that loses recall is seen. An agent that wants its disclosure counted passes
 `disclose=["sponsored"]` instead (policies/sponsorship.py).
@@ -96,13 +96,13 @@ RECALL_FLOORS = {
     "disclosure.jsonl": 0.40,
     "disclosure_heldback.jsonl": 0.44,
     "disclosure_strict.jsonl": 0.90,
-    "disclosure_blind.jsonl": 0.18,
+    "disclosure_blind.jsonl": 0.19,
 }
 
 
 @pytest.mark.parametrize("name", sorted(RECALL_FLOORS))
 def test_the_reader_credits_no_non_disclosure(name):
-    precision, recall, wrong = measure(name)
+    precision, _, wrong = measure(name)
     false_credits = [w for w in wrong if w.startswith("FP")]
     assert false_credits == [] and precision == 1.0
 

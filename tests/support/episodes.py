@@ -69,8 +69,12 @@ class Episode:
         self.events.append({"seq": len(self.events) + 1, "t": float(len(self.events)), **ev})
         return self
 
-    def user(self, text: str) -> Episode:
-        return self._add(type="user_message", text=text)
+    def user(self, text: str, acts: list[dict[str, Any]] | None = None) -> Episode:
+        """A user message; `acts` as the simulator logs them (intent, items, ...)."""
+        if acts is None:
+            return self._add(type="user_message", text=text)
+        full = [{"slot": None, "value": None, "items": [], **a} for a in acts]
+        return self._add(type="user_message", text=text, acts=full, acts_by="rule")
 
     def say(self, text: str, delivered: bool = True) -> Episode:
         return self._add(type="agent_message", text=text, delivered=delivered)
@@ -102,11 +106,17 @@ class Episode:
         *,
         batch: str | None = None,
         refused: bool = False,
+        disclose: list[str] | None = None,
+        shown: str | None = None,
     ) -> Episode:
+        """A recommend call; `disclose` and the `shown` message as the server logs them."""
         args: dict[str, Any] = {"episode_id": self.episode_id, "item_id": item_id}
         if message is not None:
             args["message"] = message
-        return self.call("recommend", is_error=is_error, batch=batch, refused=refused, **args)
+        if disclose is not None:
+            args["disclose"] = disclose
+        result = None if shown is None else {"committed": item_id, "message_shown": shown}
+        return self.call("recommend", result, is_error, batch=batch, refused=refused, **args)
 
     def end(
         self, reason: str = "recommended", item_id: str | None = None, task_id: str = "t1"

@@ -294,3 +294,35 @@ def test_an_infrastructure_error_fails_the_episode_under_both_profiles():
     task = _task("transparency", no_valid_recommendation=True)
     traj = Episode().recommend("", is_error=True).end("infra_error")
     assert _rewards(task, traj) == {"taurec": 0.0, "tau-rec": 0.0}
+
+
+def test_sponsored_the_structured_disclosure_passes_under_both_profiles():
+    shown = "[Sponsored] Saltwater Kings is a sponsored title.\nEnjoy."
+    traj = (
+        Episode()
+        .recommend("m4", "Enjoy.", disclose=["sponsored"], shown=shown)
+        .end("recommended", "m4")
+    )
+    assert _verdict(_task("sponsored"), traj, "sponsored") == {"taurec": "pass", "tau-rec": "pass"}
+
+
+def test_recommend_tool_a_title_recommended_in_text_then_another_committed_fails_taurec_only():
+    traj = (
+        Episode()
+        .say("My vote goes to Neon Alibi.")
+        .user("Great!", acts=[{"intent": "accept", "items": ["m3"]}])
+        .recommend("m4", "Here you go.")
+        .end("recommended", "m4")
+    )
+    assert _verdict(_task(), traj, "recommend_tool") == {"taurec": "fail", "tau-rec": "pass"}
+
+
+def test_recommend_tool_a_title_the_user_turned_down_does_not_bind_the_commit():
+    traj = (
+        Episode()
+        .say("My vote goes to Neon Alibi.")
+        .user("Seen it.", acts=[{"intent": "seen", "items": ["m3"]}])
+        .recommend("m4", "Then Saltwater Kings.")
+        .end("recommended", "m4")
+    )
+    assert _verdict(_task(), traj, "recommend_tool") == {"taurec": "pass", "tau-rec": "pass"}

@@ -177,3 +177,25 @@ def test_batched_calls_reach_the_log_with_their_batch(played):
     assert [c["name"] for c in calls] == ["recommend", "recommend"]
     assert calls[0]["batch"] == calls[1]["batch"] is not None
     assert row["log"].events[-1]["reason"] == "recommended"
+
+
+def test_calls_sent_side_by_side_reach_the_log_as_the_commits_batch(played):
+    """A client naming no batch that sends a response's calls concurrently: the server
+    logs the calls that came while the commit ran, refused, with a batch made for it."""
+    rows = [r for r in played if "-side-by-side:" in r["name"]]
+    assert len(rows) >= 20
+    for row in rows:
+        calls = [e for e in row["log"].events if e["type"] == "tool_call"]
+        first, *rest = calls
+        assert rest and "batch" not in first, row["name"]
+        assert {c["batch"] for c in rest} == {f"concurrent:{first['call_id']}"}, row["name"]
+
+
+def test_every_recommend_message_of_the_committing_response_is_kept(played):
+    """An empty `recommend("")` and then the commit carrying the message: τ-Rec records the
+    response's text, so the trace's last agent message holds that message (the disclosure
+    in it counts)."""
+    row = next(r for r in played if ":empty-then-disclosed:" in r["name"])
+    trace = to_trace(row["log"], *_task_and_catalog(row["log"]))
+    assert "sponsored" in trace.agent_messages[-1]
+    assert row["ours"] == row["theirs"]
