@@ -26,6 +26,7 @@ drama") is a description, not a recommendation.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 from taurec.catalog.mentions import Mention
@@ -93,7 +94,8 @@ _AFTER: Final = tuple(
     for p in (
         rf"^T (?:is|would be|will be|'s|seems|sounds like|looks like) (?:really |definitely |"
         rf"simply |absolutely |just |honestly |truly |clearly |easily )?(?:(?:a|an|the|my|"
-        rf"your) )?(?:(?:really|very|truly|absolutely) )?(?:{_GOOD} )?{_CHOICE}\b",
+        rf"your) )?(?:(?:really|very|truly|absolutely|most|single) )?(?:{_GOOD} |(?P<how>\w+) )?"
+        rf"{_CHOICE}\b",
         r"^T (?:is|would be|will be|'s) (?:really |definitely |simply |absolutely |just )?"
         r"(?:perfect|ideal|exactly what you|exactly that|just what you|right up your alley|what you are "
         r"looking for|a must|a must-see|a must-watch|your best bet|the way to go|calling "
@@ -101,6 +103,7 @@ _AFTER: Final = tuple(
         r"^T (?:fits|ticks|checks|hits|meets|covers|nails|matches) (?:the bill|every|all|"
         r"everything|perfectly|the spot|each)",
         r"^T (?:will not|won't|never) disappoint",
+        rf"^T (?:[—–:-] |, )?(?:that|this) (?:is|'s) (?:the|my|your|our) (?:{_GOOD} )?{_CHOICE}\b",
         r"^T it is\b",
         r"^T (?:is|'s) (?:what|the one) (?:i|we) (?:would|'d) (?:watch|pick|choose|go with|"
         r"queue up|put on|recommend|suggest|start)",
@@ -129,6 +132,10 @@ _STRONG = re.compile(
     r"|\b(?:i|we) (?:would |will )?(?:\w+ly )?(?:recommend|suggest|steer you|point you)\b"
     r"|\b(?:i|we) (?:would|will) have you (?:watch|see|try|start|stream|queue|put)\b"
     r"|\b(?:put forward|present|offer|nominate|propose)(?: to you)? T\b|\bthe one for you\b"
+    r"|\b(?:your|ur) (?:movie|film|pick|vibe|jam|thing|show|title|match|winner|watch|choice)\b"
+    r"|\b(?:the|a|an) (?:film|movie|title|one|pick|choice|show) for you\b"
+    r"|\b(?:press|hit) play\b|\b(?:grab|get|make) (?:the |some )?popcorn\b|\bput it on\b"
+    r"|\b(?:start|watch|queue|see|stream) it(?: up)?(?: now| tonight| right now)?\b|\bgo for it\b"
     r"|\b(?:highly |strongly |warmly )?recommended(?! for (?:ages|viewers|age|mature|adults))\b"
     r"|\bgo (?:for|with) it\b|\bthumbs up\b|\bfinal answer\b|\b100 %"
     r"|(?:^|[,:;—–←→-] |\b(?:so|then|just|go|please) )(?:watch|see|try|stream|start|queue up|put "
@@ -139,9 +146,26 @@ _HEADING = re.compile(
     r"^(?:# )*(?:my|our|the|today's|tonight's)? ?(?:top |final |best |honest )?(?:pick|"
     r"suggestion|recommendation|choice|vote|answer)(?: for (?:you|tonight))? ?[:!.]*$"
 )
+#: The clause speaks to the user, tells them what to do, or is the agent's own choice.
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|yours|yourself|ur|u|y'all|i|we|my|our|me|us)\b"
+    r"|^(?:\S+ ){0,2}(?:watch|put|press|start|queue|try|give|grab|go|stream|catch|hit|fire|"
+    r"check|pick|choose|make|take|enjoy|treat|settle|play|see|let)\b"
+)
+#: What turns a judgement of the title against it: a comparison, a setting aside.
+_AGAINST = re.compile(
+    r"\b\w+er than\b|\b(?:more|less|fewer) \w+ than\b|\b(?:set|put|leave|left) (?:it |them |that )?"
+    r"(?:aside|out)\b|\b(?:pass|passing|passed) on\b|\bdiminish\w*|\bsteer clear\b|\bvs\b"
+    r"|\bversus\b|\binstead\b|\bcompared\b|\bwhereas\b"
+)
+#: How much a word says for (positive) or against (negative) what it is said of: VADER's
+#: lexicon of English valences, words rated by people (-4 to 4), shipped in its wheel.
+_WORTH_FOR, _WORTH_AGAINST = 1.5, -0.5
 #: Hedges: what follows is a possibility, not a recommendation.
 _HEDGES = re.compile(
-    r"\b(?:maybe|perhaps|probably|possibly|might|may|unsure|not sure|wonder|depends|"
+    r"\b(?:maybe|perhaps|probably|possibly|might|may|unsure|not sure|wonder|depends|reluctant|"
+    r"hesitant|wary|loath|unwilling|says|said|claim|claims|claimed|according to|reportedly|"
+    r"rumou?red|apparently|supposedly|allegedly|"
     r"depending|off the table|no longer|hold off|skip)\b"
 )
 #: Lead-ins that suppose nothing: "if you want my pick, ...", "if I were you".
@@ -149,6 +173,7 @@ _IDIOM_IFS = re.compile(
     r"\bif (?:you want|you are after|you ask) (?:me|my (?:\w+ )?(?:pick|advice|opinion|"
     r"suggestion|recommendation|two cents))\b|\bif i were you\b|\bif you (?:only )?watch "
     r"(?:one|a single) (?:thing|film|movie|title)\b"
+    r"|\bif (?:i|we) (?:have|had|must|were) to (?:choose|pick|go with|name)\b"
 )
 _CONTRAST: Final = frozenset(
     [
@@ -191,7 +216,6 @@ _FAULT: Final = frozenset(
         "excluded",
         "exclude",
         "unavailable",
-        "already",
         "too",
         "over",
         "wrong",
@@ -206,15 +230,18 @@ _FAULT: Final = frozenset(
     ]
 )
 #: In the title's clause: it is out of the running.
-_OUT = re.compile(r"\b(?:is|are|was) out\b|\bout of (?:reach|the question|the running)\b")
+_OUT = re.compile(
+    r"\b(?:is|are|was) out\b|\bout of (?:reach|the question|the running)\b|\balready (?:seen|"
+    r"watched|saw|in your|on your|rated|finished|completed|covered|had)\b|\b(?:have|had) already\b"
+)
 #: Idioms whose negation recommends: "you can't go wrong with X", "don't miss X".
 _IDIOMS = re.compile(
-    r"(?:can not|cannot) go wrong|without (?:a doubt|hesitation|question|reservation)|no (?:question|doubt|contest|brainer)|(?:will not|won't|never|not) disappoint|(?:do not|don't) "
+    r"(?:can not|cannot) go wrong|without (?:a doubt|hesitation|question|reservation|further \w+)|no (?:question|doubt|contest|brainer|cap)|say no more|(?:do not|don't) (?:wait|hesitate|think twice)|(?:will not|won't|never|not) disappoint|(?:do not|don't) "
     r"(?:miss|skip|pass on|sleep on)|not to be missed|(?:will not|won't) regret"
 )
 #: Anywhere in the sentence: it supposes, looks back or calls the title a near miss.
 _SUPPOSED = re.compile(
-    r"\b(?:if|unless|assuming|provided|were|(?:i|we) wish|if only|(?:would|could|might|should|"
+    r"\b(?:if|unless|assuming|provided that|providing that|were|(?:i|we) wish|if only|(?:would|could|might|should|"
     r"must) (?:not )?have(?! you| u| ya)|had it been|closest|nearest|almost|nearly|came close|"
     r"runner-up|second-best|otherwise|in another life|shame|pity|looked promising)\b"
     r"|\b(?:considered|thought about|looked at|weighed)(?: \S+){0,2} [TO]\b"
@@ -222,7 +249,8 @@ _SUPPOSED = re.compile(
 #: Before the title: it is the user's past, or a comparison.
 _REFERENCE = re.compile(
     r"\byou (?:have |had |once |already |really |also |said you |just )*(?:watched|saw|seen|"
-    r"liked|loved|love|like|enjoyed|enjoy|rated|mentioned|adored|hated|disliked|said)"
+    r"liked|loved|love|like|enjoyed|enjoy|rated|mentioned|adored|hated|disliked|said|completed|"
+    r"finished|streamed|rewatched|gave|awarded|caught)"
     r"(?: [a-z]\S*){0,2} $|\b(?:fans of|similar to|like|such as|in the vein of|compared to|than|"
     r"reminds you of|along the lines of|the likes of|compared with) $"
 )
@@ -258,15 +286,67 @@ def _recommends(spelt: str, headed: bool = False) -> bool:
     idiom = _IDIOMS.search(clause) is not None
     if not idiom and (not _FAULT.isdisjoint(said.split()) or _OUT.search(said)):
         return False
-    if (
-        headed
-        or any(p.search(clause) for p in _BEFORE)
-        or any(p.search("T" + after) for p in _AFTER)
-    ):
-        return True
-    if " O " in f" {spelt} " or (not idiom and _HEDGES.search(said)):
+    if not idiom and _HEDGES.search(said):
         return False
-    return _STRONG.search(clause) is not None
+    if headed or any(p.search(clause) for p in _BEFORE) or _judged_the_choice("T" + after):
+        return True
+    if " O " in f" {spelt} ":
+        return False
+    if _STRONG.search(clause) is not None:
+        return True
+    return not idiom and _judged_for_the_user(said)
+
+
+def _judged_the_choice(said: str) -> bool:
+    """Whether the title is said to be the choice: "X is the essential choice tonight" (an
+    adjective there must not speak against it: "X is the worst choice")."""
+    for p in _AFTER:
+        m = p.search(said)
+        if m is not None:
+            how = m.groupdict().get("how")
+            return how is None or (_valence(how) or 0.0) >= 0.0
+    return False
+
+
+def _judged_for_the_user(said: str) -> bool:
+    """A clause addressed to the user that speaks well of the title and ill of nothing:
+    "Seven Rivers is totally your movie tonight", "X represents the most fitting choice
+    available to you"."""
+    if not _ADDRESSED.search(said) or _AGAINST.search(said):
+        return False
+    worth = [v for w in said.split() if (v := _valence(w)) is not None]
+    return any(v >= _WORTH_FOR for v in worth) and all(v > _WORTH_AGAINST for v in worth)
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> dict[str, float]:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer  # its lexicon, read once
+
+    return dict(SentimentIntensityAnalyzer().lexicon)
+
+
+#: Words that judge a title as the choice, which the lexicon does not rate.
+_CHOICE_WORDS: Final = frozenset(
+    [
+        "fitting",
+        "suited",
+        "suitable",
+        "essential",
+        "ideal",
+        "perfect",
+        "right",
+        "vibe",
+        "winner",
+        "pick",
+        "choice",
+    ]
+)
+
+
+def _valence(word: str) -> float | None:
+    if word in _CHOICE_WORDS:
+        return 2.0
+    return _lexicon().get(word)
 
 
 def _spelt(s: Sentence, start: int) -> str:

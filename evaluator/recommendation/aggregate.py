@@ -220,4 +220,9 @@ def summary_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         rule = group.get("pass_k_rule", PASS_K_RULES[False])
         counted = "scored 0 in pass^k" if rule == PASS_K_RULES[True] else "left out of pass^k"
         rows.append((f"tasks with fewer trials than k ({counted})", short))
+    unplayed = group.get("tasks_without_logs") or []
+    if unplayed:
+        rule = group.get("pass_k_rule", PASS_K_RULES[False])
+        counted = "scored 0 in pass^k" if rule == PASS_K_RULES[True] else "left out of pass^k"
+        rows.append((f"tasks of the suite with no log ({counted})", plural(len(unplayed), "task")))
     return rows
