@@ -165,7 +165,7 @@ _WORTH_FOR, _WORTH_AGAINST = 1.5, -0.5
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|might|may|unsure|not sure|wonder|depends|reluctant|"
     r"hesitant|wary|loath|unwilling|says|said|claim|claims|claimed|according to|reportedly|"
-    r"rumou?red|apparently|supposedly|allegedly|"
+    r"rumou?red|apparently|supposedly|allegedly|whether|let me know|"
     r"depending|off the table|no longer|hold off|skip)\b"
 )
 #: Lead-ins that suppose nothing: "if you want my pick, ...", "if I were you".
