@@ -125,6 +125,13 @@ class ServerSettings(BaseModel):
         ge=1,
         description="Episodes that may be open at once; start_episode refuses beyond this.",
     )
+    report_acceptance: bool = Field(
+        default=False,
+        description="A harness's server: send_message results carry `accepted`, the item "
+        "the simulated user accepted in its reply (its own act, whatever its words), so a "
+        "harness that commits for a text-only contestant (--agent crs) commits on the "
+        "user's decision. An agent's server leaves it off: agents read the user's words.",
+    )
     max_open_per_client: int = Field(
         default=MAX_OPEN_PER_CLIENT,
         ge=1,

@@ -69,6 +69,9 @@ class UserTurn:
     left: bool = False  # the user ended the conversation
     turns_left: int = 0  # messages the agent may still send
     ended: bool = False  # the episode is over (user left or turn budget spent)
+    #: the item the user accepted, as it decided it (a harness's server only: see
+    #: ServerSettings.report_acceptance)
+    accepted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class Episode:
             left=bool(data.get("user_left")),
             turns_left=self.turns_left,
             ended=bool(data.get("episode_ended")),
+            accepted=data.get("accepted") if isinstance(data.get("accepted"), str) else None,
         )
 
     async def call(self, tool: str, **arguments: Any) -> ToolOutcome:

@@ -235,6 +235,7 @@ def run(
             nlg_model=nlg_model,
             nlu_model=nlu_model,
             stream_protocol=protocol,
+            report_acceptance=name == "crs",  # the harness commits for the CRS
         )
     except ValidationError as exc:  # the flag, where a field has one on this command
         fail(simulator.model_problem(simulator_model) or from_validation_error(exc))

@@ -136,6 +136,14 @@ def serve(
             help="HTTP: another name clients may use for this server in Host/Origin (repeatable).",
         ),
     ] = None,
+    report_acceptance: Annotated[
+        bool,
+        typer.Option(
+            "--report-acceptance",
+            help="For a harness that commits for a text-only CRS: send_message results name "
+            "the title the simulated user accepted.",
+        ),
+    ] = False,
     max_request_bytes: Annotated[
         int, typer.Option("--max-request-bytes", help="HTTP: largest request body, in bytes.")
     ] = defaults.MAX_REQUEST_BYTES,
@@ -260,6 +268,7 @@ def serve(
             patience=patience,
             log_level=log_level.value,
             max_message_chars=max_message_chars,
+            report_acceptance=report_acceptance,
             max_tool_calls_per_episode=max_tool_calls_per_episode,
             max_open_per_client=max_open_per_client,
             idle_timeout_seconds=idle_timeout,

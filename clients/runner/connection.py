@@ -101,6 +101,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
     model = getattr(settings, "simulator_model", None)
     if model:
         args += ["--simulator-model", model]
+    if settings.report_acceptance:
+        args.append("--report-acceptance")
     defaults = ServerSettings()
     for name in ("max_message_chars", "max_tool_calls_per_episode"):
         if getattr(settings, name) != getattr(defaults, name):

@@ -1,7 +1,9 @@
 """`evaluator dialogues PATH...`: the dialogue metrics of annotated dialogues from outside
-(DialogueKit JSON, such as UserSimCRS's annotated IARD file, or taurec's annotated JSONL):
-SR, SRRR (the paper's and UserSimCRS's reading), RDL, avg turns and utterances, per
-source and for all of them. Episode logs are scored by `evaluator score`."""
+(DialogueKit JSON, such as UserSimCRS's annotated files, ReDial JSONL, INSPIRED TSV, or
+taurec's annotated JSONL): SR from the acts and from the data set's own outcome labels,
+SRRR (the paper's and UserSimCRS's reading), RDL, avg turns and utterances, per source.
+A file with no verdict at all is warned about. Episode logs are scored by `evaluator
+score`."""
 
 from __future__ import annotations
 
@@ -22,6 +24,14 @@ def dialogues(
     fmt: Annotated[
         Format, typer.Option("--format", help="table, markdown or json.")
     ] = Format.TABLE,
+    schema: Annotated[
+        Path | None,
+        typer.Option(
+            "--schema",
+            help="A UserSimCRS interaction model (YAML) saying what the files' labels mean "
+            "(default: each file's labels are read as IARD, INSPIRED or MovieBot ones).",
+        ),
+    ] = None,
 ) -> None:
     """Score annotated dialogues (no LLM call): SR, SRRR, RDL, avg turns, utterances."""
     import sys
@@ -32,33 +42,48 @@ def dialogues(
 
     from taurec.catalog.errors import DataError
     from taurec.evaluator.recommendation.dialogues import score_dialogues
+    from taurec.tasks.dialogues.labels import read_interaction_model
     from taurec.tasks.dialogues.reading import read_annotated_dialogues
 
     scored = []
     for path in paths:
         try:
-            scored.append(score_dialogues(str(path), read_annotated_dialogues(path, logs=False)))
+            labels = read_interaction_model(schema) if schema is not None else None
+            found = read_annotated_dialogues(path, logs=False, labels=labels)
+            scored.append(score_dialogues(str(path), found))
         except DataError as exc:
             err.print(f"[red]error:[/red] {markup(str(exc))}")
             raise typer.Exit(2) from None
+    for s in scored:
+        if s.sr_source == "none":
+            err.print(
+                f"[yellow]warning:[/yellow] {markup(s.source)}: no dialogue carries an accept or "
+                "reject act or an outcome label, so its SR is 0 by construction"
+            )
+        elif s.sr_source == "labels":
+            err.print(
+                f"[yellow]warning:[/yellow] {markup(s.source)}: its utterances carry no verdict; "
+                "SR (labels) is what its own outcome labels record, SR from the acts is 0"
+            )
     if fmt is Format.JSON:
         sys.stdout.buffer.write(
             orjson.dumps([s.record() for s in scored], option=orjson.OPT_INDENT_2) + b"\n"
         )
         return
-    keys = ("sr", "srrr", "srrr_usersimcrs", "rdl", "avg_turns", "utterances")
+    keys = ("sr", "sr_labels", "srrr", "srrr_usersimcrs", "rdl", "avg_turns", "utterances")
     rows = []
     for s in scored:
         m = s.means
         rows.append(
             [s.source, str(len(s.per_dialogue))]
-            + [percent(m[k]) for k in keys[:4]]
-            + ["-" if m[k] is None else f"{m[k]:.1f}" for k in keys[4:]]
+            + [percent(m[k]) for k in keys[:5]]
+            + ["-" if m[k] is None else f"{m[k]:.1f}" for k in keys[5:]]
         )
     head = [
         "source",
         "dialogues",
-        "SR",
+        "SR (acts)",
+        "SR (labels)",
         "SRRR",
         "SRRR (UserSimCRS)",
         "RDL",

@@ -6,11 +6,12 @@ order: an intent and the catalog items it names. Definitions (docs/usersimcrs.md
 - rounds: a round starts at each agent utterance with a `recommend` intent and runs to
   the next one; its titles are the items that utterance recommends. The stretch before
   the first recommendation is no round (the paper's definition);
-- a round is accepted when some user utterance in it accepts a title of that round and
-  no later utterance in the round rejects that same title. Within one utterance the
-  rejections are read before the acceptances (an utterance accepting one title and
-  rejecting another accepts); an accept or reject naming no item is about the round's
-  titles;
+- a round is accepted when some user utterance in it accepts a title recommended in it
+  or in an earlier round (as UserSimCRS's code counts an acceptance wherever it falls;
+  `earlier_titles=False`: a title of that round only) and no later utterance in the round
+  rejects that same title. Within one utterance the rejections are read before the
+  acceptances (an utterance accepting one title and rejecting another accepts); an
+  accept or reject naming no item is about the round's titles;
 - SR: 1 when some round is accepted, else 0;
 - SRRR: accepted rounds / rounds, 0 with no round;
 - `srrr_usersimcrs`: SRRR as UserSimCRS's code computes it: a new round at each
@@ -63,10 +64,11 @@ def _items(act: Act, titles: set[str]) -> set[str]:
 
 
 class _Round:
-    __slots__ = ("accepted", "titles")
+    __slots__ = ("accepted", "earlier", "titles")
 
-    def __init__(self, titles: set[str]) -> None:
+    def __init__(self, titles: set[str], earlier: frozenset[str] = frozenset()) -> None:
         self.titles = titles or {ANY}
+        self.earlier = earlier  # titles earlier rounds recommended, which it may accept too
         self.accepted: set[str] = set()
 
     def hear(self, u: Utterance) -> bool:
@@ -84,16 +86,19 @@ class _Round:
             if act.intent == "accept":
                 taken = _items(act, self.titles)
                 if ANY not in self.titles:
-                    taken &= self.titles
+                    taken &= self.titles | self.earlier
                 fresh |= bool(taken - self.accepted)
                 self.accepted |= taken
         return fresh
 
 
-def dialogue_metrics(utterances: Iterable[Utterance]) -> dict[str, float]:
-    """The metrics of KEYS of one dialogue."""
+def dialogue_metrics(
+    utterances: Iterable[Utterance], *, earlier_titles: bool = True
+) -> dict[str, float]:
+    """The metrics of KEYS of one dialogue (`earlier_titles`: see the module docstring)."""
     rounds = accepted_rounds = acceptances = n = changes = 0
     current: _Round | None = None
+    recommended: set[str] = set()
     previous: str | None = None
     # UserSimCRS's reading: a round at every recommendation, the opening stretch one too
     u_rounds = u_accepted = 0
@@ -116,7 +121,9 @@ def dialogue_metrics(utterances: Iterable[Utterance]) -> dict[str, float]:
                 accepted_rounds += current is not None and bool(current.accepted)
                 rounds += 1
                 # utterances without acts name no items: their verdicts name none either
-                current = _Round({i for a in acts if a[0] == "recommend" for i in a[1]})
+                titles = {i for a in acts if a[0] == "recommend" for i in a[1]}
+                current = _Round(titles, frozenset(recommended) if earlier_titles else frozenset())
+                recommended |= titles
             continue
         accepts = "accept" in intents
         if accepts:

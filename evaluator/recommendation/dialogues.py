@@ -74,29 +74,62 @@ def utterances_of(dialogue: AnnotatedDialogue) -> list[Utterance]:
 
 @dataclass
 class DialogueScores:
-    """The dialogue metrics of some annotated dialogues: per dialogue, and their means."""
+    """The dialogue metrics of some annotated dialogues: per dialogue, and their means.
+
+    SR is read two ways where it can be: from the acts (`sr`: a round whose user accepted
+    a title) and from the data set's own outcome labels (`sr_labels`: the share of the
+    labelled dialogues whose user took a recommendation; None when none is labelled).
+    `sr_source` says which the file allows: "acts", "labels", "both", or "none" when its
+    dialogues carry no accept or reject act and no outcome label (SR is then 0 by
+    construction, not by what happened)."""
 
     source: str
     per_dialogue: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def means(self) -> dict[str, float | None]:
-        return mean_metrics([d["metrics"] for d in self.per_dialogue])
+        means = mean_metrics([d["metrics"] for d in self.per_dialogue])
+        labelled = [d["outcome"]["accepted"] for d in self.per_dialogue if d.get("outcome")]
+        means["sr_labels"] = sum(labelled) / len(labelled) if labelled else None
+        return means
+
+    @property
+    def sr_source(self) -> str:
+        verdicts = any(d["verdicts"] for d in self.per_dialogue)
+        labelled = any(d.get("outcome") for d in self.per_dialogue)
+        return {(True, True): "both", (True, False): "acts", (False, True): "labels"}.get(
+            (verdicts, labelled), "none"
+        )
 
     def record(self) -> dict[str, Any]:
         return {
             "source": self.source,
             "dialogues": len(self.per_dialogue),
+            "sr_source": self.sr_source,
+            "labelled": sum(bool(d.get("outcome")) for d in self.per_dialogue),
             "means": self.means,
             "per_dialogue": self.per_dialogue,
         }
 
 
+_VERDICT_INTENTS = frozenset({"accept", "reject"})
+
+
 def score_dialogues(source: str, dialogues: Iterable[AnnotatedDialogue]) -> DialogueScores:
-    """SR, SRRR (both readings), RDL, utterances and turn pairs of each dialogue."""
+    """SR, SRRR (both readings), RDL, utterances and turn pairs of each dialogue, and the
+    outcome its own labels record."""
     scores = DialogueScores(source)
     for n, d in enumerate(dialogues, 1):
-        scores.per_dialogue.append(
-            {"id": d.id or str(n), "metrics": dialogue_metrics(utterances_of(d))}
+        verdicts = any(
+            u.participant == "user" and not _VERDICT_INTENTS.isdisjoint(u.intents)
+            for u in d.utterances
         )
+        scored: dict[str, Any] = {
+            "id": d.id or str(n),
+            "metrics": dialogue_metrics(utterances_of(d)),
+            "verdicts": verdicts,
+        }
+        if d.outcome is not None:
+            scored["outcome"] = d.outcome.model_dump(mode="json")
+        scores.per_dialogue.append(scored)
     return scores

@@ -255,6 +255,7 @@ class Episode:
             episode_ended=self.end is not None,
             end_reason=self.end.reason if self.end else None,
             opening=opening,
+            accepted=reply.accepted,  # the service keeps it only for harnesses
         )
 
     async def recommend(

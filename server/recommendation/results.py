@@ -70,6 +70,12 @@ class UserReplyResult(_Result):
         default=None,
         description="The user's first message, included once when you never called start_episode.",
     )
+    accepted: str | None = Field(
+        default=None,
+        exclude_if=lambda accepted: accepted is None,
+        description="On a harness's server only (report_acceptance): the catalog id of the "
+        "title the user accepted in this reply, as the simulated user decided it.",
+    )
 
 
 class RecommendResult(_Result):
@@ -99,6 +105,12 @@ class ServerInfo(_Result):
     suite: str
     tasks: int = Field(description="Tasks in the suite.")
     catalog_items: int
+    reports_acceptance: bool = Field(
+        default=False,
+        exclude_if=lambda reports: not reports,
+        description="send_message results name the title the user accepted (a harness's "
+        "server, --report-acceptance).",
+    )
     bound_task: str | None = Field(
         default=None,
         description="Bound mode: the one task this server serves (episode_id optional).",

@@ -170,6 +170,7 @@ class Service:
             suite=self.suite.id,
             tasks=len(self.suite.tasks),
             catalog_items=len(self.catalog),
+            reports_acceptance=self.settings.report_acceptance,
             bound_task=self.settings.task,
             bound_trial=self.settings.trial if self.settings.bound else None,
             sealed_label=self._caller_label(),
@@ -259,7 +260,10 @@ class Service:
         episode = await self.episode(episode_id)
         async with episode.batches.turn():
             await self._admit(episode, "send_message", {"episode_id": episode.id, "text": text})
-            return await episode.send_message(text)
+            result = await episode.send_message(text)
+        if not self.settings.report_acceptance:  # an agent learns it from the user's words
+            result = result.model_copy(update={"accepted": None})
+        return result
 
     async def recommend(
         self,

@@ -29,26 +29,28 @@ import orjson
 from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError, from_validation_error
-from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
-from taurec.tasks.dialogues.iard import ITEM_SLOTS, from_iard, to_iard
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance, DialogueOutcome
+from taurec.tasks.dialogues.iard import ITEM_SLOTS, to_iard
+from taurec.tasks.dialogues.labels import BY_NAME, LabelSet, label_set_of
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 Labels = Literal["iard", "taurec"]
 _PARTICIPANTS = {"USER": "user", "AGENT": "agent"}
 
 
-def _acts(raw: Any, participant: str, where: str) -> list[DialogueAct]:
+def _acts(raw: Any, participant: str, where: str, labels: LabelSet) -> list[DialogueAct]:
     if not isinstance(raw, list):
         raise DataError(f"{where}: dialogue_acts is not a list")
     out: list[DialogueAct] = []
     for act in raw:
         if not isinstance(act, dict) or not isinstance(act.get("intent"), str):
             raise DataError(f'{where}: a dialogue act without an "intent" string')
-        intent = from_iard(act["intent"], participant)
+        intent = labels.intent(act["intent"], participant)
         if intent is None:
             raise DataError(
-                f"{where}: unknown {participant} intent {act['intent']!r}; expected an IARD "
-                "label (e.g. ACC, REJ, PRO, INQ, REC-S, REQ) or a taurec intent"
+                f"{where}: unknown {participant} intent {act['intent']!r}; expected the labels "
+                f"of one of {', '.join(BY_NAME)} (e.g. ACC, REJ, REC-S; accept_recommendation; "
+                "NOTE.LIKE), taurec's intents, or an interaction model given with --schema"
             )
         items: list[str] = []
         stated: list[tuple[str, str]] = []
@@ -66,11 +68,47 @@ def _acts(raw: Any, participant: str, where: str) -> list[DialogueAct]:
     return out
 
 
-def dialogues_from_dialoguekit(doc: Any, *, source: Path | str) -> list[AnnotatedDialogue]:
-    """The dialogues of a parsed DialogueKit JSON document; DataError naming the dialogue
+def _labels(doc: list[Any]) -> list[tuple[str, str]]:
+    """Every (participant, intent label) of a DialogueKit document, in order."""
+    found = []
+    for dialogue in doc:
+        for u in (dialogue.get("conversation") or []) if isinstance(dialogue, dict) else []:
+            who = (
+                _PARTICIPANTS.get(str(u.get("participant")).upper())
+                if isinstance(u, dict)
+                else None
+            )
+            for act in (u.get("dialogue_acts") or []) if who else []:
+                if isinstance(act, dict) and isinstance(act.get("intent"), str):
+                    found.append((who, act["intent"]))
+    return found
+
+
+def outcome_of(metadata: dict[str, Any]) -> DialogueOutcome | None:
+    """The outcome a dialogue's metadata records: UserSimCRS's `accepted_recommendations`
+    (IARD) or `recommendation_outcome` (INSPIRED: accept_* or reject)."""
+    taken = metadata.get("accepted_recommendations")
+    if isinstance(taken, list):
+        items = tuple(str(t).strip() for t in taken if str(t).strip())
+        return DialogueOutcome(accepted=bool(items), items=items, source="accepted_recommendations")
+    case = metadata.get("recommendation_outcome")
+    if isinstance(case, str) and case.strip():
+        movie = metadata.get("recommended_movie")
+        accepted = case.strip().lower().startswith("accept")
+        items = (str(movie),) if accepted and isinstance(movie, str) and movie else ()
+        return DialogueOutcome(accepted=accepted, items=items, source="recommendation_outcome")
+    return None
+
+
+def dialogues_from_dialoguekit(
+    doc: Any, *, source: Path | str, labels: LabelSet | None = None
+) -> list[AnnotatedDialogue]:
+    """The dialogues of a parsed DialogueKit JSON document, their labels read with `labels`
+    (None: the first set that knows them all, labels.py); DataError naming the dialogue
     and the utterance that is not as DialogueKit writes it."""
     if not isinstance(doc, list):
         raise DataError("expected a JSON list of dialogues (DialogueKit's format)", source=source)
+    labels = labels or label_set_of(_labels(doc))
     out = []
     for n, dialogue in enumerate(doc, 1):
         where = f"dialogue {n}"
@@ -94,7 +132,7 @@ def dialogues_from_dialoguekit(doc: Any, *, source: Path | str) -> list[Annotate
             if participant is None:
                 raise DataError(f'{at}: participant must be "USER" or "AGENT"', source=source)
             try:
-                acts = _acts(u.get("dialogue_acts") or [], participant, at)
+                acts = _acts(u.get("dialogue_acts") or [], participant, at, labels)
             except DataError as exc:
                 raise DataError(str(exc), source=source) from None
             text = u.get("utterance")
@@ -121,6 +159,7 @@ def dialogues_from_dialoguekit(doc: Any, *, source: Path | str) -> list[Annotate
                     utterances=tuple(utterances),
                     id=None if ident is None else str(ident),
                     metadata=metadata,
+                    outcome=outcome_of(metadata),
                 )
             )
         except ValidationError as exc:
@@ -128,13 +167,13 @@ def dialogues_from_dialoguekit(doc: Any, *, source: Path | str) -> list[Annotate
     return out
 
 
-def read_dialoguekit(path: Path) -> list[AnnotatedDialogue]:
+def read_dialoguekit(path: Path, labels: LabelSet | None = None) -> list[AnnotatedDialogue]:
     """The dialogues of a DialogueKit JSON file (DataError naming the file otherwise)."""
     try:
         doc = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
         raise DataError(f"is not valid JSON ({exc})", source=path) from None
-    return dialogues_from_dialoguekit(doc, source=path)
+    return dialogues_from_dialoguekit(doc, source=path, labels=labels)
 
 
 def _slot_values(act: DialogueAct) -> list[list[Any]]:

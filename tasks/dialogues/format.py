@@ -7,8 +7,11 @@ One dialogue per line of a JSONL file:
 
 `intents` are taurec's (the IARD vocabulary of the log, lower case, see
 taurec.tasks.trajectory.dialogue_acts); an utterance may also carry its `text` and its
-full `acts` (intent, slot, value, items), and a dialogue its `id` and `metadata`. When
-`acts` are given, `intents` may be left out: they are the acts' intents in order.
+full `acts` (intent, slot, value, items), and a dialogue its `id`, `metadata` and the
+`outcome` its own labels record (whether the user took a recommendation, as the data set
+says: ReDial's seeker answers, INSPIRED's accept/reject case, IARD's accepted
+recommendations). When `acts` are given, `intents` may be left out: they are the acts'
+intents in order.
 """
 
 from __future__ import annotations
@@ -62,6 +65,18 @@ class AnnotatedUtterance(BaseModel):
         return intents
 
 
+class DialogueOutcome(BaseModel):
+    """Whether the user took a recommendation, as a data set's own labels record it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    accepted: bool = Field(description="The user took a recommended title.")
+    items: tuple[str, ...] = Field(default=(), description="The titles it took, when named.")
+    source: str = Field(
+        description="The labels it was read from, e.g. 'ReDial initiatorQuestions'."
+    )
+
+
 class AnnotatedDialogue(BaseModel):
     """One line of the annotated-dialogues JSONL format: {"utterances": [...]}."""
 
@@ -70,3 +85,6 @@ class AnnotatedDialogue(BaseModel):
     utterances: tuple[AnnotatedUtterance, ...] = Field(min_length=1)
     id: str | None = Field(default=None, description="The dialogue's id in its source.")
     metadata: dict[str, Any] = Field(default_factory=dict)
+    outcome: DialogueOutcome | None = Field(
+        default=None, description="What the data set's own labels say of its success."
+    )

@@ -8,8 +8,10 @@ dialogue acts and no verdicts on recommendations (its labels are social strategi
 acts are read off its columns: a recommender utterance naming movies is a `recommend` of
 them, one asking a question an `elicit`, any other `other`; the seeker's first utterance
 is a `start`, and each genre or movie a seeker utterance names a `disclose` of it. Whether
-the seeker took a recommendation is not in the data: SR and SRRR on INSPIRED need the
-verdicts annotated (an LLM NLU, as UserSimCRS does, or by hand).
+the seeker took the recommendation is the dialogue's outcome, from INSPIRED's own case
+label (its README's `case`, the published files' `fine_label` column: accept_rating_good,
+accept_rating_mod, accept_uninterested, accept_others: it took it; reject: it did not); the utterances carry no verdict, so SRRR and RDL on INSPIRED
+need the verdicts annotated (an LLM NLU, as UserSimCRS does, or by hand).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import csv
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance, DialogueOutcome
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 COLUMNS = ("dialog_id", "speaker", "text")
@@ -57,11 +59,15 @@ def read_inspired(path: Path) -> list[AnnotatedDialogue]:
                 source=path,
             )
         turns: dict[str, list[tuple[str, str, list[str], list[str]]]] = {}
+        cases: dict[str, str] = {}
         for n, row in enumerate(rows, 2):
             who = _SPEAKERS.get(str(row.get("speaker", "")).strip().upper())
             if who is None:
                 raise DataError(f"row {n}: speaker must be SEEKER or RECOMMENDER", source=path)
             dialogue = turns.setdefault(str(row["dialog_id"]), [])
+            case = str(row.get("case") or row.get("fine_label") or "").strip()
+            if case and case.lower() != "nan":
+                cases.setdefault(str(row["dialog_id"]), case)
             text = str(row.get("text") or "").strip()
             movies, genres = _split(row.get("movies")), _split(row.get("genres"))
             if dialogue and dialogue[-1][0] == who:
@@ -87,6 +93,14 @@ def read_inspired(path: Path) -> list[AnnotatedDialogue]:
                 utterances=tuple(utterances),
                 id=ident,
                 metadata={"source": "inspired", "agent_id": "RECOMMENDER", "user_id": "SEEKER"},
+                outcome=_outcome(cases.get(ident)),
             )
         )
     return out
+
+
+def _outcome(case: str | None) -> DialogueOutcome | None:
+    """The dialogue's outcome from its `case` label (None when the row carries none)."""
+    if not case:
+        return None
+    return DialogueOutcome(accepted=case.lower().startswith("accept"), source=f"INSPIRED {case}")

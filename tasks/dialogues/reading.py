@@ -10,7 +10,8 @@ file of annotated dialogues, one per line (format.py):
                     {"participant": "user", "intents": ["disclose"]}]}
 
 A `.json` file is DialogueKit's annotated-dialogue JSON (dialoguekit.py), such as
-UserSimCRS's annotated IARD file as it is; in a folder, `.json` files of another shape
+UserSimCRS's annotated IARD, INSPIRED and MovieBot files as they are (their labels read
+by labels.py); in a folder, `.json` files of another shape
 (plans, suites) are passed over. A `.jsonl` file of ReDial conversations (redial.py) and
 a `.tsv` file of INSPIRED dialogues (inspired.py) are read in their published layouts. A file is taken as annotated dialogues when its first
 record has `utterances`. Messages without acts (older logs) still count as utterances
@@ -30,6 +31,7 @@ from taurec.catalog.errors import DataError, from_validation_error
 from taurec.tasks.dialogues.dialoguekit import dialogues_from_dialoguekit
 from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
 from taurec.tasks.dialogues.inspired import read_inspired
+from taurec.tasks.dialogues.labels import LabelSet
 from taurec.tasks.dialogues.redial import is_redial, read_redial
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
@@ -83,7 +85,9 @@ def _from_lines(path: Path, records: list[dict[str, Any]]) -> list[AnnotatedDial
     return out
 
 
-def _dialoguekit_file(path: Path, *, named: bool) -> list[AnnotatedDialogue]:
+def _dialoguekit_file(
+    path: Path, *, named: bool, labels: LabelSet | None = None
+) -> list[AnnotatedDialogue]:
     """The DialogueKit dialogues of a .json file. One found in a folder that is not in
     DialogueKit's shape gives none; one named itself is an error."""
     try:
@@ -97,13 +101,16 @@ def _dialoguekit_file(path: Path, *, named: bool) -> list[AnnotatedDialogue]:
     )
     if not shaped and not named:
         return []
-    return dialogues_from_dialoguekit(doc, source=path)
+    return dialogues_from_dialoguekit(doc, source=path, labels=labels)
 
 
-def read_annotated_dialogues(path: str | Path, *, logs: bool = True) -> list[AnnotatedDialogue]:
+def read_annotated_dialogues(
+    path: str | Path, *, logs: bool = True, labels: LabelSet | None = None
+) -> list[AnnotatedDialogue]:
     """Every annotated dialogue under `path`. Raises DataError when there is none.
     `logs=False` passes taurec episode logs over (a log named itself is an error): their
-    dialogue, with its commits, is the evaluator's to read."""
+    dialogue, with its commits, is the evaluator's to read. `labels`: the label set of its
+    DialogueKit files (None: each file's own, found by its labels; labels.py)."""
     root = Path(path)
     if not root.exists():
         raise DataError("no such file or folder", source=root)
@@ -116,7 +123,7 @@ def read_annotated_dialogues(path: str | Path, *, logs: bool = True) -> list[Ann
     dialogues: list[AnnotatedDialogue] = []
     for file in files:
         if file.suffix == ".json":
-            dialogues += _dialoguekit_file(file, named=named)
+            dialogues += _dialoguekit_file(file, named=named, labels=labels)
             continue
         if file.suffix == ".tsv":
             dialogues += read_inspired(file)

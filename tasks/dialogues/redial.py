@@ -14,6 +14,10 @@ asking a question an `elicit`, any other `other`; a seeker utterance naming a mo
 agent suggested is an `accept` (liked 1), a `reject` (liked 0) or a `seen` (seen 1, liked
 not said) of it, one naming another movie a `disclose` of it as a preference; the rest
 is `other`. The items acts are about are the movies' "Title (Year)".
+
+The dialogue's outcome is read from the same labels, whatever the text repeats: the
+seeker took a recommendation when it said it liked a movie the recommender suggested
+(`suggested` 1 and `liked` 1); a conversation without the seeker's answers has none.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
-from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
+from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance, DialogueOutcome
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 _MENTION = re.compile(r"@(\d+)")
@@ -98,7 +102,20 @@ def _conversation(doc: dict[str, Any], source: Path, line: int) -> AnnotatedDial
         utterances=tuple(utterances),
         id=str(doc.get("conversationId", line)),
         metadata={"source": "redial", "agent_id": "redial recommender", "user_id": "redial seeker"},
+        outcome=_outcome(answers, mentions),
     )
+
+
+def _outcome(answers: dict[str, Any], mentions: dict[str, str]) -> DialogueOutcome | None:
+    """Whether the seeker liked a movie the recommender suggested, by its own answers."""
+    if not answers:
+        return None
+    liked = tuple(
+        mentions.get(movie, movie)
+        for movie, said in answers.items()
+        if said.get("suggested") == 1 and said.get("liked") == 1
+    )
+    return DialogueOutcome(accepted=bool(liked), items=liked, source="ReDial initiatorQuestions")
 
 
 def read_redial(path: Path) -> list[AnnotatedDialogue]:

@@ -10,12 +10,18 @@ given with its path. `context` is the dialogue so far (the user's opening first;
 is no locally made welcome), `message` the user's latest words. Those servers keep their
 state in a session cookie: each episode has its own HTTP client, so its cookies are its
 own and no two episodes share a session. Each reply goes to the simulated user through
-send_message; the titles it names are resolved to catalog items by exact title match
-(catalog.mentions.TitleMatcher). When the user accepts a title the CRS named, the harness
-commits it (recommend): the CRS cannot call tools, so the user's acceptance is its
-commitment. The episode also ends when the user leaves or the turns run out. A CRS that
-cannot be reached, errs, answers without a `response`, too late or too much (the limits
-of bounded_http.py) ends the episode as agent_error.
+send_message; the titles it names are resolved to catalog items by the catalog's title
+matcher (catalog.mentions.TitleMatcher: articles, years, a title shared by two items
+left ambiguous). When the user accepts a title, as the simulated user itself decided it
+(the server, a harness's server, reports the accepted item: ServerSettings.
+report_acceptance; the user's words are never read), and the CRS named that title
+unambiguously in this reply or an earlier one, the harness commits it (recommend): the
+CRS cannot call tools, so the user's acceptance is its commitment. An acceptance of a
+title the CRS did not name unambiguously commits nothing: the harness notes it in the log
+(an undelivered aside) and the dialogue goes on. The episode also ends when the user
+leaves or the turns run out. A CRS that cannot be reached, errs, answers without a
+`response`, too late or too much (the limits of bounded_http.py) ends the episode as
+agent_error, and so does a server that does not report acceptances.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ from typing import Any
 import anyio
 import httpx
 
-from taurec.catalog.mentions import Mention, TitleMatcher, title_tokens
-from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError
+from taurec.catalog.mentions import TitleMatcher
+from taurec.clients.agents.base import AgentSettings, Episode, EpisodeEndedError, outcome_of
 from taurec.clients.agents.contestants import bounded_http as limits
 from taurec.clients.agents.contestants.bounded_http import (
     ResponseTooLarge,
@@ -34,7 +40,6 @@ from taurec.clients.agents.contestants.bounded_http import (
     failure_detail,
     one_line,
 )
-from taurec.clients.agents.recommendation.reading import read_verdict
 from taurec.tasks.suite import load_suite
 
 
@@ -102,8 +107,12 @@ class CrsAgent:
         self.label = label
 
     async def run(self, episode: Episode) -> None:
+        if not await _reports_acceptance(episode):
+            await _abort(episode, NO_ACCEPTANCE)
+            return
         context: list[str] = []
         message = episode.opening
+        named: dict[str, str] = {}  # item id -> title, of what the CRS named unambiguously
         client = contestant_client(
             read_timeout=limits.CRS_REPLY_TIMEOUT, max_bytes=limits.MAX_REPLY_BYTES
         )
@@ -118,7 +127,9 @@ class CrsAgent:
                     if not reply.strip():
                         await _abort(episode, "the CRS answered an empty response")
                         return
-                    named = self.matcher.find(reply)
+                    for mention in self.matcher.find(reply):
+                        if len(mention.item_ids) == 1:
+                            named.setdefault(mention.item_ids[0], mention.title)
                     try:
                         turn = await episode.say(reply)
                     except ValueError as exc:  # the server refused the message
@@ -128,9 +139,11 @@ class CrsAgent:
                         return
                     context += [message, reply]
                     message = turn.text
-                    if named and read_verdict(turn.text).accepted:
-                        await episode.recommend(_accepted(named, turn.text))
+                    if turn.accepted is not None and turn.accepted in named:
+                        await episode.recommend(turn.accepted)
                         return
+                    if turn.accepted is not None:
+                        episode.note_aside(unnamed_acceptance(turn.accepted))
             except EpisodeEndedError:
                 return
 
@@ -165,16 +178,26 @@ async def ask(http: httpx.AsyncClient, url: str, context: list[str], message: st
     return response_text(httpx.Response(r.status_code, content=bytes(body), headers=content_type))
 
 
-def _accepted(named: list[Mention], user_text: str) -> str:
-    """The item the user accepted: the longest title the CRS named that the user repeats
-    word for word, else the first the CRS named (a CRS that pitches several at once leaves
-    the choice ambiguous). Whole words only: a short title ("It", "Up") inside another
-    word or title the user said is not a repetition of it."""
-    said = " " + " ".join(title_tokens(user_text)) + " "
-    repeated = [m for m in named if " " + " ".join(title_tokens(m.title)) + " " in said]
-    if repeated:
-        return max(repeated, key=lambda m: len(title_tokens(m.title))).item_ids[0]
-    return named[0].item_ids[0]
+#: Why a CRS episode cannot be played on a server that does not report acceptances.
+NO_ACCEPTANCE = (
+    "this server does not report which title the simulated user accepts (start it with "
+    "taurec serve --report-acceptance), so the harness cannot commit for a text-only CRS"
+)
+
+
+def unnamed_acceptance(item_id: str) -> str:
+    """The harness's note when the user accepts a title the CRS did not name unambiguously."""
+    return (
+        f"harness: the user accepted {item_id}, which the CRS did not name unambiguously "
+        "(not named, or its title is shared by other items and no year told them apart); "
+        "nothing was committed"
+    )
+
+
+async def _reports_acceptance(episode: Episode) -> bool:
+    """Whether the server names the title the user accepts (ServerInfo.reports_acceptance)."""
+    outcome = outcome_of(await episode.client.call_tool("server_info", {}))
+    return not outcome.is_error and bool(outcome.data.get("reports_acceptance"))
 
 
 async def _abort(episode: Episode, detail: str) -> None:

@@ -3,7 +3,10 @@ each user intent expects next, and which agent intents elicit, recommend or inqu
 
 A small YAML file (schemas/iard.yaml is the default, UserSimCRS's IARD / ReDial model in
 taurec's intents). Labels may be taurec's or IARD's; IARD labels are mapped to taurec's
-(taurec.tasks.dialogues.iard), since the agent NLU and the log speak taurec's.
+(taurec.tasks.dialogues.iard), since the agent NLU and the log speak taurec's. A
+UserSimCRS interaction model (its `required_intents` keyed INTENT_START, INTENT_LIKE, ...:
+redial_v1, inspired_v1, crs_v1, ...) loads as it is: its labels are read by their roles
+(taurec.tasks.dialogues.labels) and the schema is that model in taurec's intents.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.tasks.dialogues.iard import from_iard
+from taurec.tasks.dialogues.labels import ROLES, from_interaction_model
 
 REQUIRED: Final = (
     "start",
@@ -104,7 +108,45 @@ class IntentSchema(BaseModel):
             raise DataError(
                 f"is not valid YAML ({str(exc).splitlines()[0]})", source=source
             ) from None
+        if _is_interaction_model(doc):
+            doc = _in_taurec_intents(doc, source)
         try:
             return cls.model_validate(doc)
         except ValidationError as exc:
             raise from_validation_error(exc, source=source, record="intent schema") from None
+
+
+def _is_interaction_model(doc: Any) -> bool:
+    """Whether `doc` is a UserSimCRS interaction model (its roles named INTENT_*)."""
+    required = doc.get("required_intents") if isinstance(doc, dict) else None
+    return isinstance(required, dict) and any(str(k).startswith("INTENT_") for k in required)
+
+
+def _in_taurec_intents(doc: dict[str, Any], source: Path | str) -> dict[str, Any]:
+    """A UserSimCRS interaction model as this schema's document, in taurec's intents."""
+    labels = from_interaction_model(doc, source=source)
+
+    def user(label: Any) -> str:
+        return labels.intent(str(label), "user") or "other"
+
+    def agent(label: Any) -> str:
+        return labels.intent(str(label), "agent") or "other"
+
+    expects: dict[str, list[str]] = {}
+    for label, spec in (doc.get("user_intents") or {}).items():
+        wanted = spec.get("expected_agent_intents") if isinstance(spec, dict) else None
+        merged = expects.setdefault(user(label), [])
+        merged += [a for a in map(agent, wanted or ()) if a not in merged]
+    return {
+        "name": str(doc.get("name") or Path(str(source)).stem),
+        "required_intents": {
+            role.removeprefix("INTENT_").lower(): user(label)
+            for role, label in doc["required_intents"].items()
+            if role in ROLES
+        },
+        "user_intents": expects,
+        **{
+            key: list(dict.fromkeys(map(agent, doc.get(key) or ())))
+            for key in ("agent_elicit_intents", "agent_set_retrieval", "agent_inquire_intents")
+        },
+    }

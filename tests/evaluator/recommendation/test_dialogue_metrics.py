@@ -81,9 +81,22 @@ def test_rejecting_another_title_later_leaves_the_acceptance_standing():
     assert m["sr"] == 1.0
 
 
-def test_accepting_a_title_of_an_earlier_round_accepts_neither_round():
+def test_accepting_a_title_of_an_earlier_round_accepts_the_round_it_falls_in():
+    """As UserSimCRS's code counts it (IARD #3089, #7120: the user takes back a title
+    recommended two rounds before)."""
     m = dialogue_metrics([_rec("a"), _user(("reject", "a")), _rec("b"), _user(("accept", "a"))])
+    assert m["sr"] == 1.0 and m["srrr"] == 0.5
+
+
+def test_the_reading_of_one_round_only_accepts_no_title_of_an_earlier_round():
+    dialogue = [_rec("a"), _user(("reject", "a")), _rec("b"), _user(("accept", "a"))]
+    m = dialogue_metrics(dialogue, earlier_titles=False)
     assert m["sr"] == 0.0 and m["srrr"] == 0.0
+
+
+def test_a_title_never_recommended_is_accepted_in_no_round():
+    m = dialogue_metrics([_rec("a"), _user(("accept", "z"))])
+    assert m["sr"] == 0.0
 
 
 def test_a_reaction_reaccepting_the_committed_title_is_not_a_second_acceptance():

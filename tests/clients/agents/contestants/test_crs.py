@@ -20,7 +20,6 @@ from support.loopback import serve_app
 from support.scoring import score_groups
 from typer.testing import CliRunner
 
-from taurec.catalog.mentions import Mention
 from taurec.clients.agents.contestants import bounded_http, crs
 from taurec.clients.agents.contestants.crs import CrsError, health_check, response_text
 from taurec.clients.agents.contestants.crs_demo import ASK, DemoCrs, crs_app
@@ -193,19 +192,6 @@ async def test_a_crs_answer_within_the_limit_is_its_response_field() -> None:
     transport = httpx.MockTransport(lambda r: httpx.Response(200, json={"response": "Heat?"}))
     async with httpx.AsyncClient(transport=transport) as http:
         assert await crs.ask(http, "http://crs.test/receive_message", [], "Hi") == "Heat?"
-
-
-def test_a_short_title_inside_a_word_the_user_said_is_not_what_the_user_accepted() -> None:
-    short = Mention("It", ("m-it",), 0)
-    pitched = Mention("Heat", ("m-heat",), 10)
-    assert crs._accepted([short, pitched], "Heat sounds fitting, I'll watch Heat.") == "m-heat"
-
-
-def test_the_longest_title_the_user_repeats_is_the_one_accepted() -> None:
-    short = Mention("Alien", ("m-alien",), 0)
-    longer = Mention("Aliens", ("m-aliens",), 10)
-    sequel = Mention("Alien Resurrection", ("m-res",), 20)
-    assert crs._accepted([short, longer, sequel], "Yes, Alien Resurrection it is.") == "m-res"
 
 
 async def _endless(scope, receive, send) -> None:  # an ASGI app: 200, then a body forever

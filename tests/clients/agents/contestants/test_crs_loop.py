@@ -89,6 +89,7 @@ def _play(suite: str, url: str, out: Path, simulator: str) -> dict[str, Any]:
         log_dir=out,
         run_label=simulator,
         simulator="rule" if simulator == "llm-sp" else simulator,
+        report_acceptance=True,
     )
     agent = CrsAgent(url, TitleMatcher(catalog.items), label=f"crs-{simulator}")
     runner = Runner(agent, Connection(settings=settings, make_user=make_user), out, simulator)
