@@ -87,6 +87,12 @@ class ServerSettings(BaseModel):
         description="Simulator 'abus': its intent schema, a YAML file (default: the IARD one, "
         "taurec/server/recommendation/simulator/schemas/iard.yaml).",
     )
+    abus_slot_values: Literal["history", "catalog"] = Field(
+        default="history",
+        description="Simulator 'abus', asked about a slot its need holds no constraint for: "
+        "'history', a value its rated history likes, else don't know; 'catalog', as "
+        "UserSimCRS's user does, a catalog value its preference model likes (up to 10 tries).",
+    )
     log_dir: Path = Field(default=Path("logs"), description="Episode logs go under this folder.")
     run_label: str | None = Field(
         default=None,
@@ -228,6 +234,8 @@ class ServerSettings(BaseModel):
             raise ValueError("agenda_dialogues applies to simulators 'abus' and 'agenda-requests'")
         if self.abus_schema is not None and self.simulator != "abus":
             raise ValueError("abus_schema applies to simulator 'abus' only")
+        if self.abus_slot_values != "history" and self.simulator != "abus":
+            raise ValueError("abus_slot_values applies to simulator 'abus' only")
         if self.nlg_model is not None and self.simulator in LLM_SIMULATORS:
             raise ValueError("nlg_model applies to simulators 'rule', 'abus' and 'agenda-requests'")
         return self

@@ -50,7 +50,11 @@ PROFILES: Final[dict[str, AgentProfile]] = {
     "llm": AgentProfile("a litellm tool-calling agent over MCP", 12, 8, 21, needs_model=True),
     # measured with the reference CRS (taurec crs-demo)
     "crs": AgentProfile(
-        "a text-only CRS over HTTP (iEvaLM protocol)", 0.85, 2.75, requires=("crs_url",)
+        "a text-only CRS over HTTP (iEvaLM protocol)",
+        0.85,
+        2.75,
+        requires=("crs_url",),
+        accepts=("crs_dialogue",),
     ),
     # measured with the reference A2A agent (taurec a2a-demo: the scripted policy)
     "a2a": AgentProfile(

@@ -29,6 +29,8 @@ from taurec.clients.cli.run_options import (
     AnswerRetriesOpt,
     BackendName,
     BackendOpt,
+    CrsDialogue,
+    CrsDialogueOpt,
     CrsUrlOpt,
     FailFastOpt,
     RayAddressOpt,
@@ -48,6 +50,8 @@ from taurec.clients.cli.run_options import (
 )
 from taurec.clients.cli.simulator_options import (
     AbusSchemaOpt,
+    AbusSlotValues,
+    AbusSlotValuesOpt,
     AgendaDialoguesOpt,
     NlgModelOpt,
     SimulatorModelOpt,
@@ -117,6 +121,7 @@ def run(
     simulator_model: SimulatorModelOpt = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
     abus_schema: AbusSchemaOpt = None,
+    abus_slot_values: AbusSlotValuesOpt = AbusSlotValues.HISTORY,
     nlg_model: NlgModelOpt = None,
     nlu_model: Annotated[
         str | None,
@@ -153,6 +158,7 @@ def run(
     ] = 900.0,
     fail_fast: FailFastOpt = False,
     crs_url: CrsUrlOpt = None,
+    crs_dialogue: CrsDialogueOpt = CrsDialogue.TAUREC,
     a2a_url: A2aUrlOpt = None,
     answer_retries: AnswerRetriesOpt = 0,
     dry_run: Annotated[
@@ -211,7 +217,10 @@ def run(
         check_out(out)
     except RunRefused as exc:
         fail(exc)
-    given = given_options(crs_url=crs_url, a2a_url=a2a_url, answer_retries=answer_retries)
+    dialogue = crs_dialogue.value if crs_dialogue is not CrsDialogue.TAUREC else None
+    given = given_options(
+        crs_url=crs_url, crs_dialogue=dialogue, a2a_url=a2a_url, answer_retries=answer_retries
+    )
     given |= agent_stream_options(context, planning, planning_interval, confidence)
     settings = AgentSettings(
         label=label,
@@ -232,6 +241,7 @@ def run(
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
             abus_schema=abus_schema,
+            abus_slot_values=abus_slot_values.value,
             nlg_model=nlg_model,
             nlu_model=nlu_model,
             stream_protocol=protocol,
@@ -320,7 +330,7 @@ def run(
         "--url": url, "--simulator": simulator.value if simulator is not SimulatorName.RULE else None,
         "--simulator-model": simulator_model, "--agenda-dialogues": agenda_dialogues,
         "--abus-schema": abus_schema, "--nlu-model": nlu_model, "--nlg-model": nlg_model,
-        "--model": model, "--temperature": temperature,
+        "--abus-slot-values": None if abus_slot_values is AbusSlotValues.HISTORY else abus_slot_values.value, "--model": model, "--temperature": temperature,
         "--reasoning-effort": reasoning_effort, "--seed": seed, "--label": label,
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,

@@ -51,6 +51,22 @@ CrsUrlOpt = Annotated[
         "a CRS Arena server: http://HOST:PORT/).",
     ),
 ]
+
+
+class CrsDialogue(StrEnum):
+    TAUREC = "taurec"
+    USERSIMCRS = "usersimcrs"
+
+
+CrsDialogueOpt = Annotated[
+    CrsDialogue,
+    typer.Option(
+        "--crs-dialogue",
+        help="--agent crs: 'taurec' (the harness commits the title the user accepts) or "
+        "'usersimcrs' (as UserSimCRS runs a CRS: nothing is committed, the dialogue goes on "
+        "until the user stops or the turns run out; read SR, SRRR and RDL, not pass^k).",
+    ),
+]
 AnswerRetriesOpt = Annotated[
     int,
     typer.Option(

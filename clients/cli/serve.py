@@ -22,6 +22,8 @@ import typer
 
 from taurec.clients.cli.simulator_options import (
     AbusSchemaOpt,
+    AbusSlotValues,
+    AbusSlotValuesOpt,
     AgendaDialoguesOpt,
     NlgModelOpt,
     SimulatorModelOpt,
@@ -85,6 +87,7 @@ def serve(
     ] = None,
     agenda_dialogues: AgendaDialoguesOpt = None,
     abus_schema: AbusSchemaOpt = None,
+    abus_slot_values: AbusSlotValuesOpt = AbusSlotValues.HISTORY,
     nlg_model: NlgModelOpt = None,
     log_dir: Annotated[
         Path, typer.Option("--log-dir", help="Episode logs go under LOG_DIR/RUN_LABEL/.")
@@ -257,6 +260,7 @@ def serve(
             simulator_model=simulator_model,
             agenda_dialogues=agenda_dialogues,
             abus_schema=abus_schema,
+            abus_slot_values=abus_slot_values.value,
             nlg_model=nlg_model,
             nlu_model=nlu_model,
             log_dir=log_dir,

@@ -72,6 +72,22 @@ AbusSchemaOpt = Annotated[
         help="--simulator abus: its intent schema (YAML; default: the IARD one).",
     ),
 ]
+
+
+class AbusSlotValues(StrEnum):
+    HISTORY = "history"
+    CATALOG = "catalog"
+
+
+AbusSlotValuesOpt = Annotated[
+    AbusSlotValues,
+    typer.Option(
+        "--abus-slot-values",
+        help="--simulator abus, asked about a slot it holds no need for: 'history' (a value its "
+        "rated history likes, else don't know) or 'catalog' (UserSimCRS's: a catalog value it "
+        "likes, up to 10 tries).",
+    ),
+]
 NlgModelOpt = Annotated[
     str | None,
     typer.Option(

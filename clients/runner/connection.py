@@ -94,6 +94,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--agenda-dialogues", str(settings.agenda_dialogues)]
     if settings.abus_schema is not None:
         args += ["--abus-schema", str(settings.abus_schema)]
+    if settings.abus_slot_values != "history":
+        args += ["--abus-slot-values", settings.abus_slot_values]
     if settings.nlu_model is not None:
         args += ["--nlu-model", settings.nlu_model]
     if settings.nlg_model is not None:

@@ -86,10 +86,13 @@ def _abus_simulator(
     from taurec.server.recommendation.simulator.intent_schema import IntentSchema
 
     schema = IntentSchema.load(settings.abus_schema)
-    record: dict[str, Any] = {"schema": schema.name}
+    record: dict[str, Any] = {"schema": schema.name, "slot_values": settings.abus_slot_values}
     transitions = _transitions(settings, record)
     nlu = _simulator_nlu(catalog, settings, reader)
-    return abus_users(catalog, reader, transitions, schema, nlu), record
+    users = abus_users(
+        catalog, reader, transitions, schema, nlu, slot_values=settings.abus_slot_values
+    )
+    return users, record
 
 
 def _llm_simulator(

@@ -22,11 +22,16 @@ title the CRS did not name unambiguously commits nothing: the harness notes it i
 leaves or the turns run out. A CRS that cannot be reached, errs, answers without a
 `response`, too late or too much (the limits of bounded_http.py) ends the episode as
 agent_error, and so does a server that does not report acceptances.
+
+`dialogue="usersimcrs"` (`--crs-dialogue usersimcrs`) runs a CRS dialogue as UserSimCRS
+does: the harness commits nothing, and the dialogue goes on until the user stops or the
+turns run out; SR, SRRR, RDL and turns are read from the whole dialogue (pass^k, which
+needs a commit, is 0 there).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import httpx
@@ -98,16 +103,28 @@ def response_text(response: httpx.Response) -> str:
     return text
 
 
+#: How a CRS dialogue is run: the harness commits what the user accepts ("taurec"), or
+#: nothing is committed and the dialogue goes on, as UserSimCRS runs one ("usersimcrs").
+DIALOGUES: Final = ("taurec", "usersimcrs")
+
+
 class CrsAgent:
     """Relays the dialogue between a CRS and the simulated user (see the module docstring)."""
 
-    def __init__(self, url: str, matcher: TitleMatcher, label: str = "crs") -> None:
+    def __init__(
+        self, url: str, matcher: TitleMatcher, label: str = "crs", dialogue: str = "taurec"
+    ) -> None:
+        if dialogue not in DIALOGUES:
+            raise ValueError(
+                f"--crs-dialogue: expected one of {', '.join(DIALOGUES)}, got {dialogue!r}"
+            )
         self.url = endpoint(url)
         self.matcher = matcher
         self.label = label
+        self.commits = dialogue == "taurec"
 
     async def run(self, episode: Episode) -> None:
-        if not await _reports_acceptance(episode):
+        if self.commits and not await _reports_acceptance(episode):
             await _abort(episode, NO_ACCEPTANCE)
             return
         context: list[str] = []
@@ -139,11 +156,12 @@ class CrsAgent:
                         return
                     context += [message, reply]
                     message = turn.text
-                    if turn.accepted is not None and turn.accepted in named:
+                    if not self.commits or turn.accepted is None:
+                        continue
+                    if turn.accepted in named:
                         await episode.recommend(turn.accepted)
                         return
-                    if turn.accepted is not None:
-                        episode.note_aside(unnamed_acceptance(turn.accepted))
+                    episode.note_aside(unnamed_acceptance(turn.accepted))
             except EpisodeEndedError:
                 return
 
@@ -209,6 +227,7 @@ def make_crs_agent(settings: AgentSettings) -> CrsAgent:
     """The CRS at settings.options["crs_url"], after its health check. Raises CrsError
     when it does not answer, KeyError when no URL is given."""
     url: Any = settings.options["crs_url"]
+    dialogue = str(settings.options.get("crs_dialogue") or "taurec")
     health_check(str(url))
     catalog = load_suite(settings.suite).catalog
-    return CrsAgent(str(url), TitleMatcher(catalog.items), settings.label or "crs")
+    return CrsAgent(str(url), TitleMatcher(catalog.items), settings.label or "crs", dialogue)

@@ -12,7 +12,8 @@ empty agenda.
 every agent act gets its response, pushed on top of the agenda in order:
 - elicit: a value named (e.g. a genre): `yes`/`no`/`neutral` by the preference model;
   a slot: its C values (`disclose`), else a value the preference model likes (pref >=
-  0.25, at most 10 tries over the history's values), else `dont_know`;
+  0.25, at most 10 tries over the history's values; `slot_values="catalog"`, as
+  UserSimCRS: over the catalog's values of the slot, drawn at random), else `dont_know`;
 - recommend: per item, `seen` if the user rated it, and `accept`/`reject`/`neutral` from
   the preference model (the user's rating, else UserSimCRS's memoised coin), at once;
 - inquire: `yes`/`no` per slot asked (an open request or not); with none named, the
@@ -53,6 +54,7 @@ from taurec.server.recommendation.simulator.nlg import Speaker
 from taurec.server.recommendation.simulator.nlu import FIELD_ATTRIBUTE, Attribute, MessageReader
 from taurec.server.recommendation.simulator.preference_model import LIKE, PreferenceModel, verdict
 from taurec.server.recommendation.simulator.sampled_acts import PLAIN_WORDS
+from taurec.server.recommendation.simulator.slot_values import SlotValues
 from taurec.server.recommendation.simulator.transitions import TransitionMatrices
 from taurec.tasks.recommendation.constraint import Reveal
 from taurec.tasks.recommendation.task import RecommendationTask
@@ -64,6 +66,9 @@ Entry = tuple[DialogueAct, ...]
 _TRIES: Final = 10
 #: The item field whose values the preference model has for an attribute.
 _PREFERRED_FIELD: Final = {Attribute.GENRE: "genres", Attribute.LANGUAGE: "original_language"}
+#: The item field an unconstrained question about an attribute is answered from, besides
+#: those above, when the values come from the catalog.
+_CATALOG_FIELD: Final = {Attribute.PEOPLE: "director", Attribute.RECENCY: "year"}
 _GONE = "(The user has left the conversation.)"
 
 
@@ -81,8 +86,12 @@ class AbusUser:
         transitions: TransitionMatrices | None = None,
         schema: IntentSchema | None = None,
         nlu: AgentActReader | None = None,
+        slot_values: SlotValues | None = None,
     ) -> None:
+        """`slot_values`: the values an unconstrained slot is answered from (None: the
+        rated history's; CatalogValues: the catalog's, as UserSimCRS)."""
         self.task = task
+        self.slot_values = slot_values
         self.catalog = catalog
         self.schema = schema or IntentSchema.load()
         self.need = InformationNeed(task, seed)
@@ -179,11 +188,27 @@ class AbusUser:
         stated = [disclose(c) for c in self.stated if FIELD_ATTRIBUTE[c.field] is attribute]
         if stated:
             return [tuple(stated)]
-        if field:
+        field = field or _CATALOG_FIELD.get(attribute)
+        if field and self.slot_values is not None:
+            liked_value = self._catalog_value(field)
+            if liked_value is not None:
+                return [(self._act("disclose", slot=field, value=liked_value),)]
+        elif field:
             liked = self.preferences.liked_values(field)[:_TRIES]
             if liked and self.preferences.value(field, liked[0]) >= LIKE:
                 return [(self._act("disclose", slot=field, value=liked[0]),)]
         return [(self._act("dont_know", slot=attribute.value),)]
+
+    def _catalog_value(self, field: str) -> str | None:
+        """A value of `field` the preference model likes, drawn from the catalog's values
+        at random, at most 10 draws (UserSimCRS's `get_slot_preference`)."""
+        assert self.slot_values is not None
+        values = self.slot_values.of(field)
+        for _ in range(_TRIES if values else 0):
+            value = self.rng.choice(values)
+            if self.preferences.value(field, value) >= LIKE:
+                return value
+        return None
 
     def _recommend(self, act: DialogueAct) -> list[Entry]:
         items = [it for i in act.items if (it := self.catalog.get(i)) is not None]
@@ -339,16 +364,26 @@ def abus_users(
     transitions: TransitionMatrices | None = None,
     schema: IntentSchema | None = None,
     nlu: AgentActReader | None = None,
+    *,
+    slot_values: str = "history",
 ) -> Callable[[RecommendationTask, Catalog, int], AbusUser]:
     """A simulator factory for the server: one title index, one set of transition
-    matrices, one intent schema and one NLU (None: the deterministic one) serve every
-    episode."""
+    matrices, one intent schema, one NLU (None: the deterministic one) and one table of
+    the catalog's slot values (`slot_values="catalog"`) serve every episode."""
     shared = reader or MessageReader(catalog.items)
     loaded = schema or IntentSchema.load()
+    values = SlotValues(catalog) if slot_values == "catalog" else None
 
     def make(task: RecommendationTask, catalog: Catalog, seed: int) -> AbusUser:
         return AbusUser(
-            task, catalog, seed, reader=shared, transitions=transitions, schema=loaded, nlu=nlu
+            task,
+            catalog,
+            seed,
+            reader=shared,
+            transitions=transitions,
+            schema=loaded,
+            nlu=nlu,
+            slot_values=values,
         )
 
     return make

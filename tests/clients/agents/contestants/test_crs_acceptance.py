@@ -169,3 +169,36 @@ def test_an_acceptance_of_a_title_the_crs_did_not_name_commits_nothing(suite, cr
         ]
         assert any(unnamed in a and "nothing was committed" in a for a in asides)
         assert events[-1]["reason"] == "user_left"
+
+
+def test_in_the_usersimcrs_dialogue_mode_nothing_is_committed_and_the_dialogue_goes_on(
+    suite, crs_url, tmp_path
+):
+    """As UserSimCRS runs a CRS: the agenda user's acceptances end nothing; the dialogue
+    runs until the user stops or the turns run out, and its metrics are the whole
+    dialogue's."""
+    catalog = load_suite(suite).catalog
+    out = tmp_path / "logs"
+    settings = ServerSettings(
+        suite=suite, log_dir=out, run_label="crs", simulator="abus", report_acceptance=True
+    )
+    agent = CrsAgent(crs_url, TitleMatcher(catalog.items), label="crs", dialogue="usersimcrs")
+    runner = Runner(agent, Connection(settings=settings), out, "crs")
+    report = anyio.run(runner.run, plan([t.id for t in load_suite(suite).tasks], 1))
+    assert report.failure is None
+    logs = sorted(out.rglob("*.jsonl"))
+    accepting = 0
+    for path in logs:
+        events = read_log(path).events
+        assert not [e for e in events if e["type"] == "tool_call" and e["name"] == "recommend"]
+        assert events[-1]["reason"] in ("max_turns", "user_left")
+        users = [e for e in events if e["type"] == "user_message"]
+        accepting += sum(any(a["intent"] == "accept" for a in u.get("acts") or []) for u in users)
+    assert accepting > len(logs)  # more than one acceptance a dialogue: it went on past them
+    (group,) = aggregate(score_files(logs, Resolver(suite=suite), workers=1))
+    assert group["dialogue"]["sr"] > 0.5 and group["dialogue"]["avg_turns"] > 5
+
+
+def test_an_unknown_dialogue_mode_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match="taurec, usersimcrs"):
+        CrsAgent("http://x/", TitleMatcher([]), dialogue="paper")

@@ -227,3 +227,43 @@ def test_with_an_llm_nlu_the_user_reads_the_agent_with_it():
     user.opening()
     # the words name no title; the LLM's reading is what the user answers
     assert [a.intent for a in user.respond("Maybe that boat one?").acts] == ["seen", "accept"]
+
+
+def test_asked_about_a_slot_it_holds_no_need_for_it_names_a_catalog_value_it_likes():
+    """UserSimCRS's user (`slot_values="catalog"`) names a value of the slot drawn from the
+    catalog's values, one its preference model likes; taurec's default says don't know
+    where its history says nothing."""
+    from taurec.catalog.store import Catalog
+    from taurec.server.recommendation.simulator.slot_values import SlotValues
+
+    from .test_agenda_user import _item
+
+    directors = [f"Director {k}" for k in range(12)]
+    catalog = Catalog.from_items(
+        [_item(f"d{k}", f"Film Number {k}", director=d) for k, d in enumerate(directors)]
+    )
+    task = TASK.model_copy(update={"user": TASK.user.model_copy(update={"watch_history": []})})
+    values = SlotValues(catalog)
+    named = []
+    for seed in range(20):
+        user = AbusUser(task, catalog, seed, slot_values=values)
+        user.opening()
+        (act,) = user.respond("Any favourite director?").acts
+        if act.intent == "disclose":
+            assert act.slot == "director" and act.value in directors
+            assert user.preferences.value("director", act.value) >= 0.25
+            named.append(act.value)
+        else:
+            assert act.intent == "dont_know"
+    assert len(named) >= 15 and len(set(named)) >= 3  # ten draws of a coin: nearly always
+    plain = AbusUser(task, catalog, 0)
+    plain.opening()
+    assert _intents(plain, "Any favourite director?") == ["dont_know"]
+
+
+def test_the_catalog_values_of_a_field_are_every_value_an_item_holds():
+    from taurec.server.recommendation.simulator.slot_values import SlotValues
+
+    values = SlotValues(CATALOG)
+    assert values.of("genres") == sorted({g for it in CATALOG.items for g in it.genres})
+    assert values.of("year") == sorted({str(it.release_date.year) for it in CATALOG.items})
