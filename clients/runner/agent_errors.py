@@ -35,6 +35,16 @@ def every_episode_errored(report: RunReport) -> bool:
 
 def logged_traceback(log: Path | None) -> str | None:
     """The traceback the end record of the log at `log` keeps; None without one."""
+    return _end_field(log, "traceback")
+
+
+def logged_detail(log: Path | None) -> str | None:
+    """Why the server ended the episode, as its end record says (e.g. "tool-call limit:
+    ..."); None without one."""
+    return _end_field(log, "detail")
+
+
+def _end_field(log: Path | None, name: str) -> str | None:
     if log is None:
         return None
     try:
@@ -44,7 +54,7 @@ def logged_traceback(log: Path | None) -> str | None:
         end = orjson.loads(last)
     except (OSError, orjson.JSONDecodeError):
         return None
-    found = end.get("traceback") if isinstance(end, dict) and end.get("type") == "end" else None
+    found = end.get(name) if isinstance(end, dict) and end.get("type") == "end" else None
     return found if isinstance(found, str) and found else None
 
 
@@ -63,7 +73,7 @@ def print_agent_errors(report: RunReport, console: Console) -> None:
         f"{where}:"
     )
     trace = logged_traceback(first.log)
-    text = trace or first.error or "no cause recorded"
+    text = trace or first.error or logged_detail(first.log) or "no cause recorded"
     for line in text.rstrip("\n").split("\n"):
         console.print(f"  {markup(line)}")
     if first.log is not None:

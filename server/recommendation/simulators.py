@@ -115,6 +115,31 @@ SIMULATORS: dict[
 }
 
 
+def _mocked(model: str, catalog: Catalog | None, reader: MessageReader | None) -> dict[str, Any]:
+    """The LLMUserSettings fields that answer `model` "mock" offline (llm_mock.py): its
+    titles read over `catalog` (None: it needs none)."""
+    from taurec.server.recommendation.simulator.llm_mock import MockModel, acts_line, is_mock
+
+    if not is_mock(model):
+        return {}
+    if catalog is None:  # nothing cached: the mock answers at once, and a change to it shows
+        return {"completion": MockModel(lambda text: []), "cache_dir": None}
+    titles = reader or MessageReader(catalog.items)
+    nlu = AgentNLU(catalog, titles)
+
+    def title_of(item_id: str) -> str | None:
+        item = catalog.get(item_id)
+        return None if item is None else item.title
+
+    return {
+        "completion": MockModel(
+            lambda text: [ref.title for ref in titles.titles(text)],
+            lambda text: acts_line(nlu.acts(text), title_of),
+        ),
+        "cache_dir": None,
+    }
+
+
 def llm_users(
     catalog: Catalog, settings: ServerSettings
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
@@ -124,7 +149,11 @@ def llm_users(
     from taurec.server.recommendation.simulator.llm_user import llm_users as make_llm_users
 
     assert settings.simulator_model is not None
-    llm = LLMUserSettings(model=settings.simulator_model, patience=settings.patience)
+    llm = LLMUserSettings(
+        model=settings.simulator_model,
+        patience=settings.patience,
+        **_mocked(settings.simulator_model, catalog, None),
+    )
     return make_llm_users(catalog, llm), llm.record()
 
 
@@ -141,6 +170,7 @@ def _deciding_llm(
         variant=variant,
         temperature=TEMPERATURE,
         acts="classifier",
+        **_mocked(settings.simulator_model, catalog, None),
     )
     return deciding_llm_users(catalog, llm), llm.record()
 
@@ -153,7 +183,9 @@ def worded(
     from taurec.server.recommendation.simulator.llm_nlg import llm_worded
 
     assert settings.nlg_model is not None
-    llm = LLMUserSettings(model=settings.nlg_model, temperature=0.7)
+    llm = LLMUserSettings(
+        model=settings.nlg_model, temperature=0.7, **_mocked(settings.nlg_model, None, None)
+    )
     return llm_worded(make_user, llm), {**record, "nlg": llm.record()}
 
 
@@ -166,5 +198,8 @@ def agent_nlu(
     from taurec.server.recommendation.simulator.llm_acts import LLMAgentNLU
     from taurec.server.recommendation.simulator.llm_user import LLMUserSettings
 
-    llm = LLMUserSettings(model=settings.nlu_model, temperature=0.0)
-    return LLMAgentNLU(catalog, llm, reader or MessageReader(catalog.items))
+    titles = reader or MessageReader(catalog.items)
+    llm = LLMUserSettings(
+        model=settings.nlu_model, temperature=0.0, **_mocked(settings.nlu_model, catalog, titles)
+    )
+    return LLMAgentNLU(catalog, llm, titles)

@@ -157,3 +157,31 @@ async def test_a_commit_answered_in_text_is_never_taken_for_an_agent_error(
     (result,) = (await runner.run([EpisodeSpec("rank_001", 0)])).results
     assert _end(result)["reason"] == "recommended"
     assert (result.end_reason, result.error) == ("recommended", None)
+
+
+class CallsForever:
+    label = "looper"
+
+    async def run(self, episode: Episode) -> None:
+        while not episode.ended:
+            await episode.call("get_user_history")
+
+
+async def test_an_episode_the_server_ended_at_its_call_limit_is_printed_with_that_cause(
+    tmp_path: Path,
+) -> None:
+    from rich.console import Console
+
+    from taurec.clients.runner.agent_errors import logged_detail, print_agent_errors
+
+    settings = ServerSettings(log_dir=tmp_path, run_label="r", max_tool_calls_per_episode=3)
+    runner = Runner(
+        CallsForever(), Connection("inproc", settings), tmp_path, "r", handle_signals=False
+    )
+    report = await runner.run(plan(["t001"], 1))
+    (result,) = report.results
+    assert "tool-call limit" in (logged_detail(result.log) or "")
+    console = Console(record=True, width=200)
+    print_agent_errors(report, console)
+    shown = console.export_text()
+    assert "tool-call limit" in shown and "no cause recorded" not in shown
