@@ -1,0 +1,53 @@
+"""A one-word title where a place stands in a plot (catalog/title_places.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from taurec.catalog.title_places import is_place
+
+
+def _at(text: str, word: str) -> bool:
+    return is_place(text, text.index(word))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "After leaving Brackford, she drifts south.",
+        "She grew up in Brackford.",
+        "A night at Brackford changes everything.",
+        "A stranger from Brackford arrives.",
+        "He returns to Brackford to bury his father.",
+        "They move back to Brackford.",
+        "The streets of Brackford are empty.",
+        "She visits Brackford every summer.",
+        "They flee Brackford at dawn.",
+        "In Brackford, nothing happens.",
+    ],
+)
+def test_a_word_after_a_preposition_or_verb_of_place_is_a_place(text):
+    assert _at(text, "Brackford")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Have you seen Hamnet?",
+        "Something similar to Hamnet?",
+        "Jessie Buckley is brilliant in Hamnet.",
+        "Her role in Hamnet is her best.",
+        "A scene from Hamnet stays with you.",
+        "Are you interested in Hamnet?",
+        "Take a look at Hamnet.",
+        "Fans of Hamnet will like it.",
+        "I'd add Hamnet to the list.",
+    ],
+)
+def test_a_word_after_words_of_film_talk_is_no_place(text):
+    assert not _at(text, "Hamnet")
+
+
+def test_punctuation_between_breaks_the_reading():
+    assert not _at("They stayed in. Hamnet is next.", "Hamnet")
+    assert not _at("Where were they in (Brackford)?", "Brackford")
