@@ -177,9 +177,19 @@ class TitleMatcher:
             and "," not in text
         ):
             return
+        first_words, possessive = table.first_words, tw.possessive
+        last_articles = tw.articles_last if "," in text else frozenset()
+        #: where a title written article last may start ("Usual Suspects, The")
+        before_articles = {i for j in last_articles for i in range(max(0, j - table.max_len), j)}
         covered = 0
-        for i in range(len(folded)):
+        for i, word in enumerate(folded):
             if i < covered:
+                continue
+            if (
+                word not in first_words
+                and possessive.get(i) not in first_words
+                and i not in before_articles
+            ):
                 continue
             hit = self._longest(tw, i)
             if hit is None or self._in_name(tw.words, folded, i, hit.n):

@@ -63,16 +63,29 @@ class _Quote(NamedTuple):
     close: int  # offset of the closing mark
 
 
-def _opens_single(text: str, at: int) -> bool:
-    """A straight single quote that opens a quotation, not an apostrophe ("I'd")."""
-    before = text[at - 1] if at else " "
-    after = text[at + 1 : at + 2]
-    return not before.isalnum() and after[:1].isalnum()
+#: A straight single quote that closes a quotation (not an apostrophe: "I'd", "don't").
+_CLOSES_SINGLE = re.compile(r"(?<=\S)'(?![^\W_])")
+_CLOSES_CURLY_SINGLE = re.compile(r"’(?![^\W_])")
 
 
-def _closes_single(text: str, at: int) -> bool:
-    after = text[at + 1 : at + 2]
-    return at > 0 and not text[at - 1].isspace() and not after.isalnum()
+def _opening_single(text: str, line_start: int, start: int) -> int:
+    """The straight single quote that opens a quotation still open at `start`, or -1:
+    walking back, an apostrophe inside a word is passed over, a closing quote ends it."""
+    at = text.rfind("'", line_start, start)
+    while at >= 0:
+        before = text[at - 1] if at > 0 else " "
+        after = text[at + 1 : at + 2]
+        if not before.isalnum() and after.isalnum():
+            return at
+        if not before.isspace() and not after.isalnum():
+            return -1  # a quotation closed before the title
+        at = text.rfind("'", line_start, at)
+    return -1
+
+
+def _first(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
+    m = pattern.search(text, start, end)
+    return m.start() if m else -1
 
 
 def _enclosing(text: str, start: int, end: int) -> _Quote | None:
@@ -81,29 +94,25 @@ def _enclosing(text: str, start: int, end: int) -> _Quote | None:
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     found: list[_Quote] = []
-    before = [p for p in range(line_start, start) if text[p] == '"']
-    if len(before) % 2:
+    if text.count('"', line_start, start) % 2:
         close = text.find('"', end, line_end)
         if close >= 0:
-            found.append(_Quote(before[-1], close))
-    for opener, closer in (("“", "”"), ("‘", "’")):
-        at = text.rfind(opener, line_start, start)
-        if at >= 0 and text.find(closer, at, start) < 0:
-            close = text.find(closer, end, line_end)
-            while close >= 0 and closer == "’" and text[close + 1 : close + 2].isalnum():
-                close = text.find(closer, close + 1, line_end)  # an apostrophe: "don’t"
-            if close >= 0:
-                found.append(_Quote(at, close))
-    singles = [p for p in range(line_start, start) if text[p] == "'" and _opens_single(text, p)]
-    if singles:
-        at = singles[-1]
-        if not any(text[p] == "'" and _closes_single(text, p) for p in range(at + 1, start)):
-            close = next(
-                (p for p in range(end, line_end) if text[p] == "'" and _closes_single(text, p)),
-                -1,
-            )
-            if close >= 0:
-                found.append(_Quote(at, close))
+            found.append(_Quote(text.rfind('"', line_start, start), close))
+    at = text.rfind("“", line_start, start)
+    if at >= 0 and text.find("”", at, start) < 0:
+        close = text.find("”", end, line_end)
+        if close >= 0:
+            found.append(_Quote(at, close))
+    at = text.rfind("‘", line_start, start)
+    if at >= 0 and _first(_CLOSES_CURLY_SINGLE, text, at, start + 1) < 0:
+        close = _first(_CLOSES_CURLY_SINGLE, text, end, line_end)
+        if close >= 0:
+            found.append(_Quote(at, close))
+    at = _opening_single(text, line_start, start)
+    if at >= 0:
+        close = _first(_CLOSES_SINGLE, text, end, line_end)
+        if close >= 0:
+            found.append(_Quote(at, close))
     return max(found, key=lambda q: q.open, default=None)  # the innermost
 
 
