@@ -19,8 +19,9 @@ home tonight". Every method reads the same places as no title at all:
 - a title inside a longer capitalised name that a year follows: "Avengers: Infinity War
   (2018)" names no "Infinity" (the longer name, were it a title, would match first).
 
-A year in brackets right after a title ("Shall We Dance? (1937)") keeps only that title's
-items released then, or within a year (`Mention.year`); a year no item has leaves the
+A year in brackets right after a title ("Shall We Dance? (1937)"), or said with it ("the
+1937 Shall We Dance?", "Shall We Dance? from 1937") keeps only that title's items
+released then, or within a year (`Mention.year`); a year no item has leaves the
 mention with no item, reported as such. A title named once with a year and again without
 one, in one text, means the same item both times. A title two items share, with no year
 to tell them apart, names both: `Mention.ambiguous`. Nothing here guesses between them.
@@ -51,15 +52,22 @@ from taurec.catalog.records import ItemRecords
 from taurec.catalog.title_evidence import (
     after_marking_word,
     in_hyphenated_word,
+    joined,
     partly_capitalised,
     starts_sentence,
     written_as_title,
 )
 from taurec.catalog.title_index import Reading, TitleGroup
-from taurec.catalog.title_places import is_place
+from taurec.catalog.title_places import is_place, names_place
 from taurec.catalog.title_quotes import Marks, marks
 from taurec.catalog.title_table import TitleTable
-from taurec.catalog.title_text import TextWords, with_year, year_after, year_of_a_longer_name
+from taurec.catalog.title_text import (
+    TextWords,
+    with_year,
+    year_after,
+    year_before,
+    year_of_a_longer_name,
+)
 from taurec.catalog.tokens import WORD, title_tokens
 from taurec.catalog.tokens import fold_word as _fold
 
@@ -72,8 +80,9 @@ class Mention:
 
     `item_ids`: the items it names: one; several when two items share the title and the
     text does not say which (`ambiguous`); none when the text gives a year no item of the
-    title has ("Shall We Dance? (2004)"). `year`: the year in brackets written after it
-    (or after another mention of the title in the same text) that chose `item_ids`."""
+    title has ("Shall We Dance? (2004)"). `year`: the year written with it (in brackets
+    after it, or "the 1937 ...", "... from 1937"; or with another mention of the title in
+    the same text) that chose `item_ids`."""
 
     title: str
     item_ids: tuple[str, ...]  # several when the catalog holds two items with one title
@@ -104,6 +113,8 @@ class _Hit:
     end: int
     year: int | None
     after: int  # offset past the title and its year
+    article_last: bool = False  # written as catalogs write it: "Usual Suspects, The"
+    year_after: bool = False  # `year` follows the title (else, if any, it comes before)
     marks: Marks = Marks.NONE
 
     @property
@@ -139,30 +150,20 @@ class TitleMatcher:
         hits: list[_Hit] = []
         for hit, words in self._scan(text):
             tw = words
-            kept = self._stands(words, hit)
-            if kept is not None:
-                hits.append(kept)
+            standing = self._stands(words, hit)
+            if standing is not None:
+                hits.append(standing)
         if tw is None:
             return []
         mentions = _mentions(hits)
         if not written:
             return mentions
-        text_of, words_of = tw.text, tw.words
-        return [
-            m
-            for m, hit in zip(mentions, hits, strict=True)
-            if written_as_title(
-                text_of,
-                words_of,
-                hit.i,
-                hit.n,
-                hit.spelling,
-                marked=hit.marks is Marks.TITLE
-                or hit.year is not None
-                or after_marking_word(words_of, hit.i),
-                after=hit.after,
-            )
+        alone = [_written(tw, hit) for hit in hits]
+        kept = [
+            ok or _written(tw, hit, beside_a_title=_beside(tw.text, hits, alone, k))
+            for k, (hit, ok) in enumerate(zip(hits, alone, strict=True))
         ]
+        return [m for m, ok in zip(mentions, kept, strict=True) if ok]
 
     # --- finding a title's words ----------------------------------------------------------
 
@@ -253,9 +254,11 @@ class TitleMatcher:
             if how == "last":
                 parts = [m.group() for m in WORD.finditer(spelling)]
                 spelling = " ".join([*parts[1:], parts[0]]) if len(parts) == n else spelling
+            start = words[i].start()
             found = year_after(tw.text, end)
-            year, after = found if found else (None, end)
-            return _Hit(i, n, reading, spelling, words[i].start(), end, year, after)
+            year, after = found if found else (year_before(tw.text, start), end)
+            hit = _Hit(i, n, reading, spelling, start, end, year, after, how == "last")
+            return replace(hit, year_after=found is not None)
         return None
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
@@ -283,14 +286,55 @@ class TitleMatcher:
         found = marks(text, hit.start, hit.end, exact)
         if found is Marks.SPEECH:
             return None
-        if year_of_a_longer_name(text, words, hit.i, hit.n):
+        shouted = text.isupper()  # every word capitalised: capitals join no name
+        if not shouted and year_of_a_longer_name(text, words, hit.i, hit.n):
             return None
-        if hit.year is not None and _named_with_the_word_before(text, words, hit.i):
+        if not shouted and hit.year_after and _named_with_the_word_before(text, words, hit.i):
             return None
-        marked = found is Marks.TITLE or hit.year is not None or after_marking_word(words, hit.i)
-        if hit.n == 1 and not marked and is_place(text, hit.start):
+        marked = (
+            found is Marks.TITLE
+            or hit.year is not None
+            or hit.article_last
+            or after_marking_word(words, hit.i)
+        )
+        if (
+            hit.n == 1
+            and not marked
+            and (is_place(text, hit.start) or names_place(text, hit.after))
+        ):
             return None
         return replace(hit, marks=found)
+
+
+def _written(tw: TextWords, hit: _Hit, *, beside_a_title: bool = False) -> bool:
+    words = tw.words
+    marked = (
+        hit.marks is Marks.TITLE
+        or hit.year is not None
+        or hit.article_last
+        or after_marking_word(words, hit.i)
+    )
+    return written_as_title(
+        tw.text,
+        words,
+        hit.i,
+        hit.n,
+        hit.spelling,
+        marked=marked,
+        after=hit.after,
+        beside_a_title=beside_a_title,
+    )
+
+
+def _beside(text: str, hits: list[_Hit], written: list[bool], k: int) -> bool:
+    """Whether the next or the previous hit, written as a title, is joined to hit `k`."""
+    hit = hits[k]
+    nxt = hits[k + 1] if k + 1 < len(hits) and written[k + 1] else None
+    if nxt is not None and joined(text, hit.after, nxt.start, later=False):
+        return True
+    if k > 0 and written[k - 1]:
+        return joined(text, hits[k - 1].after, hit.start, later=True)
+    return False
 
 
 def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:

@@ -22,7 +22,9 @@ then, for `find_written`:
   everywhere." is no mention. A title whose only capitals open a sentence (or a list
   entry) counts when the text goes on to say what one only says of a film
   (catalog/title_predicates.py: "Normal is a slow-burn drama", "Mercy is on Netflix"),
-  or when the title is all a list entry holds ("- Normal").
+  when the title is all a list entry holds ("- Normal"), or when "or", "and", "than",
+  ... join it to another title written as one ("Heat or Alien?", "Alien feels scarier
+  than The Fog").
 """
 
 from __future__ import annotations
@@ -47,8 +49,27 @@ _MARKING_WORDS: Final = frozenset(
     )
 )
 _LIST_MARK = re.compile(r"[ \t]*(?:[-*•>#]+|\d+[.)])")
-_ENTRY_REST = re.compile(r"[\s\"”'’*_]*(?:[.,;:!?]*[\s\"”'’*_]*$|(?:—|–|-|:)\s)")
+#: What may follow a title that is all its list entry holds: nothing, a description after
+#: a dash or colon, or the next entry of a list written on one line ("1) Up 2) Her").
+_ENTRY_REST = re.compile(
+    r"[\s\"”'’*_]*(?:[.,;:!?]*[\s\"”'’*_]*$|(?:—|–|-|:)\s|[,;]?\s+(?:\d+[.)]|[-•])\s)"
+)
 _ARTICLES: Final = frozenset({"the", "a", "an"})
+#: What may stand between two titles joined in one sentence: a few words, then "or",
+#: "and", "than", ... ("Heat or Alien?", "Alien feels scarier than The Fog").
+_JOINED_AFTER = re.compile(
+    r"[\s,]*(?:[\w'’-]+\s+){0,3}?(?:or|and|nor|than|vs\.?|versus|then)\s+"
+    r"(?:(?:maybe|perhaps|even|just|also)\s+)?$",
+    re.IGNORECASE,
+)
+_JOINED_BEFORE = re.compile(r"[\s,]*(?:or|and|nor|than|vs\.?|versus|then)\s+$", re.IGNORECASE)
+
+
+def joined(text: str, first_after: int, second_start: int, *, later: bool) -> bool:
+    """Whether the text between two titles (from the end of the first, with its year, to
+    the start of the second) joins them: `later` when the one being read is the second."""
+    pattern = _JOINED_BEFORE if later else _JOINED_AFTER
+    return pattern.fullmatch(text, first_after, second_start) is not None
 
 
 def starts_sentence(text: str, at: int) -> bool:
@@ -74,7 +95,11 @@ def after_marking_word(words: list[re.Match[str]], i: int) -> bool:
 def _alone_in_list_entry(text: str, start: int, after: int) -> bool:
     """Whether a list entry holds nothing but this title ("- Normal", "2. Mercy (2024)")."""
     line_start = text.rfind("\n", 0, start) + 1
-    head = text[line_start:start].rstrip("\"“'‘*_ \t")
+    head = text[line_start:start]
+    k = len(head)
+    while k and head[k - 1] in "\"“'‘*_":  # marks around the title itself: "- **Up**"
+        k -= 1
+    head = head[:k].rstrip(" \t")
     if not head or _LIST_MARK.fullmatch(head) is None:
         return False
     line_end = text.find("\n", after)
@@ -167,11 +192,13 @@ def written_as_title(
     *,
     marked: bool,
     after: int,
+    beside_a_title: bool = False,
 ) -> bool:
     """Whether words[i : i + n] of `text`, which spell a catalog title's reading form
     `spelling` word for word, are written there as that title (see the module docstring).
     `marked`: quoted, emphasised, given a year or a marking word; `after`: the offset just
-    past the title (and its year)."""
+    past the title (and its year); `beside_a_title`: joined to another title written as
+    one by "or", "and", "than", ... ("Heat or Alien?")."""
     if marked:
         return True
     tokens = title_tokens(spelling)
@@ -187,6 +214,7 @@ def written_as_title(
         return False
     if cased is None:
         start = words[i].start()
-        if not (says_film(text, after) or _alone_in_list_entry(text, start, after)):
+        film = says_film(text, after) or _alone_in_list_entry(text, start, after)
+        if not (film or beside_a_title):
             return False
     return text.isupper() or not _run_into_a_name(text, words, i, n)

@@ -11,7 +11,10 @@ brackets, "the film X": catalog/title_evidence.py):
   visits, reaches, flees, ... ("after leaving Brackford");
 - "to" after a verb or noun of going: returns to, moves to, goes back to, the road to,
   a trip to, ... ("she returns to Brackford"; not "similar to Hamnet");
-- "of" after a noun of place: the town of, the streets of, ... ("the streets of Brackford").
+- "of" after a noun of place or of the people who live in one: the town of, the streets
+  of, the mayor of, ... ("the streets of Brackford");
+- or when the text goes on to say it is a place: "Brackford is a quiet town on the
+  coast", "Ashgrove, a mining town" (`names_place`).
 
 A preposition after a word that takes a work as its object reads the title as the work
 ("her role in Hamnet", "a scene from Hamnet", "brilliant in Hamnet", "interested in
@@ -49,10 +52,17 @@ GOING: Final = _split(
     "journey voyage drive flight sent exiled banished transferred posted summoned bound "
     "arrive arrives arrived"
 )
-#: Nouns of place before "of": the place follows ("the town of Brackford").
-PLACE_NOUNS: Final = _split(
-    "town city village hamlet streets street outskirts suburbs heart port county kingdom "
-    "island isle shores valley province region state capital planet land realm republic"
+#: Nouns of a place, what a place is.
+PLACES: Final = _split(
+    "town towns city cities village villages hamlet port county kingdom island isle valley "
+    "province region state capital planet land realm republic suburb neighbourhood "
+    "neighborhood district borough parish settlement outpost colony harbour harbor"
+)
+#: Nouns of place, or of who lives in one, before "of": the place follows ("the town of
+#: Brackford", "the mayor of Brackford").
+PLACE_NOUNS: Final = PLACES | _split(
+    "streets street outskirts suburbs heart shores mayor people residents townsfolk "
+    "townspeople citizens inhabitants sheriff governor"
 )
 #: Words that take a work as their object: a preposition after one reads the title as the
 #: work ("her role in Hamnet", "a scene from Hamnet", "interested in Hamnet").
@@ -92,3 +102,17 @@ def is_place(text: str, start: int) -> bool:
     if before == "of":
         return joined and two in PLACE_NOUNS
     return False
+
+
+_PLACE_TALK = re.compile(
+    r"\s*(?:(?:is|was|'s|’s|remains|lies|sits)\s+|,\s*|\s+(?:—|–)\s+)"
+    r"(?:a|an|the|this|that)\s+(?:[\w'’-]+,?\s+){0,4}?"
+    rf"(?:{'|'.join(sorted(PLACES))})\b",
+    re.IGNORECASE,
+)
+
+
+def names_place(text: str, at: int) -> bool:
+    """Whether the text from offset `at`, right after a one-word title, says it is a place
+    ("is a quiet town", ", a small mining town")."""
+    return _PLACE_TALK.match(text, at) is not None

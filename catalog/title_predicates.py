@@ -8,9 +8,11 @@ when it is one of:
 
 - a copula and a noun phrase whose head is what a film is: "is a slow-burn drama", "was
   an easy pick", "is one of the best films", "'s a great watch" (`FILM_NOUNS`: film,
-  movie, drama, thriller, documentary, series, pick, watch, ...);
+  movie, drama, thriller, documentary, series, pick, watch, fit, ...);
 - an apposition of that kind after a comma, dash or colon: "Normal, a quiet drama",
   "Mercy — an action thriller";
+- a possessive and a part of a film: "Heat's runtime", "Mercy's cast", "Alien's
+  production design" (`FILM_PARTS`); or having one: "has a great twist";
 - what a film does or undergoes: "stars Rami Malek", "follows a nurse", "runs 95
   minutes", "is rated R", "is streaming on Hulu", "is on Netflix" (a streaming service),
   "came out in 2024", "was directed by", "is set in", "premiered at", "is based on", ...
@@ -36,7 +38,14 @@ FILM_NOUNS = (
     r"|tear-?jerkers?|weepies?|blockbusters?|indies?|debuts?|two-handers?|fantas(?:y|ies)"
     r"|adventures?|sci-?fi|actioners?|heists?|capers?|tales?|fables?|parables?|portraits?"
     r"|stor(?:y|ies)|sagas?|spectacles?|chillers?|slashers?|charmers?|character stud(?:y|ies)"
-    r"|coming-of-age|slow-?burn|hits?|releases?"
+    r"|coming-of-age|slow-?burn|hits?|releases?|fit|match"
+)
+FILM_PARTS = (
+    r"runtime|run\s*time|running\s+time|cast|casting|ending|opening|score|soundtrack"
+    r"|director|direction|plot|premise|twist|pacing|cinematography|production\s+design"
+    r"|script|screenplay|trailer|sequel|prequel|remake|finale|climax|dialogue|visuals"
+    r"|rating|reviews|box\s+office|budget|characters|protagonist|villain|performances"
+    r"|editing|costumes|set\s+design|title\s+sequence|credits"
 )
 _COPULA = (
     r"(?:is|was|'s|’s|remains|feels|seems|looks|sounds|makes|becomes"
@@ -61,6 +70,8 @@ def _film_talk() -> re.Pattern[str]:
     acts = (
         rf"{_COPULA}\s+{_ADVERBS}{_NOUN_PHRASE}",
         rf"\s*(?:,|:|—|–|-)\s*{_NOUN_PHRASE}",
+        rf"(?:'s|’s|')\s+(?:\w+\s+)?(?:{FILM_PARTS})\b",
+        rf"(?:has|had|features|boasts)\s+{_DETERMINER}\s+{_MODIFIERS}(?:{FILM_PARTS})s?\b",
         rf"{_COPULA}\s+{_ADVERBS}(?:(?:rated|certified)\s+(?:g|pg|pg-13|r|nc-17|\d)"
         r"|(?:now\s+|currently\s+)?(?:streaming|available|playing|showing|screening)\b"
         rf"|(?:now\s+|currently\s+)?on\s+(?:{_services()})\b|in\s+(?:theaters|theatres|cinemas)"

@@ -32,17 +32,20 @@ def _split(words: str) -> frozenset[str]:
 
 #: Words that introduce (or follow) quoted speech rather than a quoted title.
 SAYING: Final = _split(
-    "say says said saying ask asks asked asking tell tells told telling reply replies replied "
-    "answer answers answered whisper whispers whispered shout shouts shouted yell yells "
-    "yelled scream screams screamed cry cries cried add adds added insist insists insisted "
-    "declare declares declared announce announces announced mutter mutters muttered murmur "
-    "murmurs murmured warn warns warned promise promises promised repeat repeats repeated "
-    "quip quips quipped joke jokes joked explain explains explained sigh sighs sighed snap "
-    "snaps snapped sing sings sang remark remarks remarked exclaim exclaims exclaimed "
-    "line lines tagline taglines slogan motto mantra catchphrase quote quotes quoting phrase "
-    "words refrain credo"
+    "say says said saying ask asks asked asking tell tells told telling reply replies "
+    "replied replying answer answers answered answering whisper whispers whispered "
+    "whispering shout shouts shouted shouting yell yells yelled yelling scream screams "
+    "screamed screaming cry cries cried crying add adds added adding insist insists "
+    "insisted insisting declare declares declared declaring announce announces announced "
+    "announcing mutter mutters muttered muttering murmur murmurs murmured murmuring warn "
+    "warns warned warning promise promises promised promising repeat repeats repeated "
+    "repeating quip quips quipped quipping joke jokes joked joking explain explains "
+    "explained explaining sigh sighs sighed sighing snap snaps snapped snapping sing sings "
+    "sang singing remark remarks remarked remarking exclaim exclaims exclaimed exclaiming "
+    "chant chants chanted chanting quote quotes quoted quoting line lines tagline taglines "
+    "slogan motto mantra catchphrase phrase words refrain credo"
 )
-_SAYING_REACH = 4  # words before the opening mark (3 after the closing one)
+_SAYING_REACH = 4  # words before the opening mark, or after the closing one
 
 _EMPHASIS: Final = "*_"
 _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -143,7 +146,7 @@ def _said(text: str, quote: _Quote) -> bool:
     tail = text[quote.close + 1 :]
     stop = _SENTENCE_END.search(tail)
     after = [w.casefold() for w in _WORDS.findall(tail[: stop.start() if stop else None])]
-    return not SAYING.isdisjoint(before) or not SAYING.isdisjoint(after[: _SAYING_REACH - 1])
+    return not SAYING.isdisjoint(before) or not SAYING.isdisjoint(after[:_SAYING_REACH])
 
 
 def marks(text: str, start: int, end: int, exact: bool) -> Marks:

@@ -9,7 +9,8 @@ each word's folded form (`fold_text`: case, accents and apostrophes off) it read
 - an article put last after a comma ("Usual Suspects, The", "Avventura, L'"), which
   reads as if put first ("The Usual Suspects", "L'Avventura");
 - a year in brackets after a title ("Shall We Dance? (1937)", "Toy Story (1995)"),
-  which is no word of the title: it picks among the items of that title.
+  which is no word of the title: it picks among the items of that title; so does a year
+  said with it, "the 1991 Cape Fear", "Sabrina from 1954".
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from taurec.catalog.title_index import TitleGroup
 from taurec.catalog.title_words import FUNCTION_WORDS
 from taurec.catalog.tokens import WORD, fold_text
 
-#: A year in brackets right after a title (its own closing punctuation or marks between).
+#: A year in brackets right after a title (its own closing punctuation or marks between),
+#: alone or among credits: "(1995)", "(1995 film)", "(1954, Billy Wilder)", "(dir. X, 1954)".
 YEAR_AFTER = re.compile(
-    r"[?!.]?[\"”'’*_]*\s*[(\[]\s*((?:18|19|20)\d\d)(?:\s+(?:film|movie|series))?\s*[)\]]",
+    r"[?!.]?[\"”'’*_]*\s*[(\[]\s*(?:[^()\[\]\n]*?[,;]\s*)?((?:18|19|20)\d\d)"
+    r"(?:\s+(?:film|movie|series))?\s*(?:[,;][^()\[\]\n]*)?[)\]]",
     re.IGNORECASE,
 )
 #: Gaps that join the words of one capitalised name ("Avengers: Infinity War").
@@ -87,10 +90,25 @@ class TextWords:
         return self.text[: self.words[k].start()].rstrip()[-1:] in ("(", "[")
 
 
+#: A year said in words right after a title: "Sabrina from 1954", "Sabrina, from 1954".
+_FROM_YEAR = re.compile(r",?\s+from\s+((?:18|19|20)\d\d)\b(?!\s*(?:-|–|to\b))")
+#: A year right before a title: "the 1991 Cape Fear", "1991's Cape Fear".
+_YEAR_BEFORE = re.compile(
+    r"(?:\b(?:the|a|an)\s+((?:18|19|20)\d\d)|\b((?:18|19|20)\d\d)['’]s)\s+$", re.IGNORECASE
+)
+
+
 def year_after(text: str, end: int) -> tuple[int, int] | None:
-    """(year, offset past it) for a year in brackets right after offset `end`, or None."""
-    found = YEAR_AFTER.match(text, end)
+    """(year, offset past it) for a year in brackets right after offset `end`, or said
+    after it ("from 1954"), or None."""
+    found = YEAR_AFTER.match(text, end) or _FROM_YEAR.match(text, end)
     return (int(found.group(1)), found.end()) if found else None
+
+
+def year_before(text: str, start: int) -> int | None:
+    """The year written right before offset `start` ("the 1991 Cape Fear"), or None."""
+    found = _YEAR_BEFORE.search(text, max(0, start - 12), start)
+    return int(found.group(1) or found.group(2)) if found else None
 
 
 def _name_word(word: str) -> bool:

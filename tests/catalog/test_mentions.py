@@ -309,3 +309,43 @@ def test_an_ordinary_word_opening_a_sentence_is_no_title_otherwise():
 
 def test_an_ordinary_word_alone_in_a_list_entry_is_a_title():
     assert _ids("My picks:\n- Normal\n- Hamnet") == [("normal",), ("hamnet",)]
+
+
+def test_a_year_among_credits_in_brackets_picks_the_item_too():
+    assert _ids("Sabrina (1954, Billy Wilder) is the original.") == [("sabrina54",)]
+    assert _ids("Sabrina (dir. Sydney Pollack, 1995) is the remake.") == [("sabrina95",)]
+
+
+def test_a_possessive_and_a_part_of_a_film_after_an_ordinary_word_is_film_talk():
+    assert _ids("Normal's runtime is short.") == [("normal",)]
+    assert _ids("Normal's effect on her is clear.") == []
+
+
+def test_a_year_said_before_or_after_the_title_picks_its_item():
+    assert _ids("The 1995 Sabrina is a remake.") == [("sabrina95",)]
+    assert _ids("1954's Sabrina is the classic.") == [("sabrina54",)]
+    assert _ids("Sabrina, from 1954, is the classic.") == [("sabrina54",)]
+
+
+def test_an_article_put_last_after_a_comma_marks_a_title():
+    assert _ids("Fog, The is the better version.") == [("fog",)]
+
+
+def test_capitals_in_a_text_all_in_capitals_join_no_name():
+    assert _ids("HAVE YOU SEEN INFINITY (1996)?") == [("infinity",)]
+
+
+def test_an_ordinary_word_opening_a_sentence_joined_to_a_title_is_one():
+    assert _ids("Normal or Hamnet?") == [("normal",), ("hamnet",)]
+    assert _ids("Normal feels gentler than Hamnet.") == [("normal",), ("hamnet",)]
+    assert _ids("Normal people rarely watch Hamnet.") == [("hamnet",)]
+
+
+def test_lists_marked_with_stars_or_written_on_one_line_hold_titles():
+    assert _ids("Options:\n* Normal\n* Hamnet") == [("normal",), ("hamnet",)]
+    assert _ids("1) Normal 2) Hamnet") == [("normal",), ("hamnet",)]
+
+
+def test_a_one_word_title_said_to_be_a_place_is_the_place():
+    assert _ids("Brackford is a quiet town on the coast.") == []
+    assert _ids("Brackford is a quiet thriller.") == [("brackford",)]

@@ -51,3 +51,16 @@ def test_a_word_after_words_of_film_talk_is_no_place(text):
 def test_punctuation_between_breaks_the_reading():
     assert not _at("They stayed in. Hamnet is next.", "Hamnet")
     assert not _at("Where were they in (Brackford)?", "Brackford")
+
+
+def test_saying_a_word_is_a_place_makes_it_one():
+    from taurec.catalog.title_places import names_place
+
+    assert names_place("Brackford is a quiet town on the coast.", len("Brackford"))
+    assert names_place("Ashgrove, a small mining town.", len("Ashgrove"))
+    assert not names_place("Brackford is a quiet thriller.", len("Brackford"))
+
+
+def test_of_after_a_noun_of_place_or_of_its_people_is_a_place():
+    assert _at("The mayor of Brackford refuses to talk.", "Brackford")
+    assert not _at("The director of Hamnet also wrote it.", "Hamnet")
