@@ -289,13 +289,13 @@ class TitleMatcher:
         shouted = text.isupper()  # every word capitalised: capitals join no name
         if not shouted and year_of_a_longer_name(text, words, hit.i, hit.n):
             return None
-        if not shouted and hit.year_after and _named_with_the_word_before(text, words, hit.i):
+        if not shouted and hit.year_after and _named_with_the_word_before(text, words, hit):
             return None
         marked = (
             found is Marks.TITLE
             or hit.year is not None
             or hit.article_last
-            or after_marking_word(words, hit.i)
+            or after_marking_word(text, words, hit.i)
         )
         if (
             hit.n == 1
@@ -312,7 +312,7 @@ def _written(tw: TextWords, hit: _Hit, *, beside_a_title: bool = False) -> bool:
         hit.marks is Marks.TITLE
         or hit.year is not None
         or hit.article_last
-        or after_marking_word(words, hit.i)
+        or after_marking_word(tw.text, words, hit.i)
     )
     return written_as_title(
         tw.text,
@@ -352,20 +352,20 @@ def _exact_spelling(written: str, spelling: str, shouted: bool) -> bool:
     return mine == ([w.upper() for w in theirs] if shouted else theirs)
 
 
-def _named_with_the_word_before(text: str, words: list[re.Match[str]], i: int) -> bool:
+def _named_with_the_word_before(text: str, words: list[re.Match[str]], hit: _Hit) -> bool:
     """Whether a capitalised word runs into the title from the left, inside one name with
-    its year ("Dark Toy Story (2020)"; not a possessive, "I", or a sentence's first word)."""
-    if i == 0:
+    its year: "Dark Toy Story (2020)" (not a possessive, "I", or a sentence's first word),
+    or "Mission: Infinity (2020)" when no item of the title has that year (with one,
+    "Pick: Toy Story (1995)" is a label and the title)."""
+    if hit.i == 0:
         return False
-    prev = words[i - 1]
-    word = prev.group()
-    return (
-        text[prev.end() : words[i].start()] == " "
-        and (word[:1].isupper() or word.isdigit())
-        and word != "I"
-        and not word.endswith("'s")
-        and not starts_sentence(text, prev.start())
-    )
+    prev = words[hit.i - 1]
+    word, gap = prev.group(), text[prev.end() : hit.start]
+    if not (word[:1].isupper() or word.isdigit()) or word == "I" or word.endswith("'s"):
+        return False
+    if gap == ": ":
+        return hit.year is not None and not with_year(hit.reading.groups, hit.year)
+    return gap == " " and not starts_sentence(text, prev.start())
 
 
 def _mentions(hits: list[_Hit]) -> list[Mention]:

@@ -8,8 +8,9 @@ plot, inside a longer title with a year: catalog/mentions.py) is read first, for
 then, for `find_written`:
 
 - a title *marked* as one always counts: quoted or emphasised ("Up", *Up*, _Up_:
-  catalog/title_quotes.py), followed by a year in brackets ("Up (2009)"), or after
-  "film", "movie", "called", ...;
+  catalog/title_quotes.py), given a year ("Up (2009)", "the 2009 Up"), written article
+  last as catalogs do ("Fog, The"), after "film", "movie", "called", ..., or labelled
+  with a colon ("My pick: Up");
 - otherwise a one-word title that is a common first name ("David", "Michael") never counts;
 - a title with a word no dictionary lists ("Hamnet", "Zootopia 2") counts in any case;
 - a title made only of ordinary words (catalog/title_words.py: "The Drama", "Her", "Cold
@@ -23,8 +24,8 @@ then, for `find_written`:
   entry) counts when the text goes on to say what one only says of a film
   (catalog/title_predicates.py: "Normal is a slow-burn drama", "Mercy is on Netflix"),
   when the title is all a list entry holds ("- Normal"), or when "or", "and", "than",
-  ... join it to another title written as one ("Heat or Alien?", "Alien feels scarier
-  than The Fog").
+  a list's comma, ... join it to another title written as one ("Heat or Alien?", "Alien
+  feels scarier than The Fog", "Heat, Alien and The Fog").
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ _MARKING_WORDS: Final = frozenset(
         "called named"
     )
 )
+#: A word that labels a title after a colon ("My pick: Up").
+_LABEL_WORDS: Final = frozenset(
+    _split(
+        "pick picks recommendation recommendations suggestion suggestions choice choices "
+        "option options favourite favorite favourites favorites"
+    )
+)
 _LIST_MARK = re.compile(r"[ \t]*(?:[-*•>#]+|\d+[.)])")
 #: What may follow a title that is all its list entry holds: nothing, a description after
 #: a dash or colon, or the next entry of a list written on one line ("1) Up 2) Her").
@@ -56,13 +64,14 @@ _ENTRY_REST = re.compile(
 )
 _ARTICLES: Final = frozenset({"the", "a", "an"})
 #: What may stand between two titles joined in one sentence: a few words, then "or",
-#: "and", "than", ... ("Heat or Alien?", "Alien feels scarier than The Fog").
+#: "and", "than", ... ("Heat or Alien?", "Alien feels scarier than The Fog"), or the comma
+#: or semicolon of a list ("Heat, Alien and The Fog").
 _JOINED_AFTER = re.compile(
     r"[\s,]*(?:[\w'’-]+\s+){0,3}?(?:or|and|nor|than|vs\.?|versus|then)\s+"
-    r"(?:(?:maybe|perhaps|even|just|also)\s+)?$",
+    r"(?:(?:maybe|perhaps|even|just|also)\s+)?|\s*[,;]\s*",
     re.IGNORECASE,
 )
-_JOINED_BEFORE = re.compile(r"[\s,]*(?:or|and|nor|than|vs\.?|versus|then)\s+$", re.IGNORECASE)
+_JOINED_BEFORE = re.compile(r"[\s,]*(?:or|and|nor|than|vs\.?|versus|then)\s+|\s*[,;]\s*", re.I)
 
 
 def joined(text: str, first_after: int, second_start: int, *, later: bool) -> bool:
@@ -87,9 +96,16 @@ def in_hyphenated_word(text: str, start: int, end: int) -> bool:
     return (start > 0 and text[start - 1] == "-") or text[end : end + 1] == "-"
 
 
-def after_marking_word(words: list[re.Match[str]], i: int) -> bool:
-    """Whether the word before words[i] marks a title ("the film Up", "a show called Up")."""
-    return i > 0 and words[i - 1].group().casefold() in _MARKING_WORDS
+def after_marking_word(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Whether the word before words[i] marks a title ("the film Up", "a show called Up"),
+    or labels it with a colon ("My pick: Up", "Top recommendation: Up")."""
+    if i == 0:
+        return False
+    before = words[i - 1].group().casefold()
+    if before in _MARKING_WORDS:
+        return True
+    gap = text[words[i - 1].end() : words[i].start()]
+    return before in _LABEL_WORDS and gap.strip(" *_\"“'‘") == ":"
 
 
 def _alone_in_list_entry(text: str, start: int, after: int) -> bool:

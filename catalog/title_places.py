@@ -14,7 +14,7 @@ brackets, "the film X": catalog/title_evidence.py):
 - "of" after a noun of place or of the people who live in one: the town of, the streets
   of, the mayor of, ... ("the streets of Brackford");
 - or when the text goes on to say it is a place: "Brackford is a quiet town on the
-  coast", "Ashgrove, a mining town" (`names_place`).
+  coast", "Ashgrove, a mining town", "Ashgrove is where he grew up" (`names_place`).
 
 A preposition after a word that takes a work as its object reads the title as the work
 ("her role in Hamnet", "a scene from Hamnet", "brilliant in Hamnet", "interested in
@@ -33,8 +33,7 @@ def _split(words: str) -> frozenset[str]:
 
 
 PREPOSITIONS: Final = _split(
-    "in at from into near outside inside across around beyond within throughout towards "
-    "toward onto outta"
+    "in at from into near outside inside across around beyond within throughout onto"
 )
 PLACE_VERBS: Final = _split(
     "leave leaves leaving left visit visits visiting visited reach reaches reaching reached "
@@ -105,9 +104,9 @@ def is_place(text: str, start: int) -> bool:
 
 
 _PLACE_TALK = re.compile(
-    r"\s*(?:(?:is|was|'s|’s|remains|lies|sits)\s+|,\s*|\s+(?:—|–)\s+)"
+    r"\s*(?:(?:(?:is|was|'s|’s|remains|lies|sits)\s+|,\s*|\s+(?:—|–)\s+)"
     r"(?:a|an|the|this|that)\s+(?:[\w'’-]+,?\s+){0,4}?"
-    rf"(?:{'|'.join(sorted(PLACES))})\b",
+    rf"(?:{'|'.join(sorted(PLACES))})\b|(?:is|was|'s|’s)\s+where\b)",
     re.IGNORECASE,
 )
 

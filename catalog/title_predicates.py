@@ -7,7 +7,8 @@ reader takes "Normal is a slow-burn drama" and "Mercy is on Netflix" to name fil
 when it is one of:
 
 - a copula and a noun phrase whose head is what a film is: "is a slow-burn drama", "was
-  an easy pick", "is one of the best films", "'s a great watch" (`FILM_NOUNS`: film,
+  an easy pick", "is one of the best films", "is Spike Jonze's most tender film", "'s a
+  great watch" (`FILM_NOUNS`: film,
   movie, drama, thriller, documentary, series, pick, watch, fit, ...);
 - an apposition of that kind after a comma, dash or colon: "Normal, a quiet drama",
   "Mercy — an action thriller";
@@ -38,7 +39,7 @@ FILM_NOUNS = (
     r"|tear-?jerkers?|weepies?|blockbusters?|indies?|debuts?|two-handers?|fantas(?:y|ies)"
     r"|adventures?|sci-?fi|actioners?|heists?|capers?|tales?|fables?|parables?|portraits?"
     r"|stor(?:y|ies)|sagas?|spectacles?|chillers?|slashers?|charmers?|character stud(?:y|ies)"
-    r"|coming-of-age|slow-?burn|hits?|releases?|fit|match"
+    r"|coming-of-age|slow-?burn|hits?|releases?|fit|match|episodes?"
 )
 FILM_PARTS = (
     r"runtime|run\s*time|running\s+time|cast|casting|ending|opening|score|soundtrack"
@@ -48,11 +49,13 @@ FILM_PARTS = (
     r"|editing|costumes|set\s+design|title\s+sequence|credits"
 )
 _COPULA = (
-    r"(?:is|was|'s|’s|remains|feels|seems|looks|sounds|makes|becomes"
+    r"(?:is|was|'s|’s|remains|makes|becomes|(?:feels|seems|looks|sounds)(?:\s+like)?"
     r"|(?:would|might|could|should|will|may)\s+be)"
 )
+#: an article, a possessive pronoun or a name's possessive ("Spike Jonze's")
 _DETERMINER = (
-    r"(?:a|an|the|this|that|another|one|my|our|your|its|his|her|their|some|such a|quite a)"
+    r"(?:a|an|the|this|that|another|one|my|our|your|its|his|her|their|some|such a|quite a"
+    r"|(?:(?-i:[A-Z])[\w-]*\s+){0,3}(?-i:[A-Z])[\w-]*['’]s)"
 )
 _ADVERBS = r"(?:(?:really|truly|easily|probably|definitely|simply|also|still|just|not|surely|honestly)\s+)*"
 _MODIFIERS = r"(?:[\w'’-]+,?\s+){0,5}?"

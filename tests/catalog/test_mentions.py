@@ -349,3 +349,21 @@ def test_lists_marked_with_stars_or_written_on_one_line_hold_titles():
 def test_a_one_word_title_said_to_be_a_place_is_the_place():
     assert _ids("Brackford is a quiet town on the coast.") == []
     assert _ids("Brackford is a quiet thriller.") == [("brackford",)]
+
+
+def test_a_title_labelled_with_a_colon_is_marked():
+    assert _ids("My pick: Normal. It is short.") == [("normal",)]
+
+
+def test_ordinary_words_in_a_list_of_titles_are_titles():
+    assert _ids("Normal, Hamnet and The Hours are all on Netflix.") == [
+        ("normal",),
+        ("hamnet",),
+        ("hours",),
+    ]
+    assert _ids("Top picks: Normal; Hamnet.") == [("normal",), ("hamnet",)]
+
+
+def test_a_name_joined_by_a_colon_owns_a_year_the_title_has_not():
+    assert _ids("Mission: Infinity (2020) is another film.") == []
+    assert _ids("Pick: Infinity (1996), a biopic.") == [("infinity",)]

@@ -64,3 +64,9 @@ def test_saying_a_word_is_a_place_makes_it_one():
 def test_of_after_a_noun_of_place_or_of_its_people_is_a_place():
     assert _at("The mayor of Brackford refuses to talk.", "Brackford")
     assert not _at("The director of Hamnet also wrote it.", "Hamnet")
+
+
+def test_is_where_says_a_place():
+    from taurec.catalog.title_places import names_place
+
+    assert names_place("Ashgrove is where he grew up.", len("Ashgrove"))

@@ -64,3 +64,9 @@ def test_a_possessive_and_a_part_of_a_film_or_having_one_is_film_talk():
     assert _after("Heat's runtime is long.") and _after("Alien’s production design holds up.")
     assert _after("Shelter has a great twist.") and _after("Up has a heartbreaking opening.")
     assert not _after("Noise has a way of creeping in.") and not _after("Noise's effect is clear.")
+
+
+def test_a_names_possessive_and_feels_like_lead_a_noun_phrase():
+    assert _after("Her is Spike Jonze's most tender film.")
+    assert _after("Mercy feels like a Black Mirror episode.")
+    assert not _after("Mercy feels like a warm blanket.")
