@@ -20,7 +20,7 @@ from taurec.catalog.title_evidence import starts_sentence
 
 CORPUS, HELDBACK = "titles.jsonl", "titles_heldback.jsonl"
 #: The least share of held-back sentences read rightly (see the module docstring).
-HELDBACK_FLOOR = 0.0
+HELDBACK_FLOOR = 0.92  # measured: 79 of 85 (92.9%)
 
 
 @pytest.fixture(scope="module")
