@@ -45,29 +45,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from taurec.catalog.item import Item
 from taurec.catalog.records import ItemRecords
-from taurec.catalog.title_evidence import (
-    after_marking_word,
-    in_hyphenated_word,
-    joined,
-    partly_capitalised,
-    starts_sentence,
-    written_as_title,
-)
-from taurec.catalog.title_index import Reading, TitleGroup
-from taurec.catalog.title_places import is_place, names_place
-from taurec.catalog.title_quotes import Marks, marks
+from taurec.catalog.title_evidence import partly_capitalised
+from taurec.catalog.title_hits import TitleHit, stands
+from taurec.catalog.title_hits import written as written_hits
+from taurec.catalog.title_index import TitleGroup
 from taurec.catalog.title_table import TitleTable
-from taurec.catalog.title_text import (
-    TextWords,
-    with_year,
-    year_after,
-    year_before,
-    year_of_a_longer_name,
-)
+from taurec.catalog.title_text import TextWords, with_year, year_after, year_before
 from taurec.catalog.tokens import WORD, title_tokens
 from taurec.catalog.tokens import fold_word as _fold
 
@@ -101,27 +88,6 @@ class Mention:
         return self.item_ids[0] if len(self.item_ids) == 1 else None
 
 
-@dataclass(frozen=True)
-class _Hit:
-    """A title's words found in a text, and what stands around them."""
-
-    i: int  # the first word
-    n: int  # how many words
-    reading: Reading
-    spelling: str  # the reading form, its words in the order the text writes them
-    start: int
-    end: int
-    year: int | None
-    after: int  # offset past the title and its year
-    article_last: bool = False  # written as catalogs write it: "Usual Suspects, The"
-    year_after: bool = False  # `year` follows the title (else, if any, it comes before)
-    marks: Marks = Marks.NONE
-
-    @property
-    def all_ids(self) -> tuple[str, ...]:
-        return tuple(i for g in self.reading.groups for i in g.ids)
-
-
 class TitleMatcher:
     """Index of catalog titles for fast exact (normalised) mention search.
 
@@ -146,31 +112,18 @@ class TitleMatcher:
     def occurrences(self, text: str, *, written: bool = True) -> list[Mention]:
         """Every place in `text` where a title is written as a title (`written=False`:
         where `find` reads one), in order."""
-        tw: TextWords | None = None
-        hits: list[_Hit] = []
-        for hit, words in self._scan(text):
-            tw = words
-            standing = self._stands(words, hit)
-            if standing is not None:
-                hits.append(standing)
-        if tw is None:
-            return []
+        tw = TextWords(text)
+        hits = [hit for hit in self._scan(tw) if stands(tw, hit)]
         mentions = _mentions(hits)
-        if not written:
+        if not written or not hits:
             return mentions
-        alone = [_written(tw, hit) for hit in hits]
-        kept = [
-            ok or _written(tw, hit, beside_a_title=_beside(tw.text, hits, alone, k))
-            for k, (hit, ok) in enumerate(zip(hits, alone, strict=True))
-        ]
-        return [m for m, ok in zip(mentions, kept, strict=True) if ok]
+        return [m for m, ok in zip(mentions, written_hits(tw, hits), strict=True) if ok]
 
     # --- finding a title's words ----------------------------------------------------------
 
-    def _scan(self, text: str) -> Iterator[tuple[_Hit, TextWords]]:
+    def _scan(self, tw: TextWords) -> Iterator[TitleHit]:
         """Each title occurrence (longest title first, none inside a person's name)."""
-        tw = TextWords(text)
-        table = self._table
+        table, text = self._table, tw.text
         folded = tw.folded
         if (
             table.first_words.isdisjoint(folded)
@@ -197,12 +150,12 @@ class TitleMatcher:
                 continue
             if partly_capitalised(tw.text, tw.words, i, hit.n, hit.spelling):
                 continue  # the capitals name something else; a title inside may follow
-            yield hit, tw
+            yield hit
             covered = i + hit.n
             while covered < len(folded) and tw.words[covered].start() < hit.after:
                 covered += 1  # the year is no word of another title
 
-    def _longest(self, tw: TextWords, i: int) -> _Hit | None:
+    def _longest(self, tw: TextWords, i: int) -> TitleHit | None:
         table, folded, possessive = self._table, tw.folded, tw.possessive
         word, rest = folded[i], len(folded) - i
         sizes: set[int] = set()
@@ -225,7 +178,7 @@ class TitleMatcher:
                 return hit
         return None
 
-    def _hit(self, tw: TextWords, i: int, n: int, last_articles: frozenset[int]) -> _Hit | None:
+    def _hit(self, tw: TextWords, i: int, n: int, last_articles: frozenset[int]) -> TitleHit | None:
         """The title words[i : i + n] spell, read as written, with a possessive's "'s" off,
         or with an article put last read first; None when they spell none."""
         table, folded = self._table, tw.folded
@@ -257,8 +210,9 @@ class TitleMatcher:
             start = words[i].start()
             found = year_after(tw.text, end)
             year, after = found if found else (year_before(tw.text, start), end)
-            hit = _Hit(i, n, reading, spelling, start, end, year, after, how == "last")
-            return replace(hit, year_after=found is not None)
+            return TitleHit(
+                i, n, reading, spelling, start, end, year, after, how == "last", found is not None
+            )
         return None
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
@@ -275,67 +229,6 @@ class TitleMatcher:
                     return True
         return False
 
-    # --- where a title stands -------------------------------------------------------------
-
-    def _stands(self, tw: TextWords, hit: _Hit) -> _Hit | None:
-        """`hit` with its marks, or None where it is read as no title (module docstring)."""
-        text, words = tw.text, tw.words
-        if in_hyphenated_word(text, hit.start, hit.end):
-            return None
-        exact = _exact_spelling(text[hit.start : hit.end], hit.spelling, text.isupper())
-        found = marks(text, hit.start, hit.end, exact)
-        if found is Marks.SPEECH:
-            return None
-        shouted = text.isupper()  # every word capitalised: capitals join no name
-        if not shouted and year_of_a_longer_name(text, words, hit.i, hit.n):
-            return None
-        if not shouted and hit.year_after and _named_with_the_word_before(text, words, hit):
-            return None
-        marked = (
-            found is Marks.TITLE
-            or hit.year is not None
-            or hit.article_last
-            or after_marking_word(text, words, hit.i)
-        )
-        if (
-            hit.n == 1
-            and not marked
-            and (is_place(text, hit.start) or names_place(text, hit.after))
-        ):
-            return None
-        return replace(hit, marks=found)
-
-
-def _written(tw: TextWords, hit: _Hit, *, beside_a_title: bool = False) -> bool:
-    words = tw.words
-    marked = (
-        hit.marks is Marks.TITLE
-        or hit.year is not None
-        or hit.article_last
-        or after_marking_word(tw.text, words, hit.i)
-    )
-    return written_as_title(
-        tw.text,
-        words,
-        hit.i,
-        hit.n,
-        hit.spelling,
-        marked=marked,
-        after=hit.after,
-        beside_a_title=beside_a_title,
-    )
-
-
-def _beside(text: str, hits: list[_Hit], written: list[bool], k: int) -> bool:
-    """Whether the next or the previous hit, written as a title, is joined to hit `k`."""
-    hit = hits[k]
-    nxt = hits[k + 1] if k + 1 < len(hits) and written[k + 1] else None
-    if nxt is not None and joined(text, hit.after, nxt.start, later=False):
-        return True
-    if k > 0 and written[k - 1]:
-        return joined(text, hits[k - 1].after, hit.start, later=True)
-    return False
-
 
 def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:
     spelt = WORD.search(spelling.replace("’", "'"))
@@ -345,30 +238,7 @@ def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:
     return written == word or (tw.text.isupper() and written == word.upper())
 
 
-def _exact_spelling(written: str, spelling: str, shouted: bool) -> bool:
-    """Whether the text's words spell the title as the catalog does, capitals included."""
-    mine = WORD.findall(written.replace("’", "'"))
-    theirs = WORD.findall(spelling.replace("’", "'"))
-    return mine == ([w.upper() for w in theirs] if shouted else theirs)
-
-
-def _named_with_the_word_before(text: str, words: list[re.Match[str]], hit: _Hit) -> bool:
-    """Whether a capitalised word runs into the title from the left, inside one name with
-    its year: "Dark Toy Story (2020)" (not a possessive, "I", or a sentence's first word),
-    or "Mission: Infinity (2020)" when no item of the title has that year (with one,
-    "Pick: Toy Story (1995)" is a label and the title)."""
-    if hit.i == 0:
-        return False
-    prev = words[hit.i - 1]
-    word, gap = prev.group(), text[prev.end() : hit.start]
-    if not (word[:1].isupper() or word.isdigit()) or word == "I" or word.endswith("'s"):
-        return False
-    if gap == ": ":
-        return hit.year is not None and not with_year(hit.reading.groups, hit.year)
-    return gap == " " and not starts_sentence(text, prev.start())
-
-
-def _mentions(hits: list[_Hit]) -> list[Mention]:
+def _mentions(hits: list[TitleHit]) -> list[Mention]:
     """The hits as mentions, each title's items chosen by its year (or by the one year the
     text gives it elsewhere)."""
     years: dict[tuple[str, ...], set[int]] = {}
