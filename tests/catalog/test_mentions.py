@@ -367,3 +367,21 @@ def test_ordinary_words_in_a_list_of_titles_are_titles():
 def test_a_name_joined_by_a_colon_owns_a_year_the_title_has_not():
     assert _ids("Mission: Infinity (2020) is another film.") == []
     assert _ids("Pick: Infinity (1996), a biopic.") == [("infinity",)]
+
+
+def _shared_titles(items: list[Item]) -> list[str]:
+    """Titles that name two or more items when written alone (no year to pick one)."""
+    matcher = TitleMatcher(items)
+    return sorted({m.title for it in items for m in matcher.find(f'"{it.title}"') if m.ambiguous})
+
+
+def test_no_title_of_the_builtin_catalog_names_two_items():
+    # the simulated user calls a shared title unclear: none of the built-in tasks meets one
+    assert _shared_titles(list(Catalog.load(BUILTIN).items)) == []
+    assert _shared_titles([_item("a", "Echo"), _item("b", "Echo")]) == ["Echo"]
+
+
+@pytest.mark.skipif(not TAU_REC.is_dir(), reason=f"the τ-Rec release is not at {TAU_REC}")
+def test_no_title_of_the_tau_rec_catalog_names_two_items():
+    _, items, _ = import_catalog(TAU_REC)
+    assert _shared_titles(items) == []
