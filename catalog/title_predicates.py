@@ -57,7 +57,10 @@ _DETERMINER = (
     r"(?:a|an|the|this|that|another|one|my|our|your|its|his|her|their|some|such a|quite a"
     r"|(?:(?-i:[A-Z])[\w-]*\s+){0,3}(?-i:[A-Z])[\w-]*['’]s)"
 )
-_ADVERBS = r"(?:(?:really|truly|easily|probably|definitely|simply|also|still|just|not|surely|honestly)\s+)*"
+_ADVERBS = (
+    r"(?:(?:really|truly|easily|probably|definitely|simply|also|still|just|not|surely"
+    r"|honestly)\s+)*"
+)
 _MODIFIERS = r"(?:[\w'’-]+,?\s+){0,5}?"
 _NOUN_PHRASE = rf"{_DETERMINER}\s+{_MODIFIERS}(?:[\w'’]+-)*(?:{FILM_NOUNS})\b"
 
@@ -84,8 +87,8 @@ def _film_talk() -> re.Pattern[str]:
         r"(?:follows|tracks|chronicles|depicts|dramati[sz]es|centers\s+on|centres\s+on"
         r"|tells\s+(?:the\s+story|of|a|an|how)|traces|revolves\s+around|adapts)\s+"
         r"(?:a|an|the|two|three|four|his|her|their|how|(?-i:[A-Z]))",
-        r"(?:runs|clocks\s+in\s+at|lasts)\s+(?:about\s+|just\s+|over\s+|under\s+|nearly\s+|around\s+)?"
-        r"(?:\d|one|two|three)",
+        r"(?:runs|clocks\s+in\s+at|lasts)\s+"
+        r"(?:(?:about|just|over|under|nearly|around)\s+)?(?:\d|one|two|three)",
         r"(?:came|comes)\s+out\b|(?:premiered|debuted|opened|streams|screened)\s|takes\s+place\s"
         r"|(?:won|earned|received)\s+(?:\w+\s+){0,2}(?:oscars?|awards?|academy|palme|golden|"
         r"emmys?|baftas?|reviews|raves|nominations?)",

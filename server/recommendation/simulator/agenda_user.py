@@ -12,8 +12,7 @@ acts the log records) and the agenda updated by case (`_CASES`):
   `dont_know`; a genre named in the question -> `yes`/`no`/`neutral` by preference;
 - recommend: per item (every item, not the last only): watched -> `seen`; breaks a
   constraint -> `reject` (stated ones given as reasons, a hint for the rest); fits ->
-  `inquire` the open requests about it, one per turn, then `accept`; a title two items
-  share, with no year to tell them apart, -> `dont_know` (never guessed at);
+  `inquire` the open requests about it, one per turn, then `accept`; a shared title -> `dont_know`;
 - answer: closes the request it answers;
 - inquire / other: the next agenda act (an open request is asked again: requests are
   never dropped unanswered), else a short acknowledgement; with transition matrices
