@@ -69,6 +69,7 @@ from taurec.catalog.title_index import (
     TitledRecord,
     TitleIndexBuilder,
     title_files,
+    title_index_version,
 )
 
 FOLDER_SUFFIX = ".taurec-catalog"
@@ -282,7 +283,7 @@ class CatalogFolder:
         it, its tables are built from the verified items, so the answers are the same)."""
         names = [name for name in expected_files() if name != RECORDS]
         if (self.path / TITLES_FOLDER).is_dir():
-            names += title_files()
+            names += title_files(title_index_version(self.path))
         return names
 
     def _array(self, name: str) -> Any:

@@ -1,42 +1,91 @@
 """Finding catalog titles mentioned in free text.
 
-Used by the single_recommendation check (did one message pitch two titles?) and by the
-simulated user (which title is the agent talking about?). Matching is on word tokens,
-case- and punctuation-insensitive, longest title first; a one-word title must appear
-capitalised as in the catalog, so the title "Home" is not found in "at home tonight".
-A title that is part of a longer person's name in the catalog (cast or director) is not
-a mention: the film "David" is not found in "David Jonsson" or "David Jonsson's".
+Matching is on word tokens, case- and punctuation-insensitive, longest title first, under
+any reading form of a title (catalog/title_forms.py: "The Usual Suspects" for "Usual
+Suspects, The (1995)", "Toy Story" for "Toy Story (1995)"), possessives and an article
+put last read as catalog/title_text.py says ("Hamnet's", "Usual Suspects, The"). A
+one-word title must appear capitalised as in the catalog, so "Home" is not found in "at
+home tonight". Every method reads the same places as no title at all:
 
-`find` is lenient (the simulated user reads the agent's words as a listener would);
-`find_written` keeps only titles written as titles (catalog/title_evidence.py), for the
-policy checks that fail an agent on what its text names.
+- a title that is part of a longer person's name in the catalog (cast or director): the
+  film "David" is not in "David Jonsson" or "David Jonsson's";
+- part of a hyphenated word ("Up-to-date");
+- a title whose capitalised words the text capitalises only in part: "after leaving
+  Brackford" names no "Leaving Brackford" (catalog/title_evidence.py);
+- a title inside quoted speech or a longer quotation (catalog/title_quotes.py: `As she
+  says, "never look back"` names no "Never Look Back");
+- a one-word title where a place stands in a plot (catalog/title_places.py: "after
+  leaving Brackford"), unless marked as a title;
+- a title inside a longer capitalised name that a year follows: "Avengers: Infinity War
+  (2018)" names no "Infinity" (the longer name, were it a title, would match first).
+
+A year in brackets right after a title ("Shall We Dance? (1937)"), or said with it ("the
+1937 Shall We Dance?", "Shall We Dance? from 1937") keeps only that title's items
+released then, or within a year (`Mention.year`); a year no item has leaves the
+mention with no item, reported as such. A title named once with a year and again without
+one, in one text, means the same item both times. A title two items share, with no year
+to tell them apart, names both: `Mention.ambiguous`. Nothing here guesses between them.
+
+Which method each reader calls:
+
+- the policy checks (policies/checks.py, statements.py, free_text.py, disclosure.py):
+  `occurrences`, every place a title is written as a title (catalog/title_evidence.py:
+  not "the drama builds slowly" for "The Drama"), in order, with offsets;
+  `find_written` when only the distinct titles matter;
+- a CRS harness (clients/agents/contestants/crs.py), reading what a CRS wrote:
+  `find_written`; commit a mention's item only when it names exactly one
+  (`Mention.item_id`), and treat an ambiguous mention or one with no item as unclear;
+- the simulated user (server/recommendation/simulator/nlu.py): `find`, which hears a
+  title in any case as a listener would ("how about the long garden?"), and
+  `occurrences(text, written=False)` for every place `find` reads one; a mention that
+  names no item or several is unclear to it (server/recommendation/simulator/policy.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from taurec.catalog.item import Item
 from taurec.catalog.records import ItemRecords
-from taurec.catalog.title_evidence import written_as_title
-from taurec.catalog.title_index import Entry, SavedTitles
-from taurec.catalog.tokens import WORD as _WORD
-from taurec.catalog.tokens import fold_text as _fold_text
+from taurec.catalog.title_evidence import partly_capitalised
+from taurec.catalog.title_hits import TitleHit, stands
+from taurec.catalog.title_hits import written as written_hits
+from taurec.catalog.title_index import TitleGroup
+from taurec.catalog.title_table import TitleTable
+from taurec.catalog.title_text import TextWords, with_year, year_after, year_before
+from taurec.catalog.tokens import WORD, title_tokens
 from taurec.catalog.tokens import fold_word as _fold
-from taurec.catalog.tokens import title_tokens
 
 __all__ = ["Mention", "TitleMatcher", "distinct", "title_tokens"]
 
 
 @dataclass(frozen=True)
 class Mention:
+    """A catalog title named in a text.
+
+    `item_ids`: the items it names: one; several when two items share the title and the
+    text does not say which (`ambiguous`); none when the text gives a year no item of the
+    title has ("Shall We Dance? (2004)"). `year`: the year written with it (in brackets
+    after it, or "the 1937 ...", "... from 1937"; or with another mention of the title in
+    the same text) that chose `item_ids`."""
+
     title: str
     item_ids: tuple[str, ...]  # several when the catalog holds two items with one title
     start: int  # character offset in the text
     end: int = -1  # offset just past the title's last word (-1: not recorded)
+    year: int | None = None
+
+    @property
+    def ambiguous(self) -> bool:
+        """Whether it names two or more items (after its year, if any, chose among them)."""
+        return len(self.item_ids) > 1
+
+    @property
+    def item_id(self) -> str | None:
+        """The one item it names, or None (ambiguous, or a year no item has)."""
+        return self.item_ids[0] if len(self.item_ids) == 1 else None
 
 
 class TitleMatcher:
@@ -48,127 +97,127 @@ class TitleMatcher:
     """
 
     def __init__(self, items: Iterable[Item]) -> None:
-        self._is_name: Callable[[tuple[str, ...]], bool]
-        self._entry: Callable[[tuple[str, ...]], Entry | None]
-        #: the lengths (longest first) of the titles of two or more words that each pair of
-        #: first words starts, and the one-word titles (None: not known, try every length)
-        self._lens: dict[tuple[str, str], tuple[int, ...]] | None
-        self._single: frozenset[str]
         saved = items.saved_titles if isinstance(items, ItemRecords) else None
-        if saved is not None:
-            self._use_saved(saved)
-            return
-        # One pass, holding no item: a catalog folder's items are decoded one at a time.
-        by_tokens: dict[tuple[str, ...], list[str]] = defaultdict(list)
-        titles: dict[tuple[str, ...], str] = {}
-        names: set[tuple[str, ...]] = set()
-        for item in items:
-            toks = title_tokens(item.title)
-            if toks:
-                by_tokens[toks].append(item.id)
-                titles.setdefault(toks, item.title)
-            for person in (*item.cast, item.director or ""):
-                toks = title_tokens(person)
-                if len(toks) > 1:
-                    names.add(toks)
-        self._is_name = frozenset(names).__contains__
-        self._name_lens = sorted({len(n) for n in names})
-        entries = {k: (titles[k], tuple(v)) for k, v in by_tokens.items()}
-        self._entry = entries.get
-        self._first_words = frozenset(toks[0] for toks in entries)
-        self._max_len = max((len(toks) for toks in entries), default=0)
-        lens: dict[tuple[str, str], set[int]] = defaultdict(set)
-        for toks in entries:
-            if len(toks) > 1:
-                lens[toks[0], toks[1]].add(len(toks))
-        self._lens = {pair: tuple(sorted(ns, reverse=True)) for pair, ns in lens.items()}
-        self._single = frozenset(toks[0] for toks in entries if len(toks) == 1)
-
-    def _use_saved(self, saved: SavedTitles) -> None:
-        self._is_name = saved.is_name
-        self._name_lens = saved.name_lens
-        self._entry = saved.get
-        self._first_words = saved.first_words
-        self._max_len = saved.max_len
-        self._lens = None
-        self._single = frozenset()
+        self._table = TitleTable.of_items(items) if saved is None else TitleTable.of_saved(saved)
 
     def find(self, text: str) -> list[Mention]:
-        """Distinct titles mentioned in `text`, in order of first appearance."""
-        return distinct(m for m, _, _, _ in self._scan(text))
+        """Distinct titles mentioned in `text` in any case, in order of first appearance."""
+        return distinct(self.occurrences(text, written=False))
 
     def find_written(self, text: str) -> list[Mention]:
         """Distinct titles written as titles in `text` (catalog/title_evidence.py): not
         "the drama builds slowly" for "The Drama", nor "fans of David Lynch" for "David"."""
         return distinct(self.occurrences(text))
 
-    def occurrences(self, text: str) -> list[Mention]:
-        """Every place in `text` where a title is written as a title, in order."""
-        return [
-            m for m, words, i, n in self._scan(text) if written_as_title(text, words, i, n, m.title)
-        ]
+    def occurrences(self, text: str, *, written: bool = True) -> list[Mention]:
+        """Every place in `text` where a title is written as a title (`written=False`:
+        where `find` reads one), in order."""
+        tw = TextWords(text)
+        hits = [hit for hit in self._scan(tw) if stands(tw, hit)]
+        mentions = _mentions(hits)
+        if not written or not hits:
+            return mentions
+        return [m for m, ok in zip(mentions, written_hits(tw, hits), strict=True) if ok]
 
-    def _scan(self, text: str) -> Iterator[tuple[Mention, list[re.Match[str]], int, int]]:
-        """Each title occurrence (longest title first, none inside a person's name), with
-        the text's words and the occurrence's first word and length."""
-        # fold once for the whole text; NFKD can change lengths, so offsets come from `text`
-        folded_text = _fold_text(text)
-        folded = _WORD.findall(folded_text)
-        if "'" in folded_text:
-            folded = [w.replace("'", "") for w in folded]
-        words: list[re.Match[str]] | None = None
-        if not text.isascii():  # lower-casing ASCII keeps every word: no check needed
-            words = list(_WORD.finditer(text))
-            if len(folded) != len(words):  # folding split or merged a word: slow, exact path
-                folded = [_fold(m.group()) for m in words]
-        first_words, entry_of, lens, single = (
-            self._first_words,
-            self._entry,
-            self._lens,
-            self._single,
-        )
-        if first_words.isdisjoint(folded):
+    # --- finding a title's words ----------------------------------------------------------
+
+    def _scan(self, tw: TextWords) -> Iterator[TitleHit]:
+        """Each title occurrence (longest title first, none inside a person's name)."""
+        table, text = self._table, tw.text
+        folded = tw.folded
+        if (
+            table.first_words.isdisjoint(folded)
+            and table.first_words.isdisjoint(tw.possessive.values())
+            and "," not in text
+        ):
             return
-        shouted = text.isupper()  # all in capitals: "HAVE YOU SEEN HAMNET?"
+        first_words, possessive = table.first_words, tw.possessive
+        last_articles = tw.articles_last if "," in text else frozenset()
+        #: where a title written article last may start ("Usual Suspects, The")
+        before_articles = {i for j in last_articles for i in range(max(0, j - table.max_len), j)}
         covered = 0
         for i, word in enumerate(folded):
-            if i < covered or word not in first_words:
+            if i < covered:
                 continue
-            hit: tuple[tuple[str, ...], Entry] | None = None
-            rest = len(folded) - i
-            if lens is None:
-                sizes: Iterable[int] = range(min(self._max_len, rest), 0, -1)
-            else:
-                sizes = lens.get((word, folded[i + 1]), ()) if rest > 1 else ()
-                if word in single:
-                    sizes = (*sizes, 1)
-            for n in sizes:  # longest title first
-                if n > rest:
-                    continue
-                cand = tuple(folded[i : i + n])
-                entry = entry_of(cand)
-                if entry is None:
-                    continue
-                if words is None:  # the text's words, read at its first title
-                    words = list(_WORD.finditer(text))
-                spelt = entry[0].strip("'\"").split()[0]
-                if n == 1 and words[i].group() not in (spelt, spelt.upper() if shouted else spelt):
-                    continue  # one-word titles only count when written as the title is
-                hit = cand, entry
-                break
-            if hit is None:
+            if (
+                word not in first_words
+                and possessive.get(i) not in first_words
+                and i not in before_articles
+            ):
                 continue
-            assert words is not None  # read with the hit
-            if self._in_name(words, folded, i, len(hit[0])):
+            hit = self._longest(tw, i)
+            if hit is None or self._in_name(tw.words, folded, i, hit.n):
                 continue
-            toks, (title, ids) = hit
-            n = len(toks)
-            yield Mention(title, ids, words[i].start(), words[i + n - 1].end()), words, i, n
-            covered = i + n
+            if partly_capitalised(tw.text, tw.words, i, hit.n, hit.spelling):
+                continue  # the capitals name something else; a title inside may follow
+            yield hit
+            covered = i + hit.n
+            while covered < len(folded) and tw.words[covered].start() < hit.after:
+                covered += 1  # the year is no word of another title
+
+    def _longest(self, tw: TextWords, i: int) -> TitleHit | None:
+        table, folded, possessive = self._table, tw.folded, tw.possessive
+        word, rest = folded[i], len(folded) - i
+        sizes: set[int] = set()
+        if table.lens is None:
+            sizes.update(range(1, min(table.max_len, rest) + 1))
+        else:
+            if rest > 1:
+                sizes.update(table.lens.get((word, folded[i + 1]), ()))
+                if i + 1 in possessive:
+                    sizes.update(table.lens.get((word, possessive[i + 1]), ()))
+            if word in table.single or possessive.get(i) in table.single:
+                sizes.add(1)
+        last_articles = tw.articles_last if "," in tw.text else frozenset()
+        sizes.update(j - i + 1 for j in last_articles if 0 < j - i <= table.max_len)
+        for n in sorted(sizes, reverse=True):
+            if n > rest:
+                continue
+            hit = self._hit(tw, i, n, last_articles)
+            if hit is not None:
+                return hit
+        return None
+
+    def _hit(self, tw: TextWords, i: int, n: int, last_articles: frozenset[int]) -> TitleHit | None:
+        """The title words[i : i + n] spell, read as written, with a possessive's "'s" off,
+        or with an article put last read first; None when they spell none."""
+        table, folded = self._table, tw.folded
+        last = i + n - 1
+        keys: list[tuple[tuple[str, ...], str]] = []  # (key, how the text writes it)
+        if last in last_articles and n > 1:
+            article, body = folded[last], folded[i:last]
+            first = (article + body[0], *body[1:]) if article == "l" else (article, *body)
+            keys.append((first, "last"))
+        if len(folded[last]) == 4 and tw.in_brackets(last):
+            return None  # a year in brackets is read as a year, never as a title's word
+        keys.append((tuple(folded[i : i + n]), "plain"))
+        if last in tw.possessive:
+            keys.append(((*folded[i:last], tw.possessive[last]), "possessive"))
+        for key, how in keys:
+            if key[0] not in table.first_words:
+                continue
+            reading = table.reading(key)
+            if reading is None:
+                continue
+            words = tw.words
+            end = words[last].end() - (2 if how == "possessive" else 0)
+            if n == 1 and not _spelt_as(tw.text[words[i].start() : end], reading.spelling, tw):
+                continue  # one-word titles only count when written as the title is
+            spelling = reading.spelling
+            if how == "last":
+                parts = [m.group() for m in WORD.finditer(spelling)]
+                spelling = " ".join([*parts[1:], parts[0]]) if len(parts) == n else spelling
+            start = words[i].start()
+            found = year_after(tw.text, end)
+            year, after = found if found else (year_before(tw.text, start), end)
+            return TitleHit(
+                i, n, reading, spelling, start, end, year, after, how == "last", found is not None
+            )
+        return None
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
         """Whether words[i : i + n] lie inside a longer person's name in the text."""
-        for m in self._name_lens:
+        for m in self._table.name_lens:
             if m <= n:
                 continue
             for j in range(max(0, i + n - m), min(i, len(folded) - m) + 1):
@@ -176,14 +225,45 @@ class TitleMatcher:
                 last = words[j + m - 1].group()
                 if last.endswith("'s"):  # a possessive: "Michael Irby's"
                     span[-1] = _fold(last[:-2])
-                if self._is_name(tuple(span)):
+                if self._table.is_name(tuple(span)):
                     return True
         return False
 
 
+def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:
+    spelt = WORD.search(spelling.replace("’", "'"))
+    if spelt is None:
+        return False
+    word = spelt.group()
+    return written == word or (tw.text.isupper() and written == word.upper())
+
+
+def _mentions(hits: list[TitleHit]) -> list[Mention]:
+    """The hits as mentions, each title's items chosen by its year (or by the one year the
+    text gives it elsewhere)."""
+    years: dict[tuple[str, ...], set[int]] = {}
+    for hit in hits:
+        if hit.year is not None:
+            years.setdefault(hit.all_ids, set()).add(hit.year)
+    out = []
+    for hit in hits:
+        year = hit.year
+        given = years.get(hit.all_ids, set())
+        if year is None and len(given) == 1:
+            year = next(iter(given))
+        groups: list[TitleGroup] = list(hit.reading.groups)
+        if year is not None:
+            groups = with_year(groups, year)
+        title = (groups or hit.reading.groups)[0].title
+        ids = tuple(i for g in groups for i in g.ids)
+        out.append(Mention(title, ids, hit.start, hit.end, year))
+    return out
+
+
 def distinct(mentions: Iterable[Mention]) -> list[Mention]:
-    """The first mention of each title, in order."""
-    found: dict[str, Mention] = {}
+    """The first mention of each title (of each item, for one title that several items
+    share and years tell apart), in order."""
+    found: dict[tuple[str, tuple[str, ...]], Mention] = {}
     for m in mentions:
-        found.setdefault(m.title, m)
+        found.setdefault((m.title, m.item_ids), m)
     return list(found.values())

@@ -1,21 +1,31 @@
 """Is a catalog title, found word for word in a text, written there as a title?
 
-`TitleMatcher.find` finds a title's words anywhere, in any case; that reads "the drama
+`TitleMatcher.find` reads titles as a listener would, in any case; that reads "the drama
 builds slowly" as the film "The Drama" and "fans of David Lynch" as the film "David".
-`TitleMatcher.find_written` keeps a match only where a reader would take it for the title:
+`TitleMatcher.find_written` keeps a match only where a reader would take it for the title.
+Where a match stands at all (inside a hyphenated word, in quoted speech, as a place in a
+plot, inside a longer title with a year: catalog/mentions.py) is read first, for both;
+then, for `find_written`:
 
-- never inside a hyphenated word ("Up-to-date" holds no "Up");
-- a title *marked* as one always counts: quoted or emphasised ("Up", *Up*, _Up_), followed
-  by a year in brackets ("Up (2009)"), or after "film", "movie", "called", ...;
+- a title *marked* as one always counts: quoted or emphasised ("Up", *Up*, _Up_:
+  catalog/title_quotes.py), given a year ("Up (2009)", "the 2009 Up"), written article
+  last as catalogs do ("Fog, The"), after "film", "movie", "called", ..., or labelled
+  with a colon ("My pick: Up");
 - otherwise a one-word title that is a common first name ("David", "Michael") never counts;
 - a title with a word no dictionary lists ("Hamnet", "Zootopia 2") counts in any case;
 - a title made only of ordinary words (catalog/title_words.py: "The Drama", "Her", "Cold
   Storage") counts only in title case as the catalog writes it: each of its capitalised
   words capitalised in the text (inner "of", "the", ... excepted; a leading "the" may be
-  lower-case before two or more capitalised words), with at least one of those capitals
-  not merely starting a sentence ("Noise is everywhere." is no mention), and not run into
-  a longer capitalised name ("The Drama Club", "Generation Alpha"); a text all in
-  capitals is read as if in title case.
+  lower-case before two or more capitalised words), and not run into a longer capitalised
+  name ("The Drama Club", "Generation Alpha"); a text all in capitals is read as if in
+  title case;
+- and one of those capitals must be more than the first letter of a sentence: "Noise is
+  everywhere." is no mention. A title whose only capitals open a sentence (or a list
+  entry) counts when the text goes on to say what one only says of a film
+  (catalog/title_predicates.py: "Normal is a slow-burn drama", "Mercy is on Netflix"),
+  when the title is all a list entry holds ("- Normal"), or when "or", "and", "than",
+  a list's comma, ... join it to another title written as one ("Heat or Alien?", "Alien
+  feels scarier than The Fog", "Heat, Alien and The Fog").
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from taurec.catalog.title_predicates import says_film
 from taurec.catalog.title_words import FIRST_NAMES, FUNCTION_WORDS, is_common_title
 from taurec.catalog.tokens import WORD, title_tokens
 
@@ -31,9 +42,6 @@ def _split(words: str) -> list[str]:
     return words.split()
 
 
-_OPENERS: Final = "\"“'‘*_"
-_CLOSERS: Final = "\"”'’*_"
-_YEAR_AFTER = re.compile(r"\s*\(\s*(?:18|19|20)\d\d\s*\)")
 #: A word before a title that marks what follows as a title ("the film Up").
 _MARKING_WORDS: Final = frozenset(
     _split(
@@ -41,8 +49,36 @@ _MARKING_WORDS: Final = frozenset(
         "called named"
     )
 )
+#: A word that labels a title after a colon ("My pick: Up").
+_LABEL_WORDS: Final = frozenset(
+    _split(
+        "pick picks recommendation recommendations suggestion suggestions choice choices "
+        "option options favourite favorite favourites favorites"
+    )
+)
 _LIST_MARK = re.compile(r"[ \t]*(?:[-*•>#]+|\d+[.)])")
+#: What may follow a title that is all its list entry holds: nothing, a description after
+#: a dash or colon, or the next entry of a list written on one line ("1) Up 2) Her").
+_ENTRY_REST = re.compile(
+    r"[\s\"”'’*_]*(?:[.,;:!?]*[\s\"”'’*_]*$|(?:—|–|-|:)\s|[,;]?\s+(?:\d+[.)]|[-•])\s)"
+)
 _ARTICLES: Final = frozenset({"the", "a", "an"})
+#: What may stand between two titles joined in one sentence: a few words, then "or",
+#: "and", "than", ... ("Heat or Alien?", "Alien feels scarier than The Fog"), or the comma
+#: or semicolon of a list ("Heat, Alien and The Fog").
+_JOINED_AFTER = re.compile(
+    r"[\s,]*(?:[\w'’-]+\s+){0,3}?(?:or|and|nor|than|vs\.?|versus|then)\s+"
+    r"(?:(?:maybe|perhaps|even|just|also)\s+)?|\s*[,;]\s*",
+    re.IGNORECASE,
+)
+_JOINED_BEFORE = re.compile(r"[\s,]*(?:or|and|nor|than|vs\.?|versus|then)\s+|\s*[,;]\s*", re.I)
+
+
+def joined(text: str, first_after: int, second_start: int, *, later: bool) -> bool:
+    """Whether the text between two titles (from the end of the first, with its year, to
+    the start of the second) joins them: `later` when the one being read is the second."""
+    pattern = _JOINED_BEFORE if later else _JOINED_AFTER
+    return pattern.fullmatch(text, first_after, second_start) is not None
 
 
 def starts_sentence(text: str, at: int) -> bool:
@@ -55,15 +91,35 @@ def starts_sentence(text: str, at: int) -> bool:
     return _LIST_MARK.fullmatch(text, text.rfind("\n", 0, j) + 1, j) is not None
 
 
-def _marked(text: str, start: int, end: int, words: list[re.Match[str]], i: int) -> bool:
-    before = text[start - 1] if start else ""
-    after = text[end : end + 2]
-    closed = after[:1] in _CLOSERS or (after[:1] in ".,!?;:" and after[1:2] in _CLOSERS)
-    if before and before in _OPENERS and closed:
+def in_hyphenated_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is part of a hyphenated word ("Up-to-date" holds no "Up")."""
+    return (start > 0 and text[start - 1] == "-") or text[end : end + 1] == "-"
+
+
+def after_marking_word(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Whether the word before words[i] marks a title ("the film Up", "a show called Up"),
+    or labels it with a colon ("My pick: Up", "Top recommendation: Up")."""
+    if i == 0:
+        return False
+    before = words[i - 1].group().casefold()
+    if before in _MARKING_WORDS:
         return True
-    if _YEAR_AFTER.match(text, end):
-        return True
-    return i > 0 and words[i - 1].group().casefold() in _MARKING_WORDS
+    gap = text[words[i - 1].end() : words[i].start()]
+    return before in _LABEL_WORDS and gap.strip(" *_\"“'‘") == ":"
+
+
+def _alone_in_list_entry(text: str, start: int, after: int) -> bool:
+    """Whether a list entry holds nothing but this title ("- Normal", "2. Mercy (2024)")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    k = len(head)
+    while k and head[k - 1] in "\"“'‘*_":  # marks around the title itself: "- **Up**"
+        k -= 1
+    head = head[:k].rstrip(" \t")
+    if not head or _LIST_MARK.fullmatch(head) is None:
+        return False
+    line_end = text.find("\n", after)
+    return _ENTRY_REST.match(text[after : None if line_end < 0 else line_end]) is not None
 
 
 def _capitalised(word: str) -> bool:
@@ -93,8 +149,33 @@ def _run_into_a_name(text: str, words: list[re.Match[str]], i: int, n: int) -> b
     return False
 
 
-def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[str]) -> bool:
-    """Capitalised as the catalog writes it, with a capital that is not a sentence's first."""
+def partly_capitalised(
+    text: str, words: list[re.Match[str]], i: int, n: int, spelling: str
+) -> bool:
+    """Whether the text capitalises some of the words the title capitalises, and writes
+    others of them in lower case ("after leaving Brackford" for the title "Leaving
+    Brackford"): its capitals then name something else. Function words and a sentence's
+    first capital say nothing either way."""
+    if text.isupper():
+        return False
+    spelt = [m.group() for m in WORD.finditer(spelling)]
+    if len(spelt) != n:
+        return False
+    capital = lower = False
+    for k, title_word in enumerate(spelt):
+        if not _capitalised(title_word) or title_word.casefold() in FUNCTION_WORDS:
+            continue
+        word = words[i + k]
+        if not _capitalised(word.group()):
+            lower = True
+        elif not starts_sentence(text, word.start()):
+            capital = True
+    return capital and lower
+
+
+def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[str]) -> bool | None:
+    """Capitalised as the catalog writes it: True with a capital that is not a sentence's
+    first, None with only such capitals, False when not capitalised so."""
     n = len(spelling)
     written = [words[i + k].group() for k in range(n)]
     lowered_article = (
@@ -115,25 +196,41 @@ def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[s
             return False
         if not starts_sentence(text, words[i + k].start()):
             evidence = True
-    return evidence
+    return True if evidence else None
 
 
-def written_as_title(text: str, words: list[re.Match[str]], i: int, n: int, title: str) -> bool:
-    """Whether words[i : i + n] of `text`, which spell catalog title `title` word for word,
-    are written there as that title (see the module docstring)."""
-    start, end = words[i].start(), words[i + n - 1].end()
-    if (start and text[start - 1] == "-") or text[end : end + 1] == "-":
-        return False  # part of a hyphenated word
-    if _marked(text, start, end, words, i):
+def written_as_title(
+    text: str,
+    words: list[re.Match[str]],
+    i: int,
+    n: int,
+    spelling: str,
+    *,
+    marked: bool,
+    after: int,
+    beside_a_title: bool = False,
+) -> bool:
+    """Whether words[i : i + n] of `text`, which spell a catalog title's reading form
+    `spelling` word for word, are written there as that title (see the module docstring).
+    `marked`: quoted, emphasised, given a year or a marking word; `after`: the offset just
+    past the title (and its year); `beside_a_title`: joined to another title written as
+    one by "or", "and", "than", ... ("Heat or Alien?")."""
+    if marked:
         return True
-    tokens = title_tokens(title)
+    tokens = title_tokens(spelling)
     if len(tokens) == 1 and tokens[0] in FIRST_NAMES:
         return False
-    if not is_common_title(tokens, lower_case=title == title.lower()):
+    if not is_common_title(tokens, lower_case=spelling == spelling.lower()):
         return True
-    spelling = [m.group() for m in WORD.finditer(title)]
-    if len(spelling) != n:  # folding merged or split a word: judge by the text alone
-        spelling = [words[i + k].group() for k in range(n)]
-    if not _title_cased(text, words, i, spelling):
+    written = [m.group() for m in WORD.finditer(spelling)]
+    if len(written) != n:  # folding merged or split a word: judge by the text alone
+        written = [words[i + k].group() for k in range(n)]
+    cased = _title_cased(text, words, i, written)
+    if cased is False:
         return False
+    if cased is None:
+        start = words[i].start()
+        film = says_film(text, after) or _alone_in_list_entry(text, start, after)
+        if not (film or beside_a_title):
+            return False
     return text.isupper() or not _run_into_a_name(text, words, i, n)

@@ -14,10 +14,14 @@ starts an episode in seconds without decoding its items:
     fuzzy.rows.npy, .starts.npy   the order items first name them, with spelling and rows
     names                         people's names of two or more tokens (joined by U+001F)
     people                        every person's name, tokens joined by a space
+    variants.keys, .spellings     the other reading forms of titles, sorted, with spelling
+    variants.targets.npy, .starts and the exact keys each names (`title_variants`)
 
 (each `X.keys`-like name is a string column: `X.bin` and `X.offsets.npy`, see `strings`).
 A folder written before this index existed has no `titles/`; its matchers are built from
-its items on first use, as a JSON catalog's are: slower to start, the same answers.
+its items on first use, as a JSON catalog's are: slower to start, the same answers. A
+folder written before the reading forms were saved (index version 1) computes them from
+its saved titles on first use, without reading an item.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import array
 import re
 from collections.abc import Sequence
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,10 +41,19 @@ import orjson
 from taurec.catalog.errors import REWRITE_HINT, DataError
 from taurec.catalog.item import Item
 from taurec.catalog.strings import StringColumn, save_strings
+from taurec.catalog.title_variants import (
+    VARIANT_ARRAYS,
+    VARIANT_COLUMNS,
+    SavedVariants,
+    Variant,
+    VariantsBuilder,
+    computed_variants,
+)
 from taurec.catalog.tokens import title_tokens
 
 TITLES_FOLDER = "titles"
-TITLE_INDEX_VERSION = 1
+#: 2: the reading forms are saved (`variants`); 1: they are computed on first use
+TITLE_INDEX_VERSION = 2
 #: Joins a title's tokens into one key (no token holds it: tokens are word characters).
 SEP = "\x1f"
 #: A loose key shorter than this is not matched fuzzily: short titles match too much.
@@ -47,6 +61,23 @@ FUZZY_MIN_KEY = 8
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 Entry = tuple[str, tuple[str, ...]]  # (the title as first spelt, the ids holding it)
+
+
+class TitleGroup(NamedTuple):
+    """The items holding one title: its first spelling, their ids and release years (in
+    row order)."""
+
+    title: str
+    ids: tuple[str, ...]
+    years: tuple[int, ...]
+
+
+class Reading(NamedTuple):
+    """What a key of title tokens names in text: the spelling it reads ("The Usual
+    Suspects") and each title it names, in the order of their first items."""
+
+    spelling: str
+    groups: tuple[TitleGroup, ...]
 
 
 def loose_title_key(text: str) -> str:
@@ -116,14 +147,17 @@ class TitleIndexBuilder:
         self._people: set[str] = set()
         self._genres: set[str] = set()
         self._max_len = 0
+        self._variants = VariantsBuilder(SEP)
 
     def add(self, items: Sequence[Item | TitledRecord]) -> None:
         exact, fuzzy, tokens_of = self._exact, self._fuzzy, self._tokens
         for row, item in enumerate(items, self.n):
             toks = title_tokens(item.title)
             if toks:
-                exact.add(SEP.join(toks), row, item.title)
+                key = SEP.join(toks)
+                exact.add(key, row, item.title)
                 self._max_len = max(self._max_len, len(toks))
+                self._variants.add(item.title, key)
             loose = _ARTICLE.sub("", " ".join(toks))
             if len(loose) >= FUZZY_MIN_KEY:
                 fuzzy.add(loose, row, item.title)
@@ -143,7 +177,9 @@ class TitleIndexBuilder:
         out.mkdir()
         self._exact.save(out, "exact", sort=True)
         self._fuzzy.save(out, "fuzzy", sort=False)
-        save_strings(out, "first_words", sorted({k.split(SEP, 1)[0] for k in self._exact.codes}))
+        self._variants.save(out, sorted(self._exact.codes))
+        first = {k.split(SEP, 1)[0] for k in (*self._exact.codes, *self._variants.keys())}
+        save_strings(out, "first_words", sorted(first))
         save_strings(out, "names", sorted(self._names))
         save_strings(out, "people", sorted(self._people))
         manifest = {
@@ -178,22 +214,33 @@ class _Table:
                 f"the {name} table's keys, titles, rows and starts do not fit together"
             )
 
+    def rows(self, i: int) -> npt.NDArray[np.integer]:
+        """The rows holding key `i`, ascending."""
+        return self._rows[int(self._starts[i]) : int(self._starts[i + 1])]
+
     def entry(self, i: int) -> Entry:
-        rows = self._rows[int(self._starts[i]) : int(self._starts[i + 1])]
-        return self.titles[i], self._ids.of(rows)
+        return self.titles[i], self._ids.of(self.rows(i))
+
+    def group(self, i: int) -> TitleGroup:
+        rows = self.rows(i)
+        return TitleGroup(self.titles[i], self._ids.of(rows), self._ids.years(rows))
 
 
 class _RowIds:
-    """Item ids by row, from the folder's sorted ids and each row's rank among them."""
+    """Item ids by row, from the folder's sorted ids and each row's rank among them; and
+    each row's release year, from the release-date column."""
 
     def __init__(self, catalog_folder: Path) -> None:
         self._sorted: npt.NDArray[np.bytes_] = np.load(catalog_folder / "ids.npy", mmap_mode="r")
-        self._rank: npt.NDArray[np.integer] = np.load(
-            catalog_folder / "columns" / "id_rank.npy", mmap_mode="r"
-        )
+        columns = catalog_folder / "columns"
+        self._rank: npt.NDArray[np.integer] = np.load(columns / "id_rank.npy", mmap_mode="r")
+        self._release: npt.NDArray[np.integer] = np.load(columns / "release.npy", mmap_mode="r")
 
     def of(self, rows: npt.NDArray[np.integer]) -> tuple[str, ...]:
         return tuple(b.decode() for b in self._sorted[self._rank[rows]].tolist())
+
+    def years(self, rows: npt.NDArray[np.integer]) -> tuple[int, ...]:
+        return tuple(date.fromordinal(day).year for day in self._release[rows].tolist())
 
 
 class SavedTitles:
@@ -205,12 +252,14 @@ class SavedTitles:
         try:
             manifest: dict[str, Any] = orjson.loads((folder / "manifest.json").read_bytes())
             ids = _RowIds(catalog_folder)
+            self.version: int = int(manifest["version"])
             self.max_len: int = int(manifest["max_len"])
             self.name_lens: list[int] = [int(n) for n in manifest["name_lens"]]
             self.max_words: int = int(manifest["max_words"])
             self.genres: list[str] = [str(g) for g in manifest["genres"]]
-            self.first_words = frozenset(StringColumn(folder, "first_words").all())
+            self._first_words = frozenset(StringColumn(folder, "first_words").all())
             self._exact = _Table(folder, "exact", ids)
+            self._saved_variants = SavedVariants(folder) if self.version >= 2 else None
             self.fuzzy = _Table(folder, "fuzzy", ids)
             self._names = StringColumn(folder, "names")
             self.people = StringColumn(folder, "people")
@@ -228,6 +277,42 @@ class SavedTitles:
         at = self._exact.keys.position(SEP.join(tokens))
         return None if at is None else self._exact.entry(at)
 
+    @property
+    def first_words(self) -> frozenset[str]:
+        """The first token of every title and of every other reading form of one."""
+        if self._saved_variants is not None:
+            return self._first_words
+        return self._first_words | self._computed_variants[1]
+
+    def reading(self, tokens: tuple[str, ...]) -> Reading | None:
+        """What these normalised tokens name, as a title or another reading form of one
+        (`Reading`), or None."""
+        key = SEP.join(tokens)
+        at = self._exact.keys.position(key)
+        variant = self._variant(key)
+        if at is None and variant is None:
+            return None
+        positions = {at} if at is not None else set()
+        if variant is not None:
+            positions.update(variant[1])
+        exact = self._exact
+        ordered = sorted(positions, key=lambda p: int(exact.rows(p)[0]))
+        spelling = exact.titles[at] if at is not None else variant[0]  # type: ignore[index]
+        return Reading(spelling, tuple(exact.group(p) for p in ordered))
+
+    def _variant(self, key: str) -> Variant | None:
+        if self._saved_variants is not None:
+            return self._saved_variants.get(key)
+        return self._computed_variants[0].get(key)
+
+    @cached_property
+    def _computed_variants(self) -> tuple[dict[str, Variant], frozenset[str]]:
+        """For an index saved without its reading forms (version 1): the table and its
+        keys' first tokens, computed from the saved titles."""
+        exact = self._exact
+        table = computed_variants(exact.titles.all(), lambda p: int(exact.rows(p)[0]), SEP)
+        return table, frozenset(k.split(SEP, 1)[0] for k in table)
+
     def is_name(self, tokens: tuple[str, ...]) -> bool:
         """Whether a person in the catalog has this (two or more token) name."""
         return SEP.join(tokens) in self._names
@@ -238,14 +323,27 @@ class SavedTitles:
         return self.fuzzy.keys.all()
 
 
-def title_files() -> list[str]:
-    """Every file of a saved title index, relative to the catalog folder."""
+def title_files(version: int = TITLE_INDEX_VERSION) -> list[str]:
+    """Every file of a saved title index of `version`, relative to the catalog folder."""
     columns = ["exact.keys", "exact.titles", "first_words", "fuzzy.keys", "fuzzy.titles"]
     columns += ["names", "people"]
     names = ["manifest.json", "exact.rows.npy", "exact.starts.npy"]
     names += ["fuzzy.rows.npy", "fuzzy.starts.npy"]
+    if version >= 2:
+        columns += VARIANT_COLUMNS
+        names += VARIANT_ARRAYS
     names += [f"{c}.{part}" for c in columns for part in ("bin", "offsets.npy")]
     return [f"{TITLES_FOLDER}/{name}" for name in names]
+
+
+def title_index_version(catalog_folder: Path) -> int:
+    """The version the folder's title index was saved as (the current one when its
+    manifest cannot say: opening the index then reports the damage)."""
+    try:
+        doc = orjson.loads((catalog_folder / TITLES_FOLDER / "manifest.json").read_bytes())
+        return int(doc["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return TITLE_INDEX_VERSION
 
 
 def missing_title_files(catalog_folder: Path) -> list[str]:
@@ -253,7 +351,8 @@ def missing_title_files(catalog_folder: Path) -> list[str]:
     at all: a folder written before the index existed)."""
     if not (catalog_folder / TITLES_FOLDER).is_dir():
         return []
-    return [name for name in title_files() if not (catalog_folder / name).is_file()]
+    files = title_files(title_index_version(catalog_folder))
+    return [name for name in files if not (catalog_folder / name).is_file()]
 
 
 def open_saved_titles(catalog_folder: Path) -> SavedTitles | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+from datetime import date
 from pathlib import Path
 
+import orjson
 import pytest
 from support.catalog_pairs import messages_naming_titles
 
@@ -13,10 +15,12 @@ from taurec.catalog.errors import DataError
 from taurec.catalog.folder import write_catalog_folder
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import Item
+from taurec.catalog.manifest import read_manifest, write_manifest
 from taurec.catalog.mentions import TitleMatcher
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.store import Catalog
 from taurec.catalog.strings import StringColumn, save_strings
+from taurec.catalog.title_forms import reading_forms
 from taurec.catalog.title_index import TITLES_FOLDER
 from taurec.catalog.tokens import title_tokens
 
@@ -38,6 +42,7 @@ def test_a_folder_finds_the_same_mentions_as_its_json_catalog(pair):
     found = [in_memory.find(text) for text in texts]
     assert [saved.find(text) for text in texts] == found
     assert sum(map(len, found)) > len(texts)  # the texts do name titles
+    assert [saved.occurrences(t) for t in texts] == [in_memory.occurrences(t) for t in texts]
 
 
 def test_titles_inside_a_persons_name_are_not_mentions_in_a_folder(tmp_path, make_item):
@@ -153,3 +158,105 @@ def test_a_damaged_title_index_is_one_clear_error_never_a_crash_or_silence(tmp_p
     DAMAGE[damage](path / TITLES_FOLDER)
     with pytest.raises(DataError, match=r"c\.taurec-catalog.*expected a complete catalog folder"):
         TitleMatcher(Catalog.load(path).items)
+
+
+# --- reading forms and years, saved as in memory ------------------------------------------
+
+#: Titles written the MovieLens way, two of them shared by items of different years.
+MOVIELENS_LIKE = [
+    ("Usual Suspects, The (1995)", 1995),
+    ("Toy Story (1995)", 1995),
+    ("Shall We Dance? (1937)", 1937),
+    ("Shall We Dance? (1996)", 1996),
+    ("Sabrina (1954)", 1954),
+    ("Sabrina (1995)", 1995),
+    ("Seven (Se7en) (1995)", 1995),
+    ("Avventura, L' (1960)", 1960),
+    ("Postino, Il (1994)", 1994),
+    ("Infinity (1996)", 1996),
+    ("Star Maker, The (Uomo delle stelle, L') (1995)", 1995),
+    ("The Fog", 1980),
+]
+
+
+def _movielens_like(make_item) -> list[Item]:
+    items = [
+        make_item(f"ml{k}", title=t).model_copy(update={"release_date": date(y, 1, 1)})
+        for k, (t, y) in enumerate(MOVIELENS_LIKE)
+    ]
+    return [*items, *generate_items(200, seed=3)]
+
+
+def _messages(items: list[Item]) -> list[str]:
+    out = []
+    for item in items[: len(MOVIELENS_LIKE)]:
+        for form in reading_forms(item.title):
+            out += [
+                f"Have you seen {form}? It is lovely.",
+                f"Try {form} ({item.year}) tonight, or {form} ({item.year + 9}).",
+                f'She says "{form.lower()}" and leaves; {form}\'s ending lands.',
+            ]
+    out += ["Usual Suspects, The is great.", "Fog, The or Avengers: Infinity War (2018)?"]
+    return out
+
+
+def _readings(matcher: TitleMatcher, texts: list[str]) -> list[object]:
+    return [
+        (matcher.find(t), matcher.find_written(t), matcher.occurrences(t, written=False))
+        for t in texts
+    ]
+
+
+def test_a_folder_reads_titles_years_and_shared_titles_as_its_items_do(tmp_path, make_item):
+    items = _movielens_like(make_item)
+    folder = _folder_of(tmp_path, items)
+    texts = _messages(items)
+    in_memory = _readings(TitleMatcher(items), texts)
+    assert _readings(TitleMatcher(folder.items), texts) == in_memory
+    found = [m for memory in in_memory for m in memory[0]]  # type: ignore[index]
+    assert {m.year for m in found} > {None} and any(m.ambiguous for m in found)
+    assert any(m.item_ids == () for m in found)  # a year no item has
+
+
+def _as_version_1(path: Path) -> None:
+    """What a folder written before reading forms were saved holds: no variants table,
+    first words of the titles only, index version 1 (the folder manifest written again)."""
+    titles = path / TITLES_FOLDER
+    for name in titles.glob("variants.*"):
+        name.unlink()
+    keys = StringColumn(titles, "exact.keys").all()
+    save_strings(titles, "first_words", sorted({k.split("\x1f", 1)[0] for k in keys}))
+    doc = orjson.loads((titles / "manifest.json").read_bytes())
+    (titles / "manifest.json").write_bytes(orjson.dumps({**doc, "version": 1}))
+    old = read_manifest(path)
+    files = [n for n in old.files if not n.startswith(f"{TITLES_FOLDER}/variants.")]
+    write_manifest(path, old.items, old.meta, files)
+
+
+def test_a_folder_saved_without_reading_forms_computes_them_with_the_same_answers(
+    tmp_path, make_item
+):
+    items = _movielens_like(make_item)
+    path = write_catalog_folder(tmp_path / "old.taurec-catalog", CatalogMeta(), items)
+    _as_version_1(path)
+    reopened = Catalog.load(path)
+    saved = reopened.items.saved_titles  # type: ignore[attr-defined]
+    assert saved is not None and saved.version == 1
+    texts = _messages(items)
+    rebuilt = TitleMatcher(reopened.items)
+    assert _readings(rebuilt, texts) == _readings(TitleMatcher(items), texts)
+    assert [m.item_ids for m in rebuilt.find("The Usual Suspects")] == [("ml0",)]
+
+
+def test_a_folder_missing_its_variants_table_is_one_clear_error(tmp_path, make_item):
+    path = write_catalog_folder(tmp_path / "c.taurec-catalog", CatalogMeta(), [make_item("a")])
+    (path / TITLES_FOLDER / "variants.keys.bin").unlink()
+    with pytest.raises(DataError, match=r"is missing titles/variants\.keys\.bin"):
+        Catalog.load(path)
+
+
+def test_the_saved_years_of_a_title_are_its_items_release_years(tmp_path, make_item):
+    items = _movielens_like(make_item)
+    saved = _folder_of(tmp_path, items).items.saved_titles  # type: ignore[attr-defined]
+    reading = saved.reading(("shall", "we", "dance"))
+    assert [(g.ids, g.years) for g in reading.groups] == [(("ml2",), (1937,)), (("ml3",), (1996,))]

@@ -12,7 +12,7 @@ acts the log records) and the agenda updated by case (`_CASES`):
   `dont_know`; a genre named in the question -> `yes`/`no`/`neutral` by preference;
 - recommend: per item (every item, not the last only): watched -> `seen`; breaks a
   constraint -> `reject` (stated ones given as reasons, a hint for the rest); fits ->
-  `inquire` the open requests about it, one per turn, then `accept`;
+  `inquire` the open requests about it, one per turn, then `accept`; a shared title -> `dont_know`;
 - answer: closes the request it answers;
 - inquire / other: the next agenda act (an open request is asked again: requests are
   never dropped unanswered), else a short acknowledgement; with transition matrices
@@ -217,10 +217,10 @@ class AgendaUser:
 
     def _recommend(self, act: DialogueAct, turn: _Turn) -> None:
         items = [it for i in act.items if (it := self.catalog.get(i)) is not None]
-        if not items:
+        if len(items) != 1:  # none, or a title two items share: unclear, never guessed at
             turn.add(DialogueAct(intent="dont_know"), Act(K.UNCLEAR))
             return
-        item = next((it for it in items if self.facts.acceptable(it)), items[0])
+        item = items[0]
         facts = self.facts
         if item.id in facts.watched:
             v = verdict(self.preferences.item(item.id))

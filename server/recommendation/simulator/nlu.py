@@ -17,7 +17,7 @@ from enum import StrEnum
 
 from taurec.catalog.item import Item
 from taurec.catalog.loose_keys import LooseKeys
-from taurec.catalog.mentions import TitleMatcher, title_tokens
+from taurec.catalog.mentions import TitleMatcher, distinct, title_tokens
 from taurec.catalog.records import ItemRecords
 from taurec.catalog.services import SERVICE_ALIASES
 from taurec.catalog.title_index import FUZZY_MIN_KEY, SavedTitles, loose_title_key
@@ -166,7 +166,8 @@ _CAP_RUN = re.compile(
 
 @dataclass(frozen=True)
 class TitleRef:
-    """A catalog title named in a message (several ids when titles collide)."""
+    """A catalog title named in a message: several ids when two items share the title and
+    no year told them apart, none when the year the message gave matches none of them."""
 
     title: str
     item_ids: tuple[str, ...]
@@ -251,12 +252,14 @@ class MessageReader:
 
     def titles(self, text: str) -> list[TitleRef]:
         """Catalog titles named in `text`, exact matches first, then near misses."""
+        every = self._exact.occurrences(text, written=False)
         found = [
-            self._longer(TitleRef(m.title, m.item_ids, m.start), text)
-            for m in self._exact.find(text)
+            self._longer(TitleRef(m.title, m.item_ids, m.start), text) for m in distinct(every)
         ]
         rest = text
-        for ref in found:  # blank out exact titles (keeping offsets) so parts don't match again
+        for m in every:  # blank out exact titles (keeping offsets) so parts don't match again
+            rest = rest[: m.start] + " " * (m.end - m.start) + rest[m.end :]
+        for ref in found:  # and their other spellings, as the catalog writes them
             words = r"\W+".join(map(re.escape, ref.title.split()))
             rest = re.sub(words, lambda m: " " * len(m.group()), rest, flags=re.I)
             if ref.fuzzy:  # a misspelt longer title: blank its whole capitalised run

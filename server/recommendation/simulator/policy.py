@@ -6,7 +6,8 @@ NLG's job and the only place randomness enters). The rules:
 - asked about an attribute: state its volunteer/on_ask constraints; if it has only
   hidden ones, be vague; if it has none, voice a soft preference or no preference;
 - a named title: accept it if it meets every constraint and is unseen; else reject
-  with the stated constraints it breaks as reasons and one hint for an unstated one;
+  with the stated constraints it breaks as reasons and one hint for an unstated one; a
+  title two items share (no year telling them apart) is unclear, never guessed at;
 - two titles at once: ask for one at a time; empty, off-topic, greeting, plain
   statements: the matching short act.
 """
@@ -117,9 +118,12 @@ class DialoguePolicy:
     # --- titles ---------------------------------------------------------------------------
 
     def _pick(self, ref: TitleRef) -> Item | None:
-        items = [it for i in ref.item_ids if (it := self.catalog.get(i)) is not None]
-        # two catalog items can share a title: the user takes the one that suits them
-        return next((it for it in items if self.agenda.acceptable(it)), items[0] if items else None)
+        """The item a named title means; None when it names none (a year no item of the
+        title has) or several (two items share the title and no year told them apart): the
+        user then says it is unclear, never guessing the one that suits them."""
+        if len(ref.item_ids) != 1:
+            return None
+        return self.catalog.get(ref.item_ids[0])
 
     def react(self, ref: TitleRef, *, asked_if_seen: bool = False) -> list[Act]:
         """The user's reaction to one named (pitched) title."""

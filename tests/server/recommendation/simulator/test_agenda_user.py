@@ -206,3 +206,18 @@ def test_a_pitch_that_answers_the_request_is_not_asked_it_again():
     (asked,) = user.respond("How about The Lantern Keeper?").acts
     reply = user.respond(f"The Lantern Keeper! {_answer(asked.slot or '')}")
     assert all(a.slot != asked.slot for a in reply.acts if a.intent == "inquire")
+
+
+def test_a_title_two_items_share_is_dont_know_never_the_one_that_suits():
+    shared = Catalog.from_items(
+        [
+            *CATALOG.items,
+            _item("twin_old", "Twin Harbor", release_date=date(1987, 3, 1), genres=["Horror"]),
+            _item("twin_new", "Twin Harbor"),
+        ]
+    )
+    user = AgendaUser(TASK, shared, 0)
+    user.opening()
+    reply = user.respond("How about Twin Harbor?")
+    assert _intents(reply) == ["dont_know"] and reply.accepted is None
+    assert _intents(user.respond("How about Twin Harbor (2015)?")) == ["inquire"]

@@ -312,3 +312,38 @@ def test_a_missed_commit_with_commits_left_is_rejected_and_the_talk_goes_on():
     assert first.accepted is None and [a.kind for a in user.last_acts] == [K.REJECT]
     assert not user.respond("Sorry! How about The Lantern Keeper?").left
     assert user.react_to_commit("good").accepted == "good"
+
+
+# --- a title two items share -----------------------------------------------------------
+
+SHARED = Catalog.from_items(
+    [
+        *CATALOG.items,
+        _item("twin_old", "Twin Harbor", release_date=date(1987, 3, 1), genres=["Drama"]),
+        _item("twin_new", "Twin Harbor", release_date=date(2019, 3, 1)),
+    ]
+)
+
+
+def _shared_user() -> RuleBasedUser:
+    return RuleBasedUser(_task(COMEDY), SHARED, 0)
+
+
+def test_a_title_two_items_share_is_unclear_never_the_one_that_suits():
+    user = _shared_user()
+    reply = user.respond("How about Twin Harbor?")
+    assert reply.accepted is None and [a.kind for a in user.last_acts] == [K.UNCLEAR]
+
+
+def test_a_year_that_tells_shared_titles_apart_picks_one():
+    user = _shared_user()
+    assert user.respond("How about Twin Harbor (2019)?").accepted == "twin_new"
+    user = _shared_user()
+    user.respond("How about Twin Harbor (1987)?")
+    assert [a.kind for a in user.last_acts] == [K.REJECT]  # the drama, not the comedy
+
+
+def test_a_year_no_item_of_the_title_has_is_unclear():
+    user = _shared_user()
+    user.respond("How about Twin Harbor (2003)?")
+    assert [a.kind for a in user.last_acts] == [K.UNCLEAR]

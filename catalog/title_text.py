@@ -1,0 +1,145 @@
+"""The matcher's reading of a text: its words folded, and what lies around a title in it.
+
+`TitleMatcher` (catalog/mentions.py) compares a text's words with catalog keys. Beside
+each word's folded form (`fold_text`: case, accents and apostrophes off) it reads:
+
+- possessives, with either apostrophe: "Hamnet's" and "Hamnet’s" end in "Hamnet" (a
+  curly apostrophe reads as a straight one everywhere, so "Ocean’s Eleven" is "Ocean's
+  Eleven"); a plural's "The Hours' score" needs nothing, the apostrophe is no letter;
+- an article put last after a comma ("Usual Suspects, The", "Avventura, L'"), which
+  reads as if put first ("The Usual Suspects", "L'Avventura");
+- a year in brackets after a title ("Shall We Dance? (1937)", "Toy Story (1995)"),
+  which is no word of the title: it picks among the items of that title; so does a year
+  said with it, "the 1991 Cape Fear", "Sabrina from 1954".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cached_property
+
+from taurec.catalog.title_forms import ARTICLE_TOKENS
+from taurec.catalog.title_index import TitleGroup
+from taurec.catalog.title_words import FUNCTION_WORDS
+from taurec.catalog.tokens import WORD, fold_text
+
+#: A year in brackets right after a title (its own closing punctuation or marks between),
+#: alone or among credits: "(1995)", "(1995 film)", "(1954, Billy Wilder)", "(dir. X, 1954)".
+YEAR_AFTER = re.compile(
+    r"[?!.]?[\"”'’*_]*\s*[(\[]\s*(?:[^()\[\]\n]*?[,;]\s*)?((?:18|19|20)\d\d)"
+    r"(?:\s+(?:film|movie|series))?\s*(?:[,;][^()\[\]\n]*)?[)\]]",
+    re.IGNORECASE,
+)
+#: Gaps that join the words of one capitalised name ("Avengers: Infinity War").
+_NAME_GAPS = frozenset({" ", ": ", " - ", " – ", " — ", "-", " & "})
+
+
+class TextWords:
+    """A text's words as the matcher reads them (see the module docstring)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text.replace("’", "'") if "’" in text else text  # same length
+        folded_text = fold_text(self.text)
+        raw = WORD.findall(folded_text)
+        # lower-casing ASCII keeps every word; folding other text may split or merge one,
+        # then each word is folded on its own (slow, exact)
+        if not self.text.isascii() and len(raw) != len(self.words):
+            raw = [fold_text(m.group()) for m in self.words]
+        self.folded = [w.replace("'", "") for w in raw] if "'" in folded_text else raw
+        #: word index -> the folded word without its possessive "'s"
+        self.possessive = {
+            k: self.folded[k][:-1] for k, w in enumerate(raw) if w.endswith("'s") and len(w) > 2
+        }
+
+    @cached_property
+    def words(self) -> list[re.Match[str]]:
+        """The text's words (read on first need: most texts name no title)."""
+        return list(WORD.finditer(self.text))
+
+    @cached_property
+    def articles_last(self) -> frozenset[int]:
+        """The indices of articles put last after a comma: "Usual Suspects, The (1995)"
+        (not "Alien, The Thing": a capitalised word after the article goes with it)."""
+        if "," not in self.text:
+            return frozenset()
+        found = set()
+        words, text = self.words, self.text
+        for j in range(1, len(words)):
+            if self.folded[j] not in ARTICLE_TOKENS:
+                continue
+            if text[words[j - 1].end() : words[j].start()].strip() != ",":
+                continue
+            end = words[j].end()
+            if self.folded[j] == "l":
+                if text[end : end + 1] != "'":
+                    continue
+            elif text[end : end + 1].isalnum():
+                continue
+            nxt = words[j + 1] if j + 1 < len(words) else None
+            if nxt is not None and text[end : nxt.start()] == " " and nxt.group()[:1].isupper():
+                continue
+            found.add(j)
+        return frozenset(found)
+
+    def in_brackets(self, k: int) -> bool:
+        """Whether word `k` is a year in brackets: no word of a title."""
+        word = self.folded[k]
+        if len(word) != 4 or not word.isdigit() or word[:2] not in ("18", "19", "20"):
+            return False
+        return self.text[: self.words[k].start()].rstrip()[-1:] in ("(", "[")
+
+
+#: A year said in words right after a title: "Sabrina from 1954", "Sabrina, from 1954".
+_FROM_YEAR = re.compile(r",?\s+from\s+((?:18|19|20)\d\d)\b(?!\s*(?:-|–|to\b))")
+#: A year right before a title: "the 1991 Cape Fear", "1991's Cape Fear".
+_YEAR_BEFORE = re.compile(
+    r"(?:\b(?:the|a|an)\s+((?:18|19|20)\d\d)|\b((?:18|19|20)\d\d)['’]s)\s+$", re.IGNORECASE
+)
+
+
+def year_after(text: str, end: int) -> tuple[int, int] | None:
+    """(year, offset past it) for a year in brackets right after offset `end`, or said
+    after it ("from 1954"), or None."""
+    found = YEAR_AFTER.match(text, end) or _FROM_YEAR.match(text, end)
+    return (int(found.group(1)), found.end()) if found else None
+
+
+def year_before(text: str, start: int) -> int | None:
+    """The year written right before offset `start` ("the 1991 Cape Fear"), or None."""
+    found = _YEAR_BEFORE.search(text, max(0, start - 12), start)
+    return int(found.group(1) or found.group(2)) if found else None
+
+
+def _name_word(word: str) -> bool:
+    return word[:1].isupper() or word[:1].isdigit()
+
+
+def year_of_a_longer_name(text: str, words: Sequence[re.Match[str]], i: int, n: int) -> bool:
+    """Whether words[i : i + n] lie inside a longer capitalised name that a year in brackets
+    follows ("Avengers: Infinity War (2018)" for "Infinity"): the year is that name's."""
+    k, end = i + n, words[i + n - 1].end()
+    while k < len(words) and text[end : words[k].start()] in _NAME_GAPS:
+        word = words[k].group()
+        inner = word.casefold() in FUNCTION_WORDS and k + 1 < len(words)
+        if not (_name_word(word) or (inner and _name_word(words[k + 1].group()))):
+            break
+        end, k = words[k].end(), k + 1
+    if k > i + n:
+        return YEAR_AFTER.match(text, end) is not None
+    return False
+
+
+def with_year(groups: Sequence[TitleGroup], year: int) -> list[TitleGroup]:
+    """The items of `groups` released in `year`, or failing any, within a year of it (as
+    MovieLens titles are mapped: catalog/movielens_mapping.py)."""
+    for near in (0, 1):
+        kept = []
+        for g in groups:
+            pairs = [(i, y) for i, y in zip(g.ids, g.years, strict=True) if abs(y - year) <= near]
+            if pairs:
+                ids, years = zip(*pairs, strict=True)
+                kept.append(TitleGroup(g.title, ids, years))
+        if kept:
+            return kept
+    return []
