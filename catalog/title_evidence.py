@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from taurec.catalog.title_predicates import says_film
+from taurec.catalog.title_predicates import says_film, says_only_a_film
 from taurec.catalog.title_words import FIRST_NAMES, FUNCTION_WORDS, is_common_title
 from taurec.catalog.tokens import WORD, title_tokens
 
@@ -219,7 +219,7 @@ def written_as_title(
         return True
     tokens = title_tokens(spelling)
     if len(tokens) == 1 and tokens[0] in FIRST_NAMES:
-        return False
+        return says_only_a_film(text, after)
     if not is_common_title(tokens, lower_case=spelling == spelling.lower()):
         return True
     written = [m.group() for m in WORD.finditer(spelling)]

@@ -46,7 +46,21 @@ FILM_PARTS = (
     r"|director|direction|plot|premise|twist|pacing|cinematography|production\s+design"
     r"|script|screenplay|trailer|sequel|prequel|remake|finale|climax|dialogue|visuals"
     r"|rating|reviews|box\s+office|budget|characters|protagonist|villain|performances"
-    r"|editing|costumes|set\s+design|title\s+sequence|credits"
+    r"|editing|costumes|set\s+design|title\s+sequence|credits|scenes?|shots?|sequences?"
+    r"|actors?|actress(?:es)?|leads?|stars?|writers?|music|setting|effects|story|storyline"
+    r"|sound(?:\s+design)?|tone|themes?|moments?|camera(?:work)?"
+)
+#: What only a film is or has: a person can be a "pick" or a "classic", not a "drama".
+FILM_ONLY_NOUNS = (
+    r"films?|movies?|dramas?|thrillers?|comed(?:y|ies)|rom-?coms?|documentar(?:y|ies)"
+    r"|docuseries|series|miniseries|sitcoms?|biopics?|sequels?|prequels?|remakes?|westerns?"
+    r"|musicals?|animations?|cartoons?|whodunits?|noirs?|blockbusters?|slashers?|chillers?"
+    r"|coming-of-age\s+(?:film|movie|drama|story|tale)s?"
+)
+FILM_ONLY_PARTS = (
+    r"runtime|run\s*time|running\s+time|cast|cinematography|screenplay|script|trailer"
+    r"|soundtrack|director|plot|premise|twist|finale|editing|box\s+office|credits|scenes?"
+    r"|sequel|prequel|remake|lead\s+(?:actor|actress)"
 )
 _COPULA = (
     r"(?:is|was|'s|’s|remains|makes|becomes|(?:feels|seems|looks|sounds)(?:\s+like)?"
@@ -100,3 +114,23 @@ def says_film(text: str, at: int) -> bool:
     """Whether the text from offset `at`, right after a title, goes on to say what one only
     says of a film or show (see the module docstring)."""
     return _film_talk().match(text, at) is not None
+
+
+@lru_cache(maxsize=1)
+def _only_a_film() -> re.Pattern[str]:
+    phrase = rf"{_DETERMINER}\s+{_MODIFIERS}(?:[\w'’]+-)*(?:{FILM_ONLY_NOUNS})\b"
+    acts = (
+        rf"{_COPULA}\s+{_ADVERBS}{phrase}",
+        rf"\s*(?:,|:|—|–|-)\s*{phrase}",
+        rf"(?:'s|’s|')\s+(?:\w+\s+)?(?:{FILM_ONLY_PARTS})\b",
+        r"(?:runs|clocks\s+in\s+at|lasts)\s+(?:(?:about|just|over|under|nearly|around)\s+)?\d",
+        r"(?:is|was)\s+(?:rated\s+(?:g|pg|pg-13|r|nc-17)|directed\s+by|streaming\s+on)\b",
+    )
+    return re.compile(r"\s*(?:" + "|".join(f"(?:{a})" for a in acts) + ")", re.IGNORECASE)
+
+
+def says_only_a_film(text: str, at: int) -> bool:
+    """Whether what follows the word at `at` can be said of a film and not of a person:
+    "David is a quiet coming-of-age film", "David's director", "David runs 95 minutes"
+    (a first name that is also a title counts as the title then)."""
+    return _only_a_film().match(text, at) is not None

@@ -144,9 +144,9 @@ class CrsAgent:
                     if not reply.strip():
                         await _abort(episode, "the CRS answered an empty response")
                         return
-                    for mention in self.matcher.find(reply):
-                        if len(mention.item_ids) == 1:
-                            named.setdefault(mention.item_ids[0], mention.title)
+                    for mention in self.matcher.find_written(reply):
+                        if mention.item_id is not None:  # one item: not ambiguous, not unknown
+                            named.setdefault(mention.item_id, mention.title)
                     try:
                         turn = await episode.say(reply)
                     except ValueError as exc:  # the server refused the message
