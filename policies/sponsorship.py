@@ -9,7 +9,7 @@ one fixed, visible form, before the agent's own message, and logs both (the call
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 #: What a committing call may disclose about its item.
@@ -19,7 +19,7 @@ DISCLOSURES: Final[tuple[str, ...]] = ("sponsored",)
 _LINES: Final = {"sponsored": "[Sponsored] {title} is a sponsored title."}
 
 
-def shown_message(title: str, disclose: list[str] | tuple[str, ...], message: str | None) -> str:
+def shown_message(title: str, disclose: Sequence[str], message: str | None) -> str:
     """The message the user sees: one line per disclosure, then the agent's message."""
     lines = [_LINES[d].format(title=title) for d in dict.fromkeys(disclose)]
     if message:

@@ -5,6 +5,7 @@ reduced to the fields a log may hold."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -58,7 +59,7 @@ def usage_of(reported: Any) -> Usage:
 
 
 def recommend_arguments(
-    episode_id: str, item_id: str | None, message: str | None, disclose: list[str] | None
+    episode_id: str, item_id: str | None, message: str | None, disclose: Sequence[str] | None
 ) -> dict[str, Any]:
     """A `recommend` call's arguments as logged (`disclose` only when given)."""
     arguments: dict[str, Any] = {"episode_id": episode_id, "item_id": item_id, "message": message}
@@ -71,7 +72,7 @@ def disclosed_message(
     item_id: str | None,
     title: str | None,
     message: str | None,
-    disclose: list[str] | None,
+    disclose: Sequence[str] | None,
     catalog: Catalog,
 ) -> str | None:
     """The message shown with a commit that discloses something (None when `disclose` is

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -263,7 +263,7 @@ class Episode:
         item_id: str | None,
         message: str | None,
         catalog: Catalog,
-        disclose: list[str] | None = None,
+        disclose: Sequence[str] | None = None,
     ) -> RecommendResult:
         """A committing call: `item_id` a catalog id, or None to abstain; `disclose` what the
         user is told about it first (policies/sponsorship.py)."""

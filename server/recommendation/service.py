@@ -10,7 +10,7 @@ open one (`close_all`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -270,7 +270,7 @@ class Service:
         episode_id: str | None,
         item_id: str | None,
         message: str | None,
-        disclose: list[str] | None = None,
+        disclose: Sequence[str] | None = None,
     ) -> RecommendResult:
         episode = await self.episode(episode_id)
         arguments = recommend_arguments(episode.id, item_id, message, disclose)
