@@ -235,7 +235,12 @@ def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:
     if spelt is None:
         return False
     word = spelt.group()
-    return written == word or (tw.text.isupper() and written == word.upper())
+    text = tw.text
+    return (
+        written == word
+        or (text.isupper() and written == word.upper())
+        or (text == text.lower() and written == word.lower())
+    )
 
 
 def _mentions(hits: list[TitleHit]) -> list[Mention]:

@@ -11,30 +11,44 @@ then, for `find_written`:
   catalog/title_quotes.py), given a year ("Up (2009)", "the 2009 Up"), written article
   last as catalogs do ("Fog, The"), after "film", "movie", "called", ..., or labelled
   with a colon ("My pick: Up");
+- so does each further entry of a list the marking word or label opens, up to the list's
+  end ("the films Up, Her and David", "Recommended: Up, Her, David.");
 - otherwise a one-word title that is a common first name ("David", "Michael") never counts;
 - a title with a word no dictionary lists ("Hamnet", "Zootopia 2") counts in any case;
 - a title made only of ordinary words (catalog/title_words.py: "The Drama", "Her", "Cold
   Storage") counts only in title case as the catalog writes it: each of its capitalised
   words capitalised in the text (inner "of", "the", ... excepted; a leading "the" may be
   lower-case before two or more capitalised words), and not run into a longer capitalised
-  name ("The Drama Club", "Generation Alpha"); a text all in capitals is read as if in
-  title case;
+  name ("The Drama Club", "Generation Alpha");
 - and one of those capitals must be more than the first letter of a sentence: "Noise is
   everywhere." is no mention. A title whose only capitals open a sentence (or a list
   entry) counts when the text goes on to say what one only says of a film
   (catalog/title_predicates.py: "Normal is a slow-burn drama", "Mercy is on Netflix"),
   when the title is all a list entry holds ("- Normal"), or when "or", "and", "than",
   a list's comma, ... join it to another title written as one ("Heat or Alien?", "Alien
-  feels scarier than The Fog", "Heat, Alien and The Fog").
+  feels scarier than The Fog", "Heat, Alien and The Fog"). A text in capitals is read as
+  if in title case, but a one-word title that is a pronoun, particle or other closed-class
+  word, in capitals among words in capitals ("I NEED SOMETHING TO CHEER ME UP", "TELL
+  HER"), is read as one whose only capital opens a sentence: shouting capitalises every
+  word, and such a word is far more often itself than a title. So is a title in a text
+  written with no capitals at all ("mercy is a tense thriller"): its case says nothing.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
+from taurec.catalog.services import SERVICE_ALIASES
+from taurec.catalog.title_places import is_place
 from taurec.catalog.title_predicates import says_film, says_only_a_film
-from taurec.catalog.title_words import FIRST_NAMES, FUNCTION_WORDS, is_common_title
+from taurec.catalog.title_words import (
+    FIRST_NAMES,
+    FUNCTION_WORDS,
+    GRAMMAR_WORDS,
+    is_common_title,
+)
 from taurec.catalog.tokens import WORD, title_tokens
 
 
@@ -53,7 +67,8 @@ _MARKING_WORDS: Final = frozenset(
 _LABEL_WORDS: Final = frozenset(
     _split(
         "pick picks recommendation recommendations suggestion suggestions choice choices "
-        "option options favourite favorite favourites favorites"
+        "option options favourite favorite favourites favorites recommended suggested "
+        "shortlist watchlist"
     )
 )
 _LIST_MARK = re.compile(r"[ \t]*(?:[-*•>#]+|\d+[.)])")
@@ -108,6 +123,16 @@ def after_marking_word(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before in _LABEL_WORDS and gap.strip(" *_\"“'‘") == ":"
 
 
+#: What ends an entry of a list written in a sentence: punctuation, the line's end, or
+#: "and" / "or" before the next entry.
+_ENTRY_END = re.compile(r"[\s\"”'’*_]*(?:[.!?,;:)\]\n]|$)|\s+(?:and|or|nor)\s", re.IGNORECASE)
+
+
+def ends_entry(text: str, after: int) -> bool:
+    """Whether a list entry ends at offset `after` ("Up, Her, David." at "David")."""
+    return _ENTRY_END.match(text, after) is not None
+
+
 def _alone_in_list_entry(text: str, start: int, after: int) -> bool:
     """Whether a list entry holds nothing but this title ("- Normal", "2. Mercy (2024)")."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -126,13 +151,63 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper()
 
 
+#: Lower-case words inside a title-case name ("Night Train to Lisbon", "Up in the Air",
+#: "Night at the Museum"): not "on", "for", "with" or "by", which far more often go on
+#: to where to watch or who made it ("Mercy on the Lumen app", "Her by Spike Jonze").
+_INNER_WORDS: Final = frozenset(_split("of to in at from the a an"))
+#: Capitalised words after "in", "to", ... that say when, where to watch or in what
+#: language, not a longer name: "Up in December", "Her in French", "Mercy in the Prime
+#: catalog".
+_NOT_A_NAME: Final = frozenset(
+    _split(
+        "january february march april may june july august september october november "
+        "december monday tuesday wednesday thursday friday saturday sunday christmas "
+        "english french spanish german italian japanese korean chinese hindi"
+    )
+)
+
+
+@lru_cache(maxsize=1)
+def _service_words() -> frozenset[str]:
+    """The first word of every streaming service's name and alias ("netflix", "apple")."""
+    names = (n for canonical, aliases in SERVICE_ALIASES.items() for n in (canonical, *aliases))
+    return frozenset(found.group().casefold() for n in names if (found := WORD.search(n)))
+
+
+def _continues_name(text: str, words: list[re.Match[str]], k: int) -> bool:
+    """Whether words[k:] go on with a title-case name: one or two lower-case inner words
+    ("to", "in the") then a capitalised word that names no month, language or streaming
+    service, is no acronym ("IMAX") and stands where no place does (catalog/title_places.py:
+    "watched Never Look Back in Brackford"), each with only a space between."""
+    end = words[k - 1].end()
+    for j in range(k, min(k + 3, len(words))):
+        word = words[j].group()
+        if text[end : words[j].start()] != " ":
+            return False
+        if j > k and _capitalised(word):
+            folded = word.casefold()
+            return not (
+                word.isupper()
+                or folded in _NOT_A_NAME
+                or folded in _service_words()
+                or is_place(text, words[j].start())
+            )
+        if word not in _INNER_WORDS:
+            return False
+        end = words[j].end()
+    return False
+
+
 def _run_into_a_name(text: str, words: list[re.Match[str]], i: int, n: int) -> bool:
-    """Whether a capitalised word continues the title's words, with only a space between."""
+    """Whether a capitalised word continues the title's words, with only a space between,
+    or after lower-case inner words of a title-case name ("Night Train to Lisbon")."""
     last = words[i + n - 1]
     if i + n < len(words):
         nxt = words[i + n]
         gap = text[last.end() : nxt.start()]
         if gap == " " and _capitalised(nxt.group()) and nxt.group() != "I":
+            return True
+        if _continues_name(text, words, i + n):
             return True
     if i > 0:
         prev, first = words[i - 1], words[i]
@@ -176,6 +251,8 @@ def partly_capitalised(
 def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[str]) -> bool | None:
     """Capitalised as the catalog writes it: True with a capital that is not a sentence's
     first, None with only such capitals, False when not capitalised so."""
+    if text == text.lower():
+        return None  # a text with no capitals: its case says nothing either way
     n = len(spelling)
     written = [words[i + k].group() for k in range(n)]
     lowered_article = (
@@ -194,9 +271,26 @@ def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[s
                 return False
         elif not _capitalised(word):
             return False
-        if not starts_sentence(text, words[i + k].start()):
-            evidence = True
+        if starts_sentence(text, words[i + k].start()) or (
+            n == 1 and title_word.casefold() in GRAMMAR_WORDS and shouted(words, i)
+        ):
+            continue
+        evidence = True
     return True if evidence else None
+
+
+def _upper_word(word: str) -> bool:
+    return word.isupper() and sum(c.isalpha() for c in word) > 1
+
+
+def shouted(words: list[re.Match[str]], k: int) -> bool:
+    """Whether words[k] is written in capitals among words in capitals ("I NEED SOMETHING
+    TO CHEER ME UP"). A word in capitals among others in lower case is not shouted."""
+    if not _upper_word(words[k].group()):
+        return False
+    return (k > 0 and _upper_word(words[k - 1].group())) or (
+        k + 1 < len(words) and _upper_word(words[k + 1].group())
+    )
 
 
 def written_as_title(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from taurec.catalog.title_evidence import (
     after_marking_word,
+    ends_entry,
     in_hyphenated_word,
     joined,
     starts_sentence,
@@ -80,26 +81,49 @@ def stands(tw: TextWords, hit: TitleHit) -> bool:
 
 
 def written(tw: TextWords, hits: list[TitleHit]) -> list[bool]:
-    """Whether each hit (of those that stand) is written as a title: alone, or joined by
+    """Whether each hit (of those that stand) is written as a title: alone, as a further
+    entry of a list a marking word opens ("the films Up, Her and David"), or joined by
     "or", "and", "than", a list's comma, ... to one that is ("Heat or Alien?")."""
-    alone = [_written(tw, hit) for hit in hits]
+    listed = _listed(tw, hits)
+    alone = [_written(tw, hit, listed=on) for hit, on in zip(hits, listed, strict=True)]
     return [
         ok or _written(tw, hit, beside_a_title=_beside(tw.text, hits, alone, k))
         for k, (hit, ok) in enumerate(zip(hits, alone, strict=True))
     ]
 
 
-def _written(tw: TextWords, hit: TitleHit, *, beside_a_title: bool = False) -> bool:
+def _written(
+    tw: TextWords, hit: TitleHit, *, beside_a_title: bool = False, listed: bool = False
+) -> bool:
     return written_as_title(
         tw.text,
         tw.words,
         hit.i,
         hit.n,
         hit.spelling,
-        marked=hit.marked(tw),
+        marked=listed or hit.marked(tw),
         after=hit.after,
         beside_a_title=beside_a_title,
     )
+
+
+def _listed(tw: TextWords, hits: list[TitleHit]) -> list[bool]:
+    """Whether each hit is a further entry of a list that a marking word or a label opens
+    ("the films Up, Her and David", "Recommended: Up, Her, David."): the entry before it
+    is the list's first or a further one, a list's comma or "and" / "or" joins them, and
+    its entry ends with the title."""
+    text = tw.text
+    out: list[bool] = []
+    for k, hit in enumerate(hits):
+        prev = hits[k - 1] if k else None
+        opened = prev is not None and (out[-1] or after_marking_word(text, tw.words, prev.i))
+        out.append(
+            opened
+            and prev is not None
+            and joined(text, prev.after, hit.start, later=True)
+            and ends_entry(text, hit.after)
+        )
+    return out
 
 
 def _beside(text: str, hits: list[TitleHit], alone: list[bool], k: int) -> bool:

@@ -10,7 +10,8 @@ each word's folded form (`fold_text`: case, accents and apostrophes off) it read
   reads as if put first ("The Usual Suspects", "L'Avventura");
 - a year in brackets after a title ("Shall We Dance? (1937)", "Toy Story (1995)"),
   which is no word of the title: it picks among the items of that title; so does a year
-  said with it, "the 1991 Cape Fear", "Sabrina from 1954".
+  said with it, "the 1991 Cape Fear", "Sabrina from 1954", "Sabrina, the 1954 one"; a
+  two-digit year after an apostrophe is one too ("Infinity ('96)").
 """
 
 from __future__ import annotations
@@ -24,11 +25,18 @@ from taurec.catalog.title_index import TitleGroup
 from taurec.catalog.title_words import FUNCTION_WORDS
 from taurec.catalog.tokens import WORD, fold_text
 
+#: A year: four digits, or two after an apostrophe ("'96"; `_year` reads it).
+_YEAR = r"((?:18|19|20)\d\d|'\d\d)"
+_ANY_YEAR = r"(?:(?:18|19|20)\d\d|'\d\d)"
+#: What a year names when said with a title: "the 1937 one", "(1996 version)".
+_VERSION = r"(?:film|movie|series|version|one|original|remake|release|edition|adaptation|cut)"
 #: A year in brackets right after a title (its own closing punctuation or marks between),
-#: alone or among credits: "(1995)", "(1995 film)", "(1954, Billy Wilder)", "(dir. X, 1954)".
+#: alone, among credits or said in a few words: "(1995)", "(1995 film)", "(1954, Billy
+#: Wilder)", "(dir. X, 1954)", "(the 1937 one)", "(released in 1996)".
 YEAR_AFTER = re.compile(
-    r"[?!.]?[\"”'’*_]*\s*[(\[]\s*(?:[^()\[\]\n]*?[,;]\s*)?((?:18|19|20)\d\d)"
-    r"(?:\s+(?:film|movie|series))?\s*(?:[,;][^()\[\]\n]*)?[)\]]",
+    r"[?!.]?[\"”'’*_]*\s*[(\[]\s*(?:[^()\[\]\n]*?[,;]\s*)?"
+    r"(?:(?:the|its|released(?:\s+in)?|from|made\s+in|out\s+in|circa|c\.|ca\.)\s+)?"
+    rf"{_YEAR}(?:\s+{_VERSION})?\s*(?:[,;][^()\[\]\n]*)?[)\]]",
     re.IGNORECASE,
 )
 #: Gaps that join the words of one capitalised name ("Avengers: Infinity War").
@@ -90,25 +98,39 @@ class TextWords:
         return self.text[: self.words[k].start()].rstrip()[-1:] in ("(", "[")
 
 
-#: A year said in words right after a title: "Sabrina from 1954", "Sabrina, from 1954".
-_FROM_YEAR = re.compile(r",?\s+from\s+((?:18|19|20)\d\d)\b(?!\s*(?:-|–|to\b))")
+#: A year said in words right after a title (past its own "?" or "!"): "Sabrina from
+#: 1954", "Sabrina, from 1954", "Shall We Dance? released in 1996", "Sabrina, the 1954 one".
+_FROM_YEAR = re.compile(
+    r"[?!]?[\"”'’*_]*(?:,?\s+(?:from|released\s+in|made\s+in|out\s+in)\s+"
+    rf"|\s*(?:,|—|–|-)\s*the\s+(?={_ANY_YEAR}\s+{_VERSION}\b))"
+    rf"{_YEAR}\b(?!\s*(?:-|–|to\b))"
+)
 #: A year right before a title: "the 1991 Cape Fear", "1991's Cape Fear".
 _YEAR_BEFORE = re.compile(
-    r"(?:\b(?:the|a|an)\s+((?:18|19|20)\d\d)|\b((?:18|19|20)\d\d)['’]s)\s+$", re.IGNORECASE
+    rf"(?:\b(?:the|a|an)\s+{_YEAR}|\b((?:18|19|20)\d\d)['’]s)\s+$", re.IGNORECASE
 )
+
+
+def _year(said: str) -> int:
+    """A year as written: "1996", or "'96" (a two-digit year below 30 is 20xx, else 19xx:
+    fixed, so that a log scores the same in any year)."""
+    if said.startswith("'"):
+        short = int(said[1:])
+        return (2000 if short < 30 else 1900) + short
+    return int(said)
 
 
 def year_after(text: str, end: int) -> tuple[int, int] | None:
     """(year, offset past it) for a year in brackets right after offset `end`, or said
     after it ("from 1954"), or None."""
     found = YEAR_AFTER.match(text, end) or _FROM_YEAR.match(text, end)
-    return (int(found.group(1)), found.end()) if found else None
+    return (_year(found.group(1)), found.end()) if found else None
 
 
 def year_before(text: str, start: int) -> int | None:
     """The year written right before offset `start` ("the 1991 Cape Fear"), or None."""
     found = _YEAR_BEFORE.search(text, max(0, start - 12), start)
-    return int(found.group(1) or found.group(2)) if found else None
+    return _year(found.group(1) or found.group(2)) if found else None
 
 
 def _name_word(word: str) -> bool:

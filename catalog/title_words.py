@@ -32,6 +32,17 @@ FUNCTION_WORDS: Final = frozenset(
     )
 )
 
+#: Closed-class words: the function words, and pronouns, particles and determiners. Said
+#: in capitals among capitals ("CHEER ME UP", "TELL HER"), a one-word title made of one
+#: ("Up", "Her") is that word, not the title (catalog/title_evidence.py).
+GRAMMAR_WORDS: Final = FUNCTION_WORDS | frozenset(
+    _split(
+        "up down back away around through along i me my mine you your yours he him his she "
+        "her hers it its we us our ours they them their theirs this that these those who "
+        "what which yes no not so too very here there now then"
+    )
+)
+
 #: Common first names (folded): a one-word title that is one of these ("David", "Michael")
 #: is read as a person's name unless it is marked as a title (quoted, "the film David").
 FIRST_NAMES: Final = frozenset(

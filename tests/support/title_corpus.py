@@ -10,6 +10,12 @@ of the title has; a mention naming several items reports the first one's title),
 made of ordinary words, first names or lower-case words ("The Drama", "David", "Up",
 "undertone"), and dated ones written as MovieLens writes them, two pairs shared by films
 of different years.
+
+The blind corpora were written by writers who never read the matcher, over a catalog of
+18 films of their own (`BLIND`), each labelled with the items it names:
+`titles_blind_tuned.jsonl` (two writers, 190 sentences, since used to fix the rules) and
+`titles_blind_heldback.jsonl` (a third writer, 100 sentences, measured before any rule
+was fixed against it, and not used to fix one since).
 """
 
 from __future__ import annotations
@@ -76,6 +82,35 @@ def _item(id_: str, title: str, year: int = 2020, cast: list[str] | None = None)
         content_rating="PG",
         cast=cast or [],
     )
+
+
+#: The catalog of the blind corpora (`titles_blind_*.jsonl`), as their writers were given
+#: it: (id, title, year).
+BLIND: list[tuple[str, str, int]] = [
+    ("b_train", "Night Train", 2010),
+    ("b_harbor", "Harbor Lights", 2012),
+    ("b_lanterns", "Paper Lanterns", 2015),
+    ("b_orchard", "The Quiet Orchard", 2018),
+    ("b_meridian", "Glass Meridian", 2019),
+    ("b_kings", "Saltwater Kings", 2016),
+    ("b_normal", "Normal", 2019),
+    ("b_mercy", "Mercy", 2014),
+    ("b_brackford", "Brackford", 2011),
+    ("b_look", "Never Look Back", 2013),
+    ("b_usual", "Usual Suspects, The (1995)", 1995),
+    ("b_up", "Up", 2009),
+    ("b_her", "Her", 2013),
+    ("b_drama", "The Drama", 2017),
+    ("b_david", "David", 2015),
+    ("b_dance37", "Shall We Dance? (1937)", 1937),
+    ("b_dance96", "Shall We Dance? (1996)", 1996),
+    ("b_infinity", "Infinity", 1996),
+]
+
+
+def blind_items() -> list[Item]:
+    """The 18 films the blind corpora's writers were told the catalog holds."""
+    return [_item(i, t, y) for i, t, y in BLIND]
 
 
 def corpus_items() -> list[Item]:
