@@ -31,7 +31,9 @@ then, for `find_written`:
   word, in capitals among words in capitals ("I NEED SOMETHING TO CHEER ME UP", "TELL
   HER"), is read as one whose only capital opens a sentence: shouting capitalises every
   word, and such a word is far more often itself than a title. So is a title in a text
-  written with no capitals at all ("mercy is a tense thriller"): its case says nothing.
+  written with no capitals at all ("mercy is a tense thriller"): its case says nothing;
+  there a verb of viewing or recommending right before it says it is the film ("just
+  finished never look back"), unless it is a pronoun or particle ("watched her").
 """
 
 from __future__ import annotations
@@ -131,6 +133,28 @@ _ENTRY_END = re.compile(r"[\s\"”'’*_]*(?:[.!?,;:)\]\n]|$)|\s+(?:and|or|nor)\
 def ends_entry(text: str, after: int) -> bool:
     """Whether a list entry ends at offset `after` ("Up, Her, David." at "David")."""
     return _ENTRY_END.match(text, after) is not None
+
+
+#: Verbs whose object is a film: in a text with no capitals, a title right after one is
+#: the film ("just finished never look back", "have u seen glass meridian?").
+_VIEWING_VERBS: Final = frozenset(
+    _split(
+        "watch watched watching rewatch rewatched rewatching seen saw finished binged "
+        "streamed recommend recommended suggest suggested"
+    )
+)
+
+
+def _watched_in_lower_case(
+    text: str, words: list[re.Match[str]], i: int, tokens: tuple[str, ...]
+) -> bool:
+    """Whether, in a text with no capitals, the title follows a verb of viewing or
+    recommending, with only a space between ("i watched never look back"); not a one-word
+    title that is a pronoun or particle ("watched her", "watch up close")."""
+    if i == 0 or text != text.lower() or (len(tokens) == 1 and tokens[0] in GRAMMAR_WORDS):
+        return False
+    verb = words[i - 1]
+    return verb.group() in _VIEWING_VERBS and text[verb.end() : words[i].start()] == " "
 
 
 def _alone_in_list_entry(text: str, start: int, after: int) -> bool:
@@ -325,6 +349,6 @@ def written_as_title(
     if cased is None:
         start = words[i].start()
         film = says_film(text, after) or _alone_in_list_entry(text, start, after)
-        if not (film or beside_a_title):
+        if not (film or beside_a_title or _watched_in_lower_case(text, words, i, tokens)):
             return False
     return text.isupper() or not _run_into_a_name(text, words, i, n)

@@ -8,9 +8,9 @@ few it marks `open`, misread and left so, with the reason);
 afterwards: its figure is printed, and a floor it meets is required. A held-back set
 that falls short is folded into `titles.jsonl` once the rules are fixed for it, and a
 fresh one written. The blind corpora (over their writers' own 18 films) are measured
-the same way: `titles_blind_tuned.jsonl`, since used to fix rules, and
-`titles_blind_heldback.jsonl`, measured before any rule was fixed against it (73 of 100
-read rightly by the matcher it was written against, 87 by the next, 90 now).
+the same way: `titles_blind_tuned.jsonl` (three writers), since used to fix rules, and
+`titles_blind_heldback.jsonl` (a fourth), measured before any rule was fixed against it
+(71 of 100 read rightly by the matcher of an earlier release, 84 now).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from taurec.catalog.title_evidence import starts_sentence
 CORPUS, HELDBACK = "titles.jsonl", "titles_heldback.jsonl"
 #: The least share of held-back sentences read rightly (see the module docstring).
 HELDBACK_FLOOR = 0.92  # measured: 80 of 85 (94.1%)
-#: The same for the blind corpora: (file, floor), measured 174 of 190 and 90 of 100.
-BLIND_FLOORS = [("titles_blind_tuned.jsonl", 0.91), ("titles_blind_heldback.jsonl", 0.89)]
+#: The same for the blind corpora: (file, floor), measured 268 of 290 and 84 of 100.
+BLIND_FLOORS = [("titles_blind_tuned.jsonl", 0.92), ("titles_blind_heldback.jsonl", 0.83)]
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,9 @@ def test_shouting_says_nothing_of_a_pronoun_or_particle_title(text, items):
         ("saltwater kings is a heist movie, trust me", [("b_kings",)]),
         ("have mercy on me, i need sleep", []),
         ("normal is what they want", []),
+        ("we rewatched paper lanterns yesterday", [("b_lanterns",)]),
+        ("i watched her walk away", []),
+        ("I watched never look back", []),
     ],
 )
 def test_a_text_without_capitals_needs_other_evidence(text, items):

@@ -13,9 +13,10 @@ of different years.
 
 The blind corpora were written by writers who never read the matcher, over a catalog of
 18 films of their own (`BLIND`), each labelled with the items it names:
-`titles_blind_tuned.jsonl` (two writers, 190 sentences, since used to fix the rules) and
-`titles_blind_heldback.jsonl` (a third writer, 100 sentences, measured before any rule
-was fixed against it, and not used to fix one since).
+`titles_blind_tuned.jsonl` (three writers, 290 sentences, since used to fix the rules)
+and `titles_blind_heldback.jsonl` (a fourth writer, 100 sentences, half of them an
+assistant's turns and half a user's, measured before any rule was fixed against it, and
+not used to fix one since).
 """
 
 from __future__ import annotations
