@@ -5,7 +5,8 @@ any reading form of a title (catalog/title_forms.py: "The Usual Suspects" for "U
 Suspects, The (1995)", "Toy Story" for "Toy Story (1995)"), possessives and an article
 put last read as catalog/title_text.py says ("Hamnet's", "Usual Suspects, The"). A
 one-word title must appear capitalised as in the catalog, so "Home" is not found in "at
-home tonight". Every method reads the same places as no title at all:
+home tonight" (in a text with no capitals, `find_written` may still read it, on other
+evidence: catalog/title_evidence.py). Every method reads the same places as no title at all:
 
 - a title that is part of a longer person's name in the catalog (cast or director): the
   film "David" is not in "David Jonsson" or "David Jonsson's";
@@ -54,7 +55,14 @@ from taurec.catalog.title_hits import TitleHit, stands
 from taurec.catalog.title_hits import written as written_hits
 from taurec.catalog.title_index import TitleGroup
 from taurec.catalog.title_table import TitleTable
-from taurec.catalog.title_text import TextWords, with_year, year_after, year_before
+from taurec.catalog.title_text import (
+    TextWords,
+    all_capitals,
+    no_capitals,
+    with_year,
+    year_after,
+    year_before,
+)
 from taurec.catalog.tokens import WORD, title_tokens
 from taurec.catalog.tokens import fold_word as _fold
 
@@ -113,7 +121,7 @@ class TitleMatcher:
         """Every place in `text` where a title is written as a title (`written=False`:
         where `find` reads one), in order."""
         tw = TextWords(text)
-        hits = [hit for hit in self._scan(tw) if stands(tw, hit)]
+        hits = [hit for hit in self._scan(tw) if (written or not hit.case_free) and stands(tw, hit)]
         mentions = _mentions(hits)
         if not written or not hits:
             return mentions
@@ -201,7 +209,10 @@ class TitleMatcher:
                 continue
             words = tw.words
             end = words[last].end() - (2 if how == "possessive" else 0)
-            if n == 1 and not _spelt_as(tw.text[words[i].start() : end], reading.spelling, tw):
+            spelt = (
+                _spelt_as(tw.text[words[i].start() : end], reading.spelling, tw) if n == 1 else ""
+            )
+            if spelt is None:
                 continue  # one-word titles only count when written as the title is
             spelling = reading.spelling
             if how == "last":
@@ -210,9 +221,11 @@ class TitleMatcher:
             start = words[i].start()
             found = year_after(tw.text, end)
             year, after = found if found else (year_before(tw.text, start), end)
-            return TitleHit(
+            hit = TitleHit(
                 i, n, reading, spelling, start, end, year, after, how == "last", found is not None
             )
+            hit.case_free = spelt == "lower"
+            return hit
         return None
 
     def _in_name(self, words: list[re.Match[str]], folded: list[str], i: int, n: int) -> bool:
@@ -230,17 +243,21 @@ class TitleMatcher:
         return False
 
 
-def _spelt_as(written: str, spelling: str, tw: TextWords) -> bool:
+def _spelt_as(written: str, spelling: str, tw: TextWords) -> str | None:
+    """How the text spells a one-word title: "as written" (the catalog's capitals),
+    "shouted" (in a text in capitals), "lower" (in a text with no capitals, where only
+    `find_written`'s evidence can make it the title), or None (not as the title)."""
     spelt = WORD.search(spelling.replace("’", "'"))
     if spelt is None:
-        return False
+        return None
     word = spelt.group()
-    text = tw.text
-    return (
-        written == word
-        or (text.isupper() and written == word.upper())
-        or (text == text.lower() and written == word.lower())
-    )
+    if written == word:
+        return "as written"
+    if written == word.upper() and all_capitals(tw.text):
+        return "shouted"
+    if written == word.lower() and no_capitals(tw.text):
+        return "lower"
+    return None
 
 
 def _mentions(hits: list[TitleHit]) -> list[Mention]:

@@ -12,7 +12,8 @@ then, for `find_written`:
   last as catalogs do ("Fog, The"), after "film", "movie", "called", ..., or labelled
   with a colon ("My pick: Up");
 - so does each further entry of a list the marking word or label opens, up to the list's
-  end ("the films Up, Her and David", "Recommended: Up, Her, David.");
+  end ("the films Up, Her and David", "Recommended: Up, Her, Normal."; a first name only
+  after "and" / "or": "Try the film Up, David" speaks to David);
 - otherwise a one-word title that is a common first name ("David", "Michael") never counts;
 - a title with a word no dictionary lists ("Hamnet", "Zootopia 2") counts in any case;
 - a title made only of ordinary words (catalog/title_words.py: "The Drama", "Her", "Cold
@@ -32,19 +33,17 @@ then, for `find_written`:
   HER"), is read as one whose only capital opens a sentence: shouting capitalises every
   word, and such a word is far more often itself than a title. So is a title in a text
   written with no capitals at all ("mercy is a tense thriller"): its case says nothing;
-  there a verb of viewing or recommending right before it says it is the film ("just
-  finished never look back"), unless it is a pronoun or particle ("watched her").
+  there a verb of viewing or recommending right before a title of two or more words
+  that ends its clause says it is the film ("just finished never look back").
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Final
 
-from taurec.catalog.services import SERVICE_ALIASES
-from taurec.catalog.title_places import is_place
 from taurec.catalog.title_predicates import says_film, says_only_a_film
+from taurec.catalog.title_text import all_capitals, no_capitals
 from taurec.catalog.title_words import (
     FIRST_NAMES,
     FUNCTION_WORDS,
@@ -135,26 +134,35 @@ def ends_entry(text: str, after: int) -> bool:
     return _ENTRY_END.match(text, after) is not None
 
 
-#: Verbs whose object is a film: in a text with no capitals, a title right after one is
-#: the film ("just finished never look back", "have u seen glass meridian?").
+#: Verbs whose object is a film: in a text with no capitals, a title of two or more words
+#: right after one, ending its clause, is the film ("just finished never look back").
 _VIEWING_VERBS: Final = frozenset(
     _split(
         "watch watched watching rewatch rewatched rewatching seen saw finished binged "
         "streamed recommend recommended suggest suggested"
     )
 )
+#: What may follow such a title: the clause's end, or when ("i watched never look back
+#: last night", "seen paper lanterns twice").
+_CLAUSE_END = re.compile(
+    r"[\s\"'*_]*(?:[.!?,;:)\]\n]|$)|\s+(?:and|or|but|so|because|last|yesterday|today|"
+    r"tonight|again|twice|already|recently|finally|earlier|this|with)\b"
+)
 
 
 def _watched_in_lower_case(
-    text: str, words: list[re.Match[str]], i: int, tokens: tuple[str, ...]
+    text: str, words: list[re.Match[str]], i: int, tokens: tuple[str, ...], after: int
 ) -> bool:
-    """Whether, in a text with no capitals, the title follows a verb of viewing or
-    recommending, with only a space between ("i watched never look back"); not a one-word
-    title that is a pronoun or particle ("watched her", "watch up close")."""
-    if i == 0 or text != text.lower() or (len(tokens) == 1 and tokens[0] in GRAMMAR_WORDS):
+    """Whether, in a text with no capitals, a title of two or more words follows a verb
+    of viewing or recommending, with only a space between, and ends its clause ("i
+    watched never look back last night"; not "have you seen infinity war", "i watched
+    normal people"). A one-word title never counts so ("we saw mercy in her eyes")."""
+    if i == 0 or len(tokens) == 1 or not no_capitals(text):
         return False
     verb = words[i - 1]
-    return verb.group() in _VIEWING_VERBS and text[verb.end() : words[i].start()] == " "
+    if verb.group() not in _VIEWING_VERBS or text[verb.end() : words[i].start()] != " ":
+        return False
+    return _CLAUSE_END.match(text, after) is not None
 
 
 def _alone_in_list_entry(text: str, start: int, after: int) -> bool:
@@ -175,63 +183,13 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper()
 
 
-#: Lower-case words inside a title-case name ("Night Train to Lisbon", "Up in the Air",
-#: "Night at the Museum"): not "on", "for", "with" or "by", which far more often go on
-#: to where to watch or who made it ("Mercy on the Lumen app", "Her by Spike Jonze").
-_INNER_WORDS: Final = frozenset(_split("of to in at from the a an"))
-#: Capitalised words after "in", "to", ... that say when, where to watch or in what
-#: language, not a longer name: "Up in December", "Her in French", "Mercy in the Prime
-#: catalog".
-_NOT_A_NAME: Final = frozenset(
-    _split(
-        "january february march april may june july august september october november "
-        "december monday tuesday wednesday thursday friday saturday sunday christmas "
-        "english french spanish german italian japanese korean chinese hindi"
-    )
-)
-
-
-@lru_cache(maxsize=1)
-def _service_words() -> frozenset[str]:
-    """The first word of every streaming service's name and alias ("netflix", "apple")."""
-    names = (n for canonical, aliases in SERVICE_ALIASES.items() for n in (canonical, *aliases))
-    return frozenset(found.group().casefold() for n in names if (found := WORD.search(n)))
-
-
-def _continues_name(text: str, words: list[re.Match[str]], k: int) -> bool:
-    """Whether words[k:] go on with a title-case name: one or two lower-case inner words
-    ("to", "in the") then a capitalised word that names no month, language or streaming
-    service, is no acronym ("IMAX") and stands where no place does (catalog/title_places.py:
-    "watched Never Look Back in Brackford"), each with only a space between."""
-    end = words[k - 1].end()
-    for j in range(k, min(k + 3, len(words))):
-        word = words[j].group()
-        if text[end : words[j].start()] != " ":
-            return False
-        if j > k and _capitalised(word):
-            folded = word.casefold()
-            return not (
-                word.isupper()
-                or folded in _NOT_A_NAME
-                or folded in _service_words()
-                or is_place(text, words[j].start())
-            )
-        if word not in _INNER_WORDS:
-            return False
-        end = words[j].end()
-    return False
-
-
 def _run_into_a_name(text: str, words: list[re.Match[str]], i: int, n: int) -> bool:
-    """Whether a capitalised word continues the title's words, with only a space between,
-    or after lower-case inner words of a title-case name ("Night Train to Lisbon")."""
+    """Whether a capitalised word continues the title's words, with only a space between."""
     last = words[i + n - 1]
     if i + n < len(words):
         nxt = words[i + n]
         gap = text[last.end() : nxt.start()]
         if gap == " " and _capitalised(nxt.group()) and nxt.group() != "I":
-            return True
-        if _continues_name(text, words, i + n):
             return True
     if i > 0:
         prev, first = words[i - 1], words[i]
@@ -255,7 +213,7 @@ def partly_capitalised(
     others of them in lower case ("after leaving Brackford" for the title "Leaving
     Brackford"): its capitals then name something else. Function words and a sentence's
     first capital say nothing either way."""
-    if text.isupper():
+    if all_capitals(text):
         return False
     spelt = [m.group() for m in WORD.finditer(spelling)]
     if len(spelt) != n:
@@ -274,9 +232,11 @@ def partly_capitalised(
 
 def _title_cased(text: str, words: list[re.Match[str]], i: int, spelling: list[str]) -> bool | None:
     """Capitalised as the catalog writes it: True with a capital that is not a sentence's
-    first, None with only such capitals, False when not capitalised so."""
-    if text == text.lower():
-        return None  # a text with no capitals: its case says nothing either way
+    first (nor a pronoun or particle title's capitals among capitals), None with only
+    such capitals or in a text whose only capitals are "I" (its case says nothing
+    either way), False when not capitalised so."""
+    if no_capitals(text):
+        return None
     n = len(spelling)
     written = [words[i + k].group() for k in range(n)]
     lowered_article = (
@@ -349,6 +309,6 @@ def written_as_title(
     if cased is None:
         start = words[i].start()
         film = says_film(text, after) or _alone_in_list_entry(text, start, after)
-        if not (film or beside_a_title or _watched_in_lower_case(text, words, i, tokens)):
+        if not (film or beside_a_title or _watched_in_lower_case(text, words, i, tokens, after)):
             return False
-    return text.isupper() or not _run_into_a_name(text, words, i, n)
+    return all_capitals(text) or not _run_into_a_name(text, words, i, n)

@@ -25,8 +25,9 @@ from taurec.catalog.title_evidence import (
 from taurec.catalog.title_index import Reading
 from taurec.catalog.title_places import is_place, names_place
 from taurec.catalog.title_quotes import Marks, marks
-from taurec.catalog.title_text import TextWords, with_year, year_of_a_longer_name
-from taurec.catalog.tokens import WORD
+from taurec.catalog.title_text import TextWords, all_capitals, with_year, year_of_a_longer_name
+from taurec.catalog.title_words import FIRST_NAMES
+from taurec.catalog.tokens import WORD, title_tokens
 
 
 @dataclass(slots=True)
@@ -44,6 +45,9 @@ class TitleHit:
     article_last: bool  # written as catalogs write it: "Usual Suspects, The"
     year_after: bool  # `year` follows the title (else, if any, it comes before)
     marks: Marks = Marks.NONE
+    #: a one-word title found in lower case in a text with no capitals ("mercy"): only
+    #: `find_written`'s evidence makes it the title; `find` does not hear it
+    case_free: bool = False
 
     @property
     def all_ids(self) -> tuple[str, ...]:
@@ -65,7 +69,7 @@ def stands(tw: TextWords, hit: TitleHit) -> bool:
     text, words = tw.text, tw.words
     if in_hyphenated_word(text, hit.start, hit.end):
         return False
-    shouted = text.isupper()  # every word capitalised: capitals join no name
+    shouted = all_capitals(text)  # every word capitalised: capitals join no name
     hit.marks = marks(text, hit.start, hit.end, _exact(text[hit.start : hit.end], hit, shouted))
     if hit.marks is Marks.SPEECH:
         return False
@@ -107,23 +111,33 @@ def _written(
     )
 
 
+#: What joins two entries of a list: a comma, with or without "and" / "or", or "and" /
+#: "or" alone ("Up, Her and David", "Up, Her, or David").
+_LIST_JOIN = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+
+
 def _listed(tw: TextWords, hits: list[TitleHit]) -> list[bool]:
     """Whether each hit is a further entry of a list that a marking word or a label opens
-    ("the films Up, Her and David", "Recommended: Up, Her, David."): the entry before it
-    is the list's first or a further one, a list's comma or "and" / "or" joins them, and
-    its entry ends with the title."""
+    ("the films Up, Her and David", "Recommended: Up, Her, Normal."): the entry before it
+    is the list's first or a further one, a comma or "and" / "or" joins them, and its
+    entry ends with the title. A first name is an entry only after "and" / "or": after a
+    comma alone it may be said to someone ("Try the film Up, David.")."""
     text = tw.text
     out: list[bool] = []
     for k, hit in enumerate(hits):
         prev = hits[k - 1] if k else None
         opened = prev is not None and (out[-1] or after_marking_word(text, tw.words, prev.i))
-        out.append(
-            opened
-            and prev is not None
-            and joined(text, prev.after, hit.start, later=True)
-            and ends_entry(text, hit.after)
-        )
+        join = _LIST_JOIN.fullmatch(text, prev.after, hit.start) if opened and prev else None
+        on = join is not None and ends_entry(text, hit.after)
+        if on and join is not None and _first_name(hit):
+            on = any(w in join.group().casefold().split() for w in ("and", "or"))
+        out.append(on)
     return out
+
+
+def _first_name(hit: TitleHit) -> bool:
+    tokens = title_tokens(hit.spelling)
+    return len(tokens) == 1 and tokens[0] in FIRST_NAMES
 
 
 def _beside(text: str, hits: list[TitleHit], alone: list[bool], k: int) -> bool:

@@ -81,13 +81,14 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 def is_place(text: str, start: int) -> bool:
     """Whether the one-word title at text[start:] stands where a place does (module
     docstring): only plain spaces between it and the words before it."""
-    head = text[:start]
+    origin = max(0, start - 60)  # the words just before it: no copy of the whole text
+    head = text[origin:start]
     if not head.endswith(" "):
         return False
-    words = list(_WORD.finditer(head[-60:]))
-    base = len(head) - len(head[-60:])
+    words = list(_WORD.finditer(head))
+    base = origin
     spoken = [w.group().casefold() for w in words]
-    if not spoken or not head[base + words[-1].end() :].isspace():
+    if not spoken or not head[words[-1].end() :].isspace():
         return False
     before = spoken[-1]
     two = spoken[-2] if len(spoken) > 1 else ""

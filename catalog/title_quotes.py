@@ -91,11 +91,18 @@ def _first(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
     return m.start() if m else -1
 
 
+#: How far a quotation around a title may reach on its line, each way: a text's every
+#: title is looked at, so a longer reach would make a long line quadratic to read.
+_QUOTE_REACH: Final = 2000
+
+
 def _enclosing(text: str, start: int, end: int) -> _Quote | None:
-    """The quotation (on the same line) that encloses text[start:end], if any."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    """The quotation (on the same line, within `_QUOTE_REACH` characters each way) that
+    encloses text[start:end], if any."""
+    line_start = text.rfind("\n", max(0, start - _QUOTE_REACH), start) + 1
+    line_start = max(line_start, start - _QUOTE_REACH)
+    line_end = text.find("\n", end, end + _QUOTE_REACH)
+    line_end = min(len(text), end + _QUOTE_REACH) if line_end < 0 else line_end
     found: list[_Quote] = []
     if text.count('"', line_start, start) % 2:
         close = text.find('"', end, line_end)

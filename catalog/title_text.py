@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from taurec.catalog.title_forms import ARTICLE_TOKENS
 from taurec.catalog.title_index import TitleGroup
@@ -29,7 +29,7 @@ from taurec.catalog.tokens import WORD, fold_text
 _YEAR = r"((?:18|19|20)\d\d|'\d\d)"
 _ANY_YEAR = r"(?:(?:18|19|20)\d\d|'\d\d)"
 #: What a year names when said with a title: "the 1937 one", "(1996 version)".
-_VERSION = r"(?:film|movie|series|version|one|original|remake|release|edition|adaptation|cut)"
+_VERSION = r"(?:film|movie|series|version|one|original|remake|adaptation)"
 #: A year in brackets right after a title (its own closing punctuation or marks between),
 #: alone, among credits or said in a few words: "(1995)", "(1995 film)", "(1954, Billy
 #: Wilder)", "(dir. X, 1954)", "(the 1937 one)", "(released in 1996)".
@@ -41,6 +41,23 @@ YEAR_AFTER = re.compile(
 )
 #: Gaps that join the words of one capitalised name ("Avengers: Infinity War").
 _NAME_GAPS = frozenset({" ", ": ", " - ", " – ", " — ", "-", " & "})
+
+
+_PRONOUN_I = re.compile(r"\bI\b")
+
+
+@lru_cache(maxsize=64)
+def no_capitals(text: str) -> bool:
+    """Whether the text's only capitals are the pronoun "I" ("i watched it", "I just
+    watched paper lanterns"): its case says nothing of a title. Read once per text."""
+    rest = _PRONOUN_I.sub("", text)
+    return rest == rest.lower()
+
+
+@lru_cache(maxsize=64)
+def all_capitals(text: str) -> bool:
+    """Whether the text is written in capitals ("WHAT ABOUT MERCY?"). Read once per text."""
+    return text.isupper()
 
 
 class TextWords:
@@ -102,7 +119,7 @@ class TextWords:
 #: 1954", "Sabrina, from 1954", "Shall We Dance? released in 1996", "Sabrina, the 1954 one".
 _FROM_YEAR = re.compile(
     r"[?!]?[\"”'’*_]*(?:,?\s+(?:from|released\s+in|made\s+in|out\s+in)\s+"
-    rf"|\s*(?:,|—|–|-)\s*the\s+(?={_ANY_YEAR}\s+{_VERSION}\b))"
+    rf"|\s*(?:,|—|–|-)\s*(?i:the)\s+(?={_ANY_YEAR}\s+(?i:{_VERSION})\b))"
     rf"{_YEAR}\b(?!\s*(?:-|–|to\b))"
 )
 #: A year right before a title: "the 1991 Cape Fear", "1991's Cape Fear".

@@ -1,8 +1,8 @@
 """Rules of written English the title matcher reads by (catalog/title_evidence.py,
 title_text.py), each on sentences of its own over the blind corpora's 18 films
 (tests/support/title_corpus.py): a year said in more ways than in brackets, shouting,
-a text with no capitals, the entries of a list a label opens, and a title-case name that
-goes on past a catalog title."""
+a text with no capitals, the entries of a list a label opens, and a title followed by
+"to", "at" or "in" and a name."""
 
 from __future__ import annotations
 
@@ -62,19 +62,31 @@ def test_shouting_says_nothing_of_a_pronoun_or_particle_title(text, items):
         ("have mercy on me, i need sleep", []),
         ("normal is what they want", []),
         ("we rewatched paper lanterns yesterday", [("b_lanterns",)]),
+        ("I just watched paper lanterns, loved it", [("b_lanterns",)]),
+        ("Later I watched never look back, as Sam did.", []),
+        ("i watched normal people last night, so good", []),
+        ("have you seen infinity war?", []),
+        ("we saw mercy in her eyes when she forgave him", []),
         ("i watched her walk away", []),
-        ("I watched never look back", []),
     ],
 )
 def test_a_text_without_capitals_needs_other_evidence(text, items):
     assert _named(text) == items
 
 
+def test_a_title_in_lower_case_is_not_heard_by_the_lenient_reader():
+    assert MATCHER.find("i need something to cheer me up") == []
+    assert [m.item_ids for m in MATCHER.find_written("mercy is a tense thriller")] == [("b_mercy",)]
+    assert MATCHER.find("mercy is a tense thriller") == []
+
+
 @pytest.mark.parametrize(
     ("text", "items"),
     [
         ("Recommended: Normal, Mercy and David.", [("b_normal",), ("b_mercy",), ("b_david",)]),
-        ("My picks: Up, Her, David", [("b_up",), ("b_her",), ("b_david",)]),
+        ("My picks: Up, Her, Normal", [("b_up",), ("b_her",), ("b_normal",)]),
+        ("Try the film Up, David.", [("b_up",)]),
+        ("My pick: Mercy; David, you'll love it.", [("b_mercy",)]),
         ("Pick from the films Up, Her or David.", [("b_up",), ("b_her",), ("b_david",)]),
         ("I watched the film Up and David loved it.", [("b_up",)]),
         ("Recommended: Up. David says hi.", [("b_up",)]),
@@ -87,14 +99,13 @@ def test_each_entry_of_a_list_a_label_opens_is_a_title(text, items):
 @pytest.mark.parametrize(
     ("text", "items"),
     [
-        ("Have you seen Up in the Air?", []),
-        ("Is Night Train to Lisbon any good?", []),
+        ("Send Saltwater Kings to Sam.", [("b_kings",)]),
+        ("We watched Glass Meridian at the Odeon last night.", [("b_meridian",)]),
         ("They watched Never Look Back in Brackford.", [("b_look",)]),
-        ("Save Harbor Lights in December for the holidays.", [("b_harbor",)]),
         ("Watch Her in French with subtitles.", [("b_her",)]),
-        ("Try Mercy on the Lumen app.", [("b_mercy",)]),
-        ("You could stream Her on Netflix.", [("b_her",)]),
     ],
 )
-def test_a_title_case_name_that_goes_on_past_a_title_is_another_name(text, items):
+def test_a_title_followed_by_a_name_after_to_at_or_in_is_still_the_title(text, items):
+    # "Night Train to Lisbon" and "Up in the Air" are read as "Night Train" and "Up":
+    # nothing in the words tells them from "Harbor Lights to Sam" or "Mercy in the Alps"
     assert _named(text) == items
