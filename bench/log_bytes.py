@@ -60,7 +60,7 @@ def main() -> None:
         logdir = args.logdir
         if logdir is None:
             sys.path.insert(0, str(Path(__file__).parent))
-            from evaluator_speed import TAU_REC, bench_suite, write_logs
+            from scoring_workload import TAU_REC, bench_suite, write_logs
 
             tau_rec = TAU_REC if TAU_REC.is_dir() else None
             suite = bench_suite(Path(tmp), tau_rec, 0)

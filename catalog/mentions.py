@@ -96,6 +96,10 @@ class Mention:
         return self.item_ids[0] if len(self.item_ids) == 1 else None
 
 
+#: How many texts a TitleMatcher remembers the occurrences of.
+SEEN_MOST = 1 << 13
+
+
 class TitleMatcher:
     """Index of catalog titles for fast exact (normalised) mention search.
 
@@ -107,6 +111,9 @@ class TitleMatcher:
     def __init__(self, items: Iterable[Item]) -> None:
         saved = items.saved_titles if isinstance(items, ItemRecords) else None
         self._table = TitleTable.of_items(items) if saved is None else TitleTable.of_saved(saved)
+        # (text, written) -> its occurrences: agents and simulated users say the same
+        # things over and over (emptied when full)
+        self._seen: dict[tuple[str, bool], list[Mention]] = {}
 
     def find(self, text: str) -> list[Mention]:
         """Distinct titles mentioned in `text` in any case, in order of first appearance."""
@@ -119,7 +126,17 @@ class TitleMatcher:
 
     def occurrences(self, text: str, *, written: bool = True) -> list[Mention]:
         """Every place in `text` where a title is written as a title (`written=False`:
-        where `find` reads one), in order."""
+        where `find` reads one), in order. Found once per text (up to SEEN_MOST texts):
+        the list is shared, never to be changed."""
+        key = (text, written)
+        found = self._seen.get(key)
+        if found is None:
+            if len(self._seen) >= SEEN_MOST:
+                self._seen.clear()
+            found = self._seen[key] = self._occurrences(text, written)
+        return found
+
+    def _occurrences(self, text: str, written: bool) -> list[Mention]:
         tw = TextWords(text)
         hits = [hit for hit in self._scan(tw) if (written or not hit.case_free) and stands(tw, hit)]
         mentions = _mentions(hits)

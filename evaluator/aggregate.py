@@ -13,7 +13,7 @@ from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.memory import collector_paused
-from taurec.evaluator.passk import bootstrap_ci, pass_k_with_ci
+from taurec.evaluator.passk import bootstrap_cis, pass_k_with_ci
 from taurec.tasks.trajectory.format import EndReason
 
 Counts = dict[str, tuple[int, int]]
@@ -49,7 +49,14 @@ def means_with_ci(
 ) -> tuple[dict[str, float | None], dict[str, list[float]]]:
     """Each metric's mean (None without values) and its bootstrap CI."""
     means = {name: fmean(v) if v else None for name, v in values.items()}
-    return means, {name: list(bootstrap_ci(v, seed=seed)) for name, v in values.items()}
+    by_length: dict[int, list[str]] = defaultdict(list)  # columns of one length share draws
+    for name, v in values.items():
+        by_length[len(v)].append(name)
+    cis: dict[str, list[float]] = {}
+    for names in by_length.values():
+        found = bootstrap_cis([values[name] for name in names], seed=seed)
+        cis |= {name: list(ci) for name, ci in zip(names, found, strict=True)}
+    return means, {name: cis[name] for name in values}
 
 
 def _suite(scores: list[EpisodeScore]) -> dict[str, Any]:

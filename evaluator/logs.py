@@ -189,7 +189,7 @@ def read_and_check(path: Path, resolver: Resolver) -> CheckedLog | EpisodeScore:
             f"{raw:,} bytes, over the evaluator's limit of {resolver.max_log_bytes:,} "
             "(--max-log-mb); not read",
         )
-    log = parse_log_bytes(raw, str(path))
+    log = parse_log_bytes(raw, str(path), lazy=True)  # payloads: payloads.payload
     key = resolver.verify_key
     verification, unchained = None, False
     if key is not None:  # first: a log it passes is not replayed (see score_log)

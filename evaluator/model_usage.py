@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from taurec.evaluator.episode import EpisodeScore
+from taurec.tasks.trajectory.payloads import is_null
 
 #: Callers in the order reports list them, with the name they are shown under.
 CALLERS: Final = {"agent": "agent", "user": "simulated user", "nlu": "NLU"}
@@ -22,7 +23,7 @@ FROM_END: Final = "end records"
 
 def _is_call(event: dict[str, Any]) -> bool:
     """A model call, not a note the server wrote in place of one (a refused record)."""
-    return any(event.get(name) is not None for name in ("input", "output", "usage"))
+    return any(not is_null(event.get(name)) for name in ("input", "output", "usage"))
 
 
 def episode_usage(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ from typing import Any, Final, NamedTuple
 
 from taurec.policies.sponsorship import logged_disclosures, logged_message
 from taurec.tasks.trajectory.format import Trajectory
+from taurec.tasks.trajectory.payloads import payload
 
 RECOMMEND_TOOL = "recommend"
 
@@ -148,7 +149,7 @@ def _commit(call: CallRecord, known_ids: set[str] | frozenset[str] | Any) -> Com
         )
     if "disclose" not in arguments:
         return Commit(call.seq, CommitKind.ITEM, item, message, "")
-    shown = logged_message(arguments, result.get("content"))
+    shown = logged_message(arguments, payload(result.get("content")))
     return Commit(call.seq, CommitKind.ITEM, item, shown, "", logged_disclosures(arguments))
 
 

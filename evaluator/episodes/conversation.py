@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from taurec.evaluator.episodes.model_calls import model_entry
+from taurec.tasks.trajectory.payloads import payload
 
 #: Roles of conversation entries.
 USER, AGENT, TOOL, END = "user", "agent", "tool", "end"
@@ -54,7 +55,7 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             result = {
                 "seq": ev["seq"],
                 "is_error": bool(ev.get("is_error", False)),
-                "content": ev.get("content"),
+                "content": payload(ev.get("content")),
             }
             call = pending.pop(str(ev.get("call_id")), None)
             if call is None:

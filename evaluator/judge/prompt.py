@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from taurec.evaluator.judge.rubrics import Aspect
 from taurec.policies.sponsorship import logged_message
+from taurec.tasks.trajectory.payloads import payload
 
 #: The lowest and highest score a rubric gives.
 SCORE_RANGE: Final = (1.0, 5.0)
@@ -87,7 +88,7 @@ def dialogue(events: Iterable[dict[str, Any]]) -> list[Turn]:
                 turns.append(Turn("ASSISTANT", str(arguments["message"])))
         elif kind == "tool_result" and event.get("call_id") in commits:
             at, arguments = commits.pop(event.get("call_id"))
-            shown = logged_message(arguments, event.get("content"))
+            shown = logged_message(arguments, payload(event.get("content")))
             if shown and shown != arguments.get("message"):  # a disclosure line was added
                 new = Turn("ASSISTANT", shown)
                 turns[at : at + bool(arguments.get("message"))] = [new]

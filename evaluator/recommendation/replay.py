@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import orjson
 
 from taurec.catalog.store import Catalog
@@ -16,8 +17,23 @@ from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.recommendation.catalog_tools import READ_ONLY_TOOLS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import Trajectory
+from taurec.tasks.trajectory.payloads import payload
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def same_json(expected: Any, logged: Any) -> bool:
+    """Deep equality of two JSON values, `logged` perhaps kept as bytes (payloads.py): the
+    bytes orjson writes for `expected` (as the server wrote the log) prove it equal
+    without decoding; any other bytes are decoded and compared."""
+    if type(logged) is msgspec.Raw:
+        try:
+            if orjson.dumps(expected) == bytes(logged):
+                return True
+        except orjson.JSONEncodeError:
+            pass
+        logged = payload(logged)
+    return bool(expected == logged)
 
 
 def _canonical(arguments: dict[str, Any]) -> bytes:
@@ -118,7 +134,7 @@ class Replayer:
                 problems.append(
                     f"seq {ev['seq']}: {name} succeeds on replay, but the log shows an error"
                 )
-            elif expected != ev.get("content"):  # deep equality of the JSON values
+            elif not same_json(expected, ev.get("content")):
                 problems.append(
                     f"seq {ev['seq']}: {name} result differs from what the catalog returns "
                     "(catalog drift or an edited log)"

@@ -46,6 +46,7 @@ from taurec.tasks.errors import AgentFacingError
 from taurec.tasks.recommendation.catalog_tools import REPLAYERS, replay_call
 from taurec.tasks.recommendation.task import RecommendationTask
 from taurec.tasks.trajectory.format import CONCURRENT_BATCH, Trajectory
+from taurec.tasks.trajectory.payloads import payload
 
 StopReason = Literal["recommended", "abstained", "timeout"]
 RECOMMENDED: Final = "recommended"
@@ -96,7 +97,7 @@ def _json(value: Any) -> str:
 def _result(name: str, result: dict[str, Any] | None) -> str:
     if result is None:
         return _json({"error": "no result was logged"})
-    content = result.get("content")
+    content = payload(result.get("content"))
     if result.get("is_error"):
         return _json({"error": content if isinstance(content, str) else _json(content)})
     if name == "get_user_history" and isinstance(content, dict):
@@ -116,7 +117,7 @@ def _result(name: str, result: dict[str, Any] | None) -> str:
 def _arguments(name: str, args: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
     out = {k: v for k, v in args.items() if k != "episode_id"}
     if name == "check_content_preference" and "content_rating" not in out:
-        content = result.get("content") if result and not result.get("is_error") else None
+        content = payload(result.get("content")) if result and not result.get("is_error") else None
         if isinstance(content, dict) and isinstance(content.get("content_rating"), str):
             out["content_rating"] = content["content_rating"]
     return out
@@ -212,7 +213,8 @@ def to_trace(
         return trace
     messages = [
         logged_message(
-            evs[i].get("arguments") or {}, (results.get(evs[i]["call_id"]) or {}).get("content")
+            evs[i].get("arguments") or {},
+            payload((results.get(evs[i]["call_id"]) or {}).get("content")),
         )
         for i in sorted(response)
         if evs[i]["name"] == "recommend"

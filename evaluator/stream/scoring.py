@@ -41,6 +41,7 @@ from taurec.tasks.stream.session import ACTIONS, StreamRuleError, StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import load_suite
 from taurec.tasks.trajectory.format import Trajectory
+from taurec.tasks.trajectory.payloads import payload
 
 if TYPE_CHECKING:
     from taurec.evaluator.resolver import Resolver, SuiteContext
@@ -81,7 +82,7 @@ def replay_stream(
                 f"seq {event['seq']}: {name} was accepted but the rules refuse it: {exc}"
             )
             continue
-        replayed, logged = result.model_dump(mode="json"), event.get("content")
+        replayed, logged = result.model_dump(mode="json"), payload(event.get("content"))
         if not rule_words and isinstance(logged, dict):  # an LLM's words cannot be replayed
             for key in _WORDS.get(name, ()):
                 replayed.pop(key, None)
@@ -222,7 +223,7 @@ def stream_view(score: EpisodeScore, events: list[dict[str, Any]]) -> list[dict[
         return None
     heard: dict[int, dict[str, Any]] = {}
     for ev in events:
-        content = ev.get("content")
+        content = payload(ev.get("content"))
         if (
             ev.get("type") == "tool_result"
             and isinstance(content, dict)

@@ -19,6 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from taurec.tasks.trajectory.format import EVENT_TYPES, Header, Trajectory
+from taurec.tasks.trajectory.payloads import decode_events_lazily
 from taurec.tasks.trajectory.records import EVENT_RECORD, EVENT_RECORDS, decode_events
 
 NO_END = "no end record: the episode did not finish (incomplete log)"
@@ -78,9 +79,9 @@ def _first_error(exc: ValidationError) -> str:
     return f"field '{loc}': {err['msg']}" if loc else err["msg"]
 
 
-def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
+def _parse_clean(raw: bytes, path: str, lazy: bool) -> ParsedLog | None:
     """The common case in one validation pass; None when anything is off (then the slow,
-    line-by-line path finds and reports each problem)."""
+    line-by-line path finds and reports each problem). `lazy`: see `parse_log_bytes`."""
     cut = raw.find(b"\n")
     if cut < 0 or not raw.endswith(b"\n"):
         return None
@@ -91,6 +92,10 @@ def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
         return None
     try:
         header = Header.model_validate_json(raw[:cut], strict=True)
+        if lazy:  # every line and the order checked in one pass, payloads kept as bytes
+            lazily = decode_events_lazily(body)
+            if lazily is not None:
+                return ParsedLog(path=path, header=header, events=lazily)
         # lines in the writer's order are checked by msgspec, one decoder per event
         # type; others are parsed as one array and checked by pydantic in place
         events = decode_events(body)
@@ -108,8 +113,12 @@ def _parse_clean(raw: bytes, path: str) -> ParsedLog | None:
     return ParsedLog(path=path, header=header, events=events)
 
 
-def parse_log_bytes(raw: bytes, path: str) -> ParsedLog:
-    clean = _parse_clean(raw, path)
+def parse_log_bytes(raw: bytes, path: str, *, lazy: bool = False) -> ParsedLog:
+    """The log in `raw` (read from `path`), every line checked. `lazy`: a clean log's tool
+    results' `content` and model calls' `output` and `settings` are kept as bytes
+    (`msgspec.Raw`, decoded with payloads.payload; see payloads.py), for scoring, which
+    seldom reads them; a log with any problem is read in full either way."""
+    clean = _parse_clean(raw, path, lazy)
     if clean is not None:
         return clean
     out = ParsedLog(path=path)
