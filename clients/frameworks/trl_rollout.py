@@ -27,7 +27,10 @@ server, a test double); a dict gives "text" and/or vLLM's "completion_ids" and
 "logprobs". With generate=None the trainer's own vLLM generates
 (GRPOConfig(use_vllm=True)), from the token ids; that call is collective across training
 processes while episodes end at different turns, so it serves one training process (pass
-a generate for more). When any turn comes without logprobs, "logprobs" is None.
+a generate for more). When any turn comes without logprobs, "logprobs" is None. When
+`generate` raises, the batch's open episodes are ended before the error goes on: as
+infra_error with the cause when the model's provider or the connection to it failed
+(agents/outages.py), else as agent_error.
 
 Returned, besides those: per rollout `env_reward` (the evaluator's reward of the episode's
 log), `task_id`, `end_reason` and `episode_log`; TRL passes them to the reward functions
@@ -183,7 +186,11 @@ class TaurecRollout:
                     self._start(env, opening, tok)
                     for env, opening in zip(vec.envs, openings, strict=True)
                 ]
-                self._play(vec, rollouts, generate, tok)
+                try:
+                    self._play(vec, rollouts, generate, tok)
+                except Exception as exc:  # an outage ends the open episodes as infra_error
+                    vec.end_on_error(exc)
+                    raise
         return _output(rollouts)
 
     def close(self) -> None:

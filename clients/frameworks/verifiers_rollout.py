@@ -12,7 +12,9 @@ A rollout, in verifiers' MultiTurnEnv loop:
   the episode, that answer is the rollout's last message;
 - the `end_taurec_episode` cleanup ends an episode verifiers stopped first (its turn or
   token limit, a timeout, an error) as agent_error, after taking the model's last reply
-  when it was never stepped (not after a timeout or an error), and scores it.
+  when it was never stepped (not after a timeout or an error), and scores it; when the
+  error was an outage (the model's provider or the connection to it failed:
+  agents/outages.py), as infra_error with its cause.
 
 The state's `taurec` record (also the rollout's `info["taurec"]`): task_id, trial, log,
 steps, and once scored reward, passed, end_reason and metrics.
@@ -123,8 +125,12 @@ class TaurecVerifiersEnv(vf.MultiTurnEnv):
                 if result.done:
                     state["final_env_response"] = observation_messages(reply, result)
                     await self.render_completion(state)
-            if not env.done:
-                await asyncio.to_thread(env.close)  # aborts the episode as agent_error
+            if not env.done:  # an outage: infra_error with its cause; else agent_error
+                error = state.get("error")
+                if isinstance(error, BaseException):
+                    await asyncio.to_thread(env.end_on_error, error)
+                else:
+                    await asyncio.to_thread(env.close)
                 assert env.log is not None
                 scored(state, await asyncio.to_thread(self.host.score, env.log))
         except Exception as exc:
