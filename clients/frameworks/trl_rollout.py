@@ -23,7 +23,8 @@ of the observation after a neutral exchange. A plain-text reply is tokenized and
 with the tokenizer's EOS token, as a sampler that stopped there would give it.
 
 Generation: `generate(text) -> str | dict` per turn (any model: an OpenAI-compatible
-server, a test double); a dict gives "text" and/or vLLM's "completion_ids" and
+server, a test double; one marked `takes_messages`, as trl_chat.ChatGenerate is, gets
+the conversation as chat messages instead); a dict gives "text" and/or vLLM's "completion_ids" and
 "logprobs". With generate=None the trainer's own vLLM generates
 (GRPOConfig(use_vllm=True)), from the token ids; that call is collective across training
 processes while episodes end at different turns, so it serves one training process (pass
@@ -61,7 +62,8 @@ GENERIC_SYSTEM = (
 #: earlier turns (any short user/assistant pair would do).
 _NEUTRAL = [{"role": "user", "content": "."}, {"role": "assistant", "content": "."}]
 
-Generate = Callable[[str], Any]
+#: The rendered text so far, or (marked `takes_messages`) the conversation -> the reply.
+Generate = Callable[[Any], Any]
 
 
 class _Tokens:
@@ -257,6 +259,8 @@ class TaurecRollout:
     def _generator(self, trainer: Any) -> Callable[[list[_Rollout]], list[Any]]:
         if self.generate is not None:
             generate = self.generate
+            if getattr(generate, "takes_messages", False):  # a chat endpoint (trl_chat.py)
+                return lambda rollouts: [generate(list(r.messages)) for r in rollouts]
             return lambda rollouts: [generate(r.context) for r in rollouts]
         vllm = getattr(trainer, "vllm_generation", None)
         if not getattr(trainer, "use_vllm", False) or vllm is None:

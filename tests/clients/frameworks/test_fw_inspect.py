@@ -338,6 +338,20 @@ PROGRAM = textwrap.dedent(
 
 
 @pytest.mark.slow
+def test_the_shipped_stand_in_model_plays_every_kind_offline(tmp_path):
+    for suite, tasks in (("ranking:builtin", "rank_000"), ("builtin", "t001")):
+        log = _run(tmp_path / suite, get_model("taurec/scripted"), suite=suite, tasks=tasks)
+        [sample] = log.samples
+        score = sample.scores["taurec_score"]
+        assert score.metadata["end_reason"] == "recommended"
+        assert score.value == _evaluator(sample.metadata[LOG_KEY], suite).reward
+
+
+def test_an_unknown_stand_in_model_is_refused_naming_the_models():
+    with pytest.raises(ValueError, match=r"'gpt' is not served here; expected one of scripted"):
+        get_model("taurec/gpt")
+
+
 def test_the_entry_point_line_makes_the_task_found_by_name(tmp_path):
     """`[project.entry-points.inspect_ai]` with ENTRY_POINT, as an installed distribution
     declares it, lets a fresh process resolve 'taurec/taurec_suite'."""

@@ -256,3 +256,21 @@ def test_a_generate_that_raises_anything_else_ends_the_batch_as_agent_errors(tmp
     [path] = tmp_path.rglob("*.jsonl")
     assert score_file(path, Resolver()).end_reason == "agent_error"
     assert "KeyError" in path.read_text()
+
+
+def test_rollouts_through_the_shipped_stand_in_are_scored_like_any_other(tmp_path):
+    from support.loopback import serve_app
+
+    from taurec.clients.frameworks.mock_llm import chat_app
+    from taurec.clients.frameworks.trl_chat import ChatGenerate
+
+    with serve_app(chat_app()) as url:
+        generate = ChatGenerate(f"{url}/v1", "scripted-ranking")
+        with make_rollout_func(generate, tokenizer=CharTokenizer(), log_dir=tmp_path) as func:
+            out = func(["rank_000", "rank_001"])
+    assert out["end_reason"] == ["recommended", "recommended"]
+    assert out["logprobs"] is None  # a chat endpoint gives none
+    for reward, log in zip(out["env_reward"], out["episode_log"], strict=True):
+        assert score_file(Path(log), Resolver()).reward == reward
+        calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
+        assert next(c["name"] for c in calls if c["type"] == "tool_call") == "get_user_profile"

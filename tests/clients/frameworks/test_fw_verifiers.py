@@ -16,12 +16,12 @@ import pytest
 vf = pytest.importorskip("verifiers", reason="the verifiers extra is not installed")
 
 from openai import AsyncOpenAI  # noqa: E402 (after the skip: verifiers brings it)
-from support.chat_standin import MALFORMED, chat_app  # noqa: E402
 from support.hang_guard import HANG_GUARD_S  # noqa: E402
 from support.http_server import free_port  # noqa: E402
 from support.loopback import serve_app  # noqa: E402
 
 from taurec.catalog.errors import DataError  # noqa: E402
+from taurec.clients.frameworks.mock_llm import MALFORMED, chat_app  # noqa: E402
 from taurec.clients.frameworks.verifiers_env import load_environment  # noqa: E402
 from taurec.clients.frameworks.verifiers_rollout import TaurecVerifiersEnv  # noqa: E402
 from taurec.evaluator.aggregate import aggregate  # noqa: E402
