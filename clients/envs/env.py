@@ -104,11 +104,25 @@ class TaurecEnv:
     # --- reset and step ----------------------------------------------------------------
 
     def reset(
-        self, task: str | Any | None = None, *, trial: int | None = None, seed: int | None = None
+        self,
+        task: str | Any | None = None,
+        *,
+        trial: int | None = None,
+        seed: int | None = None,
+        agent: dict[str, Any] | None = None,
     ) -> str:
         """Start an episode of `task` (an id or a task of the suite; None: the first) and
-        return its opening observation. An episode still open is ended first."""
-        return self.host.call(self.areset, task, trial, seed)
+        return its opening observation. An episode still open is ended first. `agent`
+        names the model in the log header: {"model": ..., "settings": {...}}."""
+        return self.host.call(self.areset, task, trial, seed, agent)
+
+    def log_model_call(self, *, model: str, messages: Any, **fields: Any) -> None:
+        """Log one model call of the open episode (Episode.log_model_call's fields:
+        `output`, `usage`, `settings`, `tools`, `latency_ms`, ...); it goes with the next
+        step's first tool call, as a `model_call` event logged before it."""
+        if self.episode is None or self.done:
+            raise RuntimeError("no episode is open: call reset(task) first")
+        self.episode.log_model_call(model=model, messages=messages, **fields)
 
     def step(self, action: Any, message: dict[str, Any] | None = None) -> StepResult:
         """Take one action (see the module doc); `message` is the OpenAI-style assistant
@@ -144,7 +158,11 @@ class TaurecEnv:
     # --- the same on the host's event loop ----------------------------------------------
 
     async def areset(
-        self, task: str | Any | None = None, trial: int | None = None, seed: int | None = None
+        self,
+        task: str | Any | None = None,
+        trial: int | None = None,
+        seed: int | None = None,
+        agent: dict[str, Any] | None = None,
     ) -> str:
         if self.episode is not None and not self.done:
             await self._abort("the environment was reset before the episode ended")
@@ -154,7 +172,7 @@ class TaurecEnv:
         arguments["agent_label"] = self.host.label
         if seed is not None:
             arguments["seed"] = seed
-        meta: Any = {AGENT_META_KEY: {"kind": "env"}}
+        meta: Any = {AGENT_META_KEY: {"kind": "env", **(agent or {})}}
         started = outcome_of(
             await self.host.client.call_tool("start_episode", arguments, meta=meta)
         )

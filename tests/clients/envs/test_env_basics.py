@@ -81,6 +81,21 @@ def test_another_failure_of_the_loop_ends_the_episode_as_agent_error(
     assert "loop driving the episode stopped: ValueError" in env.log.read_text()
 
 
+def test_a_model_call_logged_in_one_line_reaches_the_log_before_the_step(
+    ranking_host: EnvHost,
+) -> None:
+    env = TaurecEnv(ranking_host)
+    env.reset(agent={"model": "my-model"})
+    messages = [{"role": "user", "content": "rank these"}]
+    env.log_model_call(model="my-model", messages=messages, output={"role": "assistant"})
+    env.step({"name": "get_user_profile", "arguments": {}})
+    assert env.log is not None
+    types = [line.split('"type":"')[1].split('"')[0] for line in env.log.read_text().splitlines()]
+    assert types[types.index("model_call") + 1] == "tool_call"
+    assert '"model":"my-model"' in env.log.read_text().splitlines()[0]  # the header names it
+    env.close()
+
+
 def test_harness_tools_and_bad_shapes_are_unreadable_actions(ranking_host: EnvHost) -> None:
     env = TaurecEnv(ranking_host)
     env.reset()

@@ -86,6 +86,22 @@ async def test_ranking_rewards_are_the_evaluator_scores_of_the_logs(ranking, sta
     assert sorted(o["info"]["taurec"]["trial"] for o in outputs) == [0, 0, 1, 1]
 
 
+async def test_each_completion_is_logged_as_a_model_call_and_the_header_names_the_model(
+    ranking, standin
+):
+    [output] = await evaluate(ranking, standin, "scripted-ranking", n=1, r=1)
+    records = [
+        json.loads(line) for line in Path(output["info"]["taurec"]["log"]).read_text().splitlines()
+    ]
+    assert records[0]["agent"]["model"] == "scripted-ranking"
+    calls = [r for r in records if r["type"] == "model_call"]
+    replies = [m for m in output["completion"] if m["role"] == "assistant"]
+    assert len(calls) == len(replies) == 2
+    assert all(c["model"] == "scripted-ranking" for c in calls)
+    assert calls[0]["usage"] == {"prompt_tokens": 10, "completion_tokens": 5}
+    assert score_file(Path(output["info"]["taurec"]["log"]), Resolver()).model_usage
+
+
 async def test_a_malformed_ranking_reply_scores_minus_one(ranking, standin):
     outputs = await evaluate(ranking, standin, MALFORMED, n=2, r=1)
     assert [o["reward"] for o in outputs] == [-1.0, -1.0]
