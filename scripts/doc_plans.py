@@ -17,14 +17,21 @@ from dataclasses import dataclass, field
 from doc_commands import Command
 
 SAFE_MODELS = {"mock", "scripted", "function"}  # function: pydantic-ai's scripted FunctionModel
+#: taurec mock-llm's stand-in model, as Inspect's provider names it and as pydantic-ai
+#: reaches an OpenAI-compatible endpoint (with the dummy key `none`)
+SAFE_MODELS |= {"taurec/scripted", "openai-chat:scripted"}
+#: A key given the dummy value `none` in the command (what the stand-in takes).
+DUMMY_KEY = re.compile(r"\b[A-Z]+_API_KEY=none\b")
 MODEL_OPTIONS = ("--model", "--simulator-model", "--nlg-model", "--nlu-model", "--judge-model")
 LLM_USERS = {"llm", "llm-sp", "llm-dp"}
 OUTPUT_OPTIONS = ("--out", "--log-dir", "-o", "--output", "--suite-out", "--bundle")
 DATA_SUFFIXES = (".json", ".jsonl", ".py", ".parquet", ".csv", ".taurec-catalog", ".html")
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "0.0.0.0"}
 URL = re.compile(r"https?://(\[[^\]]+\]|[^/:\s'\"]+)(?::(\d+))?")
-SERVER = re.compile(r"(?:^|[\s/])(?:taurec\s+(serve|crs-demo|a2a-demo)|evaluator\s+(view))\b")
-SERVER_PORTS = {"serve": 8000, "crs-demo": 5005, "a2a-demo": 9999}
+SERVER = re.compile(
+    r"(?:^|[\s/])(?:taurec\s+(serve|crs-demo|a2a-demo|mock-llm)|evaluator\s+(view))\b"
+)
+SERVER_PORTS = {"serve": 8000, "crs-demo": 5005, "a2a-demo": 9999, "mock-llm": 8001}
 UPPER_WORD = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 #: Commands that take minutes; `--quick` skips them (seconds measured on 2 shared cores).
 SLOW = (
@@ -221,7 +228,7 @@ def _skip(code: str, tokens: list[str], comment: str, facts: Facts) -> tuple[str
         return "needs a Ray cluster", "ray"
     if re.search(r"\bclaude\b", program):
         return "needs Claude Desktop", program
-    if key := re.search(r"\b[A-Z]+_API_KEY\b", code + " " + comment):
+    if key := re.search(r"\b[A-Z]+_API_KEY\b", DUMMY_KEY.sub("", code) + " " + comment):
         return "needs an API key", key.group(0)
     if model := _model_needing_a_key(tokens):
         return "needs an API key", model

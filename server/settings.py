@@ -9,6 +9,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from taurec.server.catalog_work_settings import CatalogWorkSettings
 from taurec.server.defaults import (
     AUTH_TOKEN_ENV,
     IDLE_TIMEOUT_SECONDS,
@@ -33,8 +34,9 @@ LLM_SIMULATORS: Final = frozenset({"llm", "llm-sp", "llm-dp"})
 #: Host names that always mean this machine.
 
 
-class ServerSettings(BaseModel):
-    """What the MCP server serves, and where it writes episode logs."""
+class ServerSettings(CatalogWorkSettings):
+    """What the MCP server serves, and where it writes episode logs (and, inherited, how
+    catalog work is run)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -169,34 +171,6 @@ class ServerSettings(BaseModel):
         ge=0,
         description="Bytes of the agent's model-call records (_meta 'taurec/model_calls') one "
         "episode logs, events and prompt store together; past it one note says so.",
-    )
-    max_query_chars: int = Field(
-        default=500,
-        ge=1,
-        le=100_000,
-        description="Longest search_catalog query, in characters (a search's work grows with "
-        "its words); a longer one is refused like an over-long text argument.",
-    )
-    catalog_workers: int | None = Field(
-        default=None,
-        ge=1,
-        le=1024,
-        description="Threads that run catalog searches and filters off the event loop "
-        "(default: the cores this process may use).",
-    )
-    catalog_workers_per_client: int | None = Field(
-        default=None,
-        ge=1,
-        le=1024,
-        description="Of those threads, how many one client's calls may hold at once; its "
-        "further calls wait for one of its own (default: half, at least one).",
-    )
-    catalog_call_seconds: float = Field(
-        default=5.0,
-        gt=0,
-        le=3600,
-        description="Time budget of one search or filter call, its wait for a thread "
-        "included; past it the call ends with an error (its result, if it comes, dropped).",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="Server log level (logs go to stderr)."

@@ -13,6 +13,7 @@ See docs/task-kinds.md.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ class KindRegistry(Generic[T]):
         self.modules = modules
         self._entries: dict[str, T] = {}
         self._loaded = False
+        self._loading = threading.RLock()  # two threads' first lookups: one imports
 
     def register(self, kind: str) -> Callable[[T], T]:
         def add(entry: T) -> T:
@@ -51,10 +53,13 @@ class KindRegistry(Generic[T]):
         return add
 
     def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            for module in self.modules:
-                importlib.import_module(module)
+        if self._loaded:
+            return
+        with self._loading:  # marked loaded only once every module has registered
+            if not self._loaded:
+                for module in self.modules:
+                    importlib.import_module(module)
+                self._loaded = True
 
     def get(self, kind: str) -> T:
         self._load()

@@ -233,7 +233,7 @@ class LLMAgent:
         if s.reasoning_effort is not None:
             kwargs["reasoning_effort"] = s.reasoning_effort
         if is_mock(s.model):  # litellm answers with the mock's move; no provider, no key
-            kwargs.update(model=f"openai/{MOCK_MODEL}", **mock_reply(messages))
+            kwargs.update(model=f"openai/{MOCK_MODEL}", **mock_reply(messages, tools))
         kwargs.update(s.litellm_kwargs)
         return kwargs
 

@@ -6,6 +6,10 @@ them as `model_call` events before that call (docs/trajectory.md). A message the
 has already sent (in an earlier input, or as an output) travels as its sha256 only, so
 a growing conversation costs each message once. `provider_calls.report_call` queues a
 litellm reply's call this way.
+
+A loop of one's own over any MCP client records a call in one line, without an Episode:
+`call_tool(..., meta=model_call_meta(model=..., messages=..., output=...))` on the next
+tool call of the episode (every message travels whole then).
 """
 
 from __future__ import annotations
@@ -86,3 +90,13 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return value.model_dump(exclude_none=True)
     return str(value)
+
+
+def model_call_meta(
+    *, model: str, messages: Sequence[Mapping[str, Any]], **fields: Any
+) -> dict[str, Any]:
+    """The request `_meta` that logs one model call (the fields of Episode.log_model_call)
+    before the tool call it is sent with: for a loop of one's own over any MCP client."""
+    outbox = ModelCallOutbox()
+    outbox.add(model=model, messages=messages, **fields)
+    return {"taurec/model_calls": outbox.take()}  # base.MODEL_CALLS_META_KEY (base imports this)

@@ -1,4 +1,5 @@
-"""The `taurec` command: serve, run, play, tasks, catalog, plan, dialogues, crs-demo, a2a-demo.
+"""The `taurec` command: serve, run, play, tasks, catalog, plan, dialogues, crs-demo, a2a-demo,
+mock-llm.
 
 Each command lives in its own module; the group below imports a command's module only
 when that command runs or shows its own help, so `taurec --help` and `taurec --version`
@@ -78,6 +79,12 @@ COMMANDS: dict[str, CommandEntry] = {
         "a2a_demo",
         "Serve a reference A2A agent (the scripted policy over the MCP URL it is handed) for "
         "`taurec run --agent a2a`. Needs the a2a extra.",
+    ),
+    "mock-llm": CommandEntry(
+        "taurec.clients.cli.mock_llm",
+        "mock_llm",
+        "Serve an OpenAI-compatible stand-in model (taurec's scripted policy), for trying "
+        "frameworks offline.",
     ),
 }
 

@@ -17,7 +17,9 @@ the observation says why, and a ranking answer that cannot be read is submitted 
 The reward is 0 until the step that ends the episode; there it is the `reward` of the
 evaluator's score of the episode's log (`evaluator score`'s own figure), with the whole
 EpisodeScore in `info["score"]`. An episode still open after `max_steps` actions is
-ended as `agent_error` and scored, with `info["truncated"]` set.
+ended as `agent_error` and scored, with `info["truncated"]` set. When the loop driving
+the episode fails, `end_on_error(exc)` ends it as `infra_error` with the cause if the
+model's provider or the connection to it failed (an outage), else as `agent_error`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import orjson
 
 from taurec.catalog.errors import DataError
 from taurec.clients.agents.base import AGENT_META_KEY, Episode, outcome_of
+from taurec.clients.agents.outages import outage_cause, outage_detail, said
 from taurec.clients.agents.tool_schema import HARNESS_TOOLS, function_tools
 from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
 from taurec.clients.envs.host import EnvHost, log_has_ended
@@ -101,11 +104,25 @@ class TaurecEnv:
     # --- reset and step ----------------------------------------------------------------
 
     def reset(
-        self, task: str | Any | None = None, *, trial: int | None = None, seed: int | None = None
+        self,
+        task: str | Any | None = None,
+        *,
+        trial: int | None = None,
+        seed: int | None = None,
+        agent: dict[str, Any] | None = None,
     ) -> str:
         """Start an episode of `task` (an id or a task of the suite; None: the first) and
-        return its opening observation. An episode still open is ended first."""
-        return self.host.call(self.areset, task, trial, seed)
+        return its opening observation. An episode still open is ended first. `agent`
+        names the model in the log header: {"model": ..., "settings": {...}}."""
+        return self.host.call(self.areset, task, trial, seed, agent)
+
+    def log_model_call(self, *, model: str, messages: Any, **fields: Any) -> None:
+        """Log one model call of the open episode (Episode.log_model_call's fields:
+        `output`, `usage`, `settings`, `tools`, `latency_ms`, ...); it goes with the next
+        step's first tool call, as a `model_call` event logged before it."""
+        if self.episode is None or self.done:
+            raise RuntimeError("no episode is open: call reset(task) first")
+        self.episode.log_model_call(model=model, messages=messages, **fields)
 
     def step(self, action: Any, message: dict[str, Any] | None = None) -> StepResult:
         """Take one action (see the module doc); `message` is the OpenAI-style assistant
@@ -118,6 +135,20 @@ class TaurecEnv:
         elif self.episode is not None and not self.done:
             self.host.call(self._abort, "the environment closed before the episode ended")
 
+    def end_on_error(self, exc: BaseException) -> str | None:
+        """End the open episode after `exc` stopped the loop that drives it (a model call
+        that raised, say): as infra_error naming the cause when `exc` is an outage
+        (agents/outages.py), else as agent_error naming `exc`. The reason it ended with;
+        None when no episode was open."""
+        if self.episode is None or self.done:
+            return None
+        cause = outage_cause(exc)
+        if cause is not None:
+            self.host.call(self._abort, outage_detail(cause), "infra_error")
+            return "infra_error"
+        self.host.call(self._abort, f"the loop driving the episode stopped: {said(exc)}")
+        return "agent_error"
+
     def __enter__(self) -> TaurecEnv:
         return self
 
@@ -127,7 +158,11 @@ class TaurecEnv:
     # --- the same on the host's event loop ----------------------------------------------
 
     async def areset(
-        self, task: str | Any | None = None, trial: int | None = None, seed: int | None = None
+        self,
+        task: str | Any | None = None,
+        trial: int | None = None,
+        seed: int | None = None,
+        agent: dict[str, Any] | None = None,
     ) -> str:
         if self.episode is not None and not self.done:
             await self._abort("the environment was reset before the episode ended")
@@ -137,7 +172,7 @@ class TaurecEnv:
         arguments["agent_label"] = self.host.label
         if seed is not None:
             arguments["seed"] = seed
-        meta: Any = {AGENT_META_KEY: {"kind": "env"}}
+        meta: Any = {AGENT_META_KEY: {"kind": "env", **(agent or {})}}
         started = outcome_of(
             await self.host.client.call_tool("start_episode", arguments, meta=meta)
         )
@@ -194,9 +229,9 @@ class TaurecEnv:
         text = f"Error: {outcome.text}" if outcome.is_error else outcome.text
         return {"name": name, "text": text, "is_error": outcome.is_error, "data": outcome.data}
 
-    async def _abort(self, detail: str) -> None:
+    async def _abort(self, detail: str, reason: str = "agent_error") -> None:
         assert self.episode is not None
-        arguments = {"reason": "agent_error", "detail": detail}
+        arguments = {"reason": reason, "detail": detail[:2000]}
         with anyio.CancelScope(shield=True):
             await self.host.client.call_tool(
                 "abort_episode", {"episode_id": self.episode.episode_id, **arguments}

@@ -6,6 +6,11 @@ that needs no model, not a strong agent.
 - recommendation: asks the user once, searches the catalog with the opening and the
   reply, and recommends the first hit;
 - stream: in every episode, recommends the first item shown, then moves on.
+
+`scripted_reply(kind, messages)` plays the same policy as a chat model: over an OpenAI
+chat conversation (what `taurec mock-llm` and the LLM agents' `--model mock` are sent),
+it replays the environment's observations and answers with the policy's next action as
+an assistant message. `kind_of_tools` tells the kind from the tools a request offers.
 """
 
 from __future__ import annotations
@@ -55,6 +60,59 @@ class ScriptedPolicy:
         if items:
             return {"name": "recommend_item", "arguments": {"item_id": items[0]["id"]}}
         return {"name": "next_episode", "arguments": {}}
+
+
+#: A tool only one kind offers, and that kind.
+KIND_TOOLS = {
+    "submit_ranking": "ranking",
+    "recommend_item": "stream",
+    "send_message": "recommendation",
+}
+
+
+def kind_of_tools(tools: list[dict[str, Any]] | None) -> str | None:
+    """The kind whose episode offers `tools` (OpenAI function tools); None when no tool
+    tells."""
+    for tool in tools or []:
+        name = (tool.get("function") or {}).get("name") if isinstance(tool, dict) else None
+        if name in KIND_TOOLS:
+            return KIND_TOOLS[name]
+    return None
+
+
+def observations(messages: list[dict[str, Any]]) -> list[str]:
+    """The environment's observations in a conversation: the first user message, then,
+    after each assistant message, the tool results (joined as TaurecEnv joins them) or
+    the user message that answered it."""
+    seen: list[str] = []
+    for message in messages:
+        role, content = message.get("role"), message.get("content") or ""
+        if role == "system":
+            continue
+        if role == "assistant":
+            seen.append("")
+        elif role in ("user", "tool"):
+            if not seen:
+                seen.append("")
+            seen[-1] = f"{seen[-1]}\n\n{content}" if seen[-1] else str(content)
+    return seen
+
+
+def scripted_reply(kind: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The assistant message a ScriptedPolicy of `kind` answers `messages` with: a tool
+    call in OpenAI form, or text as content."""
+    policy = ScriptedPolicy(kind)
+    action: Any = None
+    for observation in observations(messages):
+        action = policy.act(observation)
+    if isinstance(action, str):
+        return {"role": "assistant", "content": action}
+    call = {
+        "id": f"call_{len(messages)}",
+        "type": "function",
+        "function": {"name": action["name"], "arguments": json.dumps(action["arguments"])},
+    }
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
 def _json(text: str) -> dict[str, Any]:

@@ -64,6 +64,10 @@ class VectorEnv:
             raise ValueError(f"actions: expected {len(self.envs)}, got {len(actions)}")
         return self.host.call(self._step, list(actions))
 
+    def end_on_error(self, exc: BaseException) -> list[str | None]:
+        """End every open episode after `exc` stopped the loop (TaurecEnv.end_on_error)."""
+        return [env.end_on_error(exc) for env in self.envs]
+
     def close(self) -> None:
         for env in self.envs:
             env.close()

@@ -134,6 +134,12 @@ class TaurecGymEnv(gym.Env[str, Any]):
             )
         return observation_of(result.observation), float(result.reward), terminated, truncated, info
 
+    def end_on_error(self, exc: BaseException) -> str | None:
+        """End the open episode after the model call (or the loop) raised `exc`: as
+        infra_error with the cause when the provider or the connection failed, else as
+        agent_error (TaurecEnv.end_on_error). The end reason; None with no episode open."""
+        return self.taurec.end_on_error(exc)
+
     def close(self) -> None:
         self.taurec.close()
         super().close()

@@ -196,13 +196,14 @@ class McpEpisode:
     def ended(self) -> bool:
         return log_has_ended(self.log)
 
-    async def abort(self, detail: str) -> None:
-        """End the episode as agent_error with `detail` (shielded: it runs on cancel too).
+    async def abort(self, detail: str, reason: str = "agent_error") -> None:
+        """End the episode as `reason` with `detail` (shielded: it runs on cancel too).
         When the server cannot be reached any more, its own shutdown ends the episode
         (infra_error), and the error that stopped the sample is the one reported."""
         with anyio.CancelScope(shield=True):
             try:
-                await self._invoke("abort_episode", {"reason": "agent_error", "detail": detail})
+                arguments = {"reason": reason, "detail": detail[:2000]}
+                await self._invoke("abort_episode", arguments)
             except Exception as exc:
                 log.warning("episode %s: abort_episode failed: %s", self.episode_id[:8], exc)
 

@@ -5,9 +5,11 @@
     taurec = "taurec.clients.frameworks.inspect_registry"
 
 Importing this module registers the task, its solver, scorer and metric under the
-`taurec/` namespace (Inspect names them after the installed package).
+`taurec/` namespace (Inspect names them after the installed package), and the offline
+stand-in model provider, `--model taurec/scripted` (inspect_mock.py).
 """
 
+from taurec.clients.frameworks.inspect_mock import taurec_models  # noqa: F401
 from taurec.clients.frameworks.inspect_task import (  # noqa: F401
     passed,
     taurec_agent,

@@ -60,6 +60,7 @@ from pydantic import ValidationError
 from taurec.catalog.errors import DataError
 from taurec.catalog.store import Catalog
 from taurec.clients.agents.llm import HARNESS_NOTE
+from taurec.clients.agents.outages import outage_cause, outage_detail
 from taurec.clients.agents.ranking.llm import SYSTEM_PROMPT as RANKING_PROMPT
 from taurec.clients.frameworks.inspect_episode import McpEpisode, served
 from taurec.evaluator.defaults import DEFAULT_RULES
@@ -261,7 +262,8 @@ def taurec_agent(
     step (its tool calls run through MCP; a reply without any is acted on as
     McpEpisode.reply says) until the episode ends. An episode still open after
     `max_steps` calls, or when the model or a limit stops the sample, is ended as
-    agent_error, so its log always has an end."""
+    agent_error (an outage of the model's provider: infra_error with its cause), so its
+    log always has an end."""
     settings = server_settings(**server)
     suite = load_suite(settings.suite)
 
@@ -290,12 +292,22 @@ def taurec_agent(
                 await _play(state, episode, tools, max_steps)
             except BaseException as exc:  # a limit, an error, a cancel: the log still ends
                 if not episode.ended:
-                    why = f"{type(exc).__name__}: {exc}"[:500]
-                    await episode.abort(f"the sample stopped before the episode ended ({why})")
+                    await _end_stopped(episode, exc)
                 raise
         return state
 
     return solve
+
+
+async def _end_stopped(episode: McpEpisode, exc: BaseException) -> None:
+    """End an episode the sample stopped: an outage (the model's provider or the connection
+    to it failed) as infra_error with its cause, anything else as agent_error."""
+    cause = outage_cause(exc)
+    if cause is not None:
+        await episode.abort(outage_detail(cause), reason="infra_error")
+        return
+    why = f"{type(exc).__name__}: {exc}"[:500]
+    await episode.abort(f"the sample stopped before the episode ended ({why})")
 
 
 async def _play(state: TaskState, episode: McpEpisode, tools: list[Tool], max_steps: int) -> None:

@@ -17,6 +17,8 @@ from typing import NoReturn
 
 import anyio
 
+from taurec.clients.agents.outages import said
+
 #: Where a model provider's own exceptions come from (the examples' frameworks wrap
 #: theirs in these, or raise them as they are).
 PROVIDER_MODULES = {"openai", "litellm", "anthropic", "google", "groq", "mistralai", "cohere"}
@@ -44,11 +46,6 @@ def first_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def _said(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-
-
 def _is_provider(exc: BaseException) -> bool:
     return any(
         cls.__module__.split(".")[0] in PROVIDER_MODULES or cls.__name__ in MODEL_ERRORS
@@ -71,17 +68,17 @@ def why_stopped(exc: BaseException, *, server_down: str, offline: str, install: 
     if isinstance(error, Stopped):
         return str(error)
     if isinstance(error, ModuleNotFoundError):
-        return f"{_said(error)}; the example needs its framework: {install}"
+        return f"{said(error)}; the example needs its framework: {install}"
     if _is_provider(error):
         return (
-            f"the model failed: {_said(error)}; check the model name, its key and the "
+            f"the model failed: {said(error)}; check the model name, its key and the "
             f"network, or play offline with {offline}"
         )
     if isinstance(error, FileNotFoundError | PermissionError):
-        return f"cannot start the taurec server: {_said(error)}"
+        return f"cannot start the taurec server: {said(error)}"
     if _is_server_gone(error):
         return server_down
-    return f"{_said(error)} (run again with --traceback to see where)"
+    return f"{said(error)} (run again with --traceback to see where)"
 
 
 def run(

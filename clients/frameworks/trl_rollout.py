@@ -23,11 +23,15 @@ of the observation after a neutral exchange. A plain-text reply is tokenized and
 with the tokenizer's EOS token, as a sampler that stopped there would give it.
 
 Generation: `generate(text) -> str | dict` per turn (any model: an OpenAI-compatible
-server, a test double); a dict gives "text" and/or vLLM's "completion_ids" and
+server, a test double; one marked `takes_messages`, as trl_chat.ChatGenerate is, gets
+the conversation as chat messages instead); a dict gives "text" and/or vLLM's "completion_ids" and
 "logprobs". With generate=None the trainer's own vLLM generates
 (GRPOConfig(use_vllm=True)), from the token ids; that call is collective across training
 processes while episodes end at different turns, so it serves one training process (pass
-a generate for more). When any turn comes without logprobs, "logprobs" is None.
+a generate for more). When any turn comes without logprobs, "logprobs" is None. When
+`generate` raises, the batch's open episodes are ended before the error goes on: as
+infra_error with the cause when the model's provider or the connection to it failed
+(agents/outages.py), else as agent_error.
 
 Returned, besides those: per rollout `env_reward` (the evaluator's reward of the episode's
 log), `task_id`, `end_reason` and `episode_log`; TRL passes them to the reward functions
@@ -58,7 +62,8 @@ GENERIC_SYSTEM = (
 #: earlier turns (any short user/assistant pair would do).
 _NEUTRAL = [{"role": "user", "content": "."}, {"role": "assistant", "content": "."}]
 
-Generate = Callable[[str], Any]
+#: The rendered text so far, or (marked `takes_messages`) the conversation -> the reply.
+Generate = Callable[[Any], Any]
 
 
 class _Tokens:
@@ -183,7 +188,11 @@ class TaurecRollout:
                     self._start(env, opening, tok)
                     for env, opening in zip(vec.envs, openings, strict=True)
                 ]
-                self._play(vec, rollouts, generate, tok)
+                try:
+                    self._play(vec, rollouts, generate, tok)
+                except Exception as exc:  # an outage ends the open episodes as infra_error
+                    vec.end_on_error(exc)
+                    raise
         return _output(rollouts)
 
     def close(self) -> None:
@@ -250,6 +259,8 @@ class TaurecRollout:
     def _generator(self, trainer: Any) -> Callable[[list[_Rollout]], list[Any]]:
         if self.generate is not None:
             generate = self.generate
+            if getattr(generate, "takes_messages", False):  # a chat endpoint (trl_chat.py)
+                return lambda rollouts: [generate(list(r.messages)) for r in rollouts]
             return lambda rollouts: [generate(r.context) for r in rollouts]
         vllm = getattr(trainer, "vllm_generation", None)
         if not getattr(trainer, "use_vllm", False) or vllm is None:

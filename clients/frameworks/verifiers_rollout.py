@@ -12,7 +12,12 @@ A rollout, in verifiers' MultiTurnEnv loop:
   the episode, that answer is the rollout's last message;
 - the `end_taurec_episode` cleanup ends an episode verifiers stopped first (its turn or
   token limit, a timeout, an error) as agent_error, after taking the model's last reply
-  when it was never stepped (not after a timeout or an error), and scores it.
+  when it was never stepped (not after a timeout or an error), and scores it; when the
+  error was an outage (the model's provider or the connection to it failed:
+  agents/outages.py), as infra_error with its cause.
+
+Each model call the rollout made is logged as a `model_call` event (the messages sent,
+the reply, its tokens) with the step it led to, and the log header names the model.
 
 The state's `taurec` record (also the rollout's `info["taurec"]`): task_id, trial, log,
 steps, and once scored reward, passed, end_reason and metrics.
@@ -64,8 +69,9 @@ class TaurecVerifiersEnv(vf.MultiTurnEnv):
         task_id = info.get("task_id") if isinstance(info, Mapping) else None
         if not isinstance(task_id, str):
             raise vf.InfraError(f"taurec: the row's info has no task_id (got {info!r})")
+        agent = {"kind": "verifiers", "model": state.get("model")}  # the header names it
         try:
-            opening = await asyncio.to_thread(env.reset, task_id)
+            opening = await asyncio.to_thread(env.reset, task_id, agent=agent)
         except Exception as exc:
             raise vf.InfraError(f"taurec: task {task_id!r} did not start: {exc}") from exc
         assert env.episode is not None and env.log is not None
@@ -101,6 +107,7 @@ class TaurecVerifiersEnv(vf.MultiTurnEnv):
     async def _step(self, env: TaurecEnv, state: vf.State, reply: Any) -> StepResult:
         text, message = reply_action(reply)
         record = state["taurec"]
+        log_completion(env, state, message)
         try:
             result = await asyncio.to_thread(env.step, text, message)
         except Exception as exc:
@@ -123,8 +130,12 @@ class TaurecVerifiersEnv(vf.MultiTurnEnv):
                 if result.done:
                     state["final_env_response"] = observation_messages(reply, result)
                     await self.render_completion(state)
-            if not env.done:
-                await asyncio.to_thread(env.close)  # aborts the episode as agent_error
+            if not env.done:  # an outage: infra_error with its cause; else agent_error
+                error = state.get("error")
+                if isinstance(error, BaseException):
+                    await asyncio.to_thread(env.end_on_error, error)
+                else:
+                    await asyncio.to_thread(env.close)
                 assert env.log is not None
                 scored(state, await asyncio.to_thread(self.host.score, env.log))
         except Exception as exc:
@@ -140,6 +151,30 @@ async def contestant_prompt(env: TaurecEnv) -> str | None:
         return None
     assert env.episode is not None
     return await system_prompt(env.episode)
+
+
+def log_completion(env: TaurecEnv, state: vf.State, reply: dict[str, Any]) -> None:
+    """Log the model call that produced `reply` (the rollout's last step: the messages it
+    was sent, its usage) as a `model_call` event before the step's first tool call."""
+    trajectory = state.get("trajectory") or []
+    if len(trajectory) <= state["taurec"]["steps"]:
+        return  # no model call of its own (already logged, or none was made)
+    step = trajectory[-1]
+    usage = getattr(step.get("response"), "usage", None)
+    fields: dict[str, Any] = {"output": reply}
+    if usage is not None:
+        fields["usage"] = {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+        }
+    messages = [_plain(m) for m in step.get("prompt") or []]
+    env.log_model_call(model=str(state.get("model") or "unknown"), messages=messages, **fields)
+
+
+def _plain(message: Any) -> dict[str, Any]:
+    """A verifiers message (a pydantic model or a dict) as a plain role/content dict."""
+    dumped = message.model_dump(exclude_none=True) if hasattr(message, "model_dump") else message
+    return dict(dumped) if isinstance(dumped, Mapping) else {"content": str(dumped)}
 
 
 def scored(state: vf.State, score: EpisodeScore) -> None:

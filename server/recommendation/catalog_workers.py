@@ -1,4 +1,4 @@
-"""Catalog work off the event loop: a pool of threads, a share per client, a time budget.
+"""Catalog work off the event loop: a pool of threads, a share per client, a work budget.
 
 A search over a large catalog takes tens of milliseconds of CPU; run on the event loop,
 a client sending many of them delays every other client's every call. So searches and
@@ -8,9 +8,16 @@ column masks are numpy, which releases the GIL for most of their time), and:
 - one client (`request_owner()`: its bearer token, its plan) holds at most `per_client`
   threads at once (queued or running); its further calls wait for one of its own, so
   a client with many heavy calls in flight cannot take every thread from the others;
-- a call gets `budget_seconds`, its wait for a thread included. Past it the caller gets
-  `OverBudget` (an agent-facing error) at once; work already running finishes in its
-  thread, still holding the client's share, and its result is dropped.
+- a call's work gets `budget_seconds` of CPU time in its thread (where the system has
+  per-thread clocks; elsewhere, wall time from the moment its thread takes it up). The
+  wait for a thread and time lost to other processes do not count, so a busy machine
+  never refuses a call a quiet one would serve. Past the budget the caller gets
+  `OverBudget` (an agent-facing error): the query itself was too heavy. Work already
+  running finishes in its thread, still holding the client's share, and its result is
+  dropped;
+- a call still unanswered after `stall_seconds` of wall time (waiting and working) is
+  the harness's failure, not the agent's: `CatalogStalled`, which ends the episode as
+  infra_error.
 
 Point lookups (one item, the user's history) stay on the loop: they take microseconds,
 less than a thread hop, and so never queue behind a search.
@@ -23,6 +30,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
@@ -40,6 +48,8 @@ T = TypeVar("T")
 GIL_SWITCH_SECONDS = 0.0005
 #: How much lower than the event loop the worker threads run (nice, 0-19).
 WORKER_NICENESS = 10
+#: The shortest wait between two looks at a call's work clock.
+MIN_WAIT_SECONDS = 0.01
 
 
 def core_count() -> int:
@@ -69,13 +79,55 @@ class OverBudget(EpisodeError):
     refused = True
 
 
+class CatalogStalled(RuntimeError):
+    """A catalog call waited past the server's stall guard: the machine or the server, not
+    the agent, is at fault, so the episode ends as infra_error (never an agent's error).
+    The log marks the call `refused`: no result came, so replay has nothing to compare."""
+
+    refused = True
+
+
+class WorkClock:
+    """The CPU time one piece of work has used in its worker thread, read from the loop."""
+
+    def __init__(self) -> None:
+        self._clock: int | None = None  # the worker thread's CPU clock, once it started
+        self._start: float | None = None
+        self._end: float | None = None
+
+    def _now(self) -> float:
+        if self._clock is None:
+            return time.perf_counter()
+        return time.clock_gettime(self._clock)
+
+    def timed(self, work: Callable[[], T]) -> T:
+        """`work()`, in the worker thread, with its start and end on that thread's clock."""
+        with suppress(AttributeError, OSError):  # no per-thread clocks: wall time instead
+            self._clock = time.pthread_getcpuclockid(threading.get_ident())
+        self._start = self._now()
+        try:
+            return work()
+        finally:
+            self._end = self._now()
+
+    def used(self) -> float:
+        """Seconds of work so far (0 until its thread takes it up)."""
+        start, end = self._start, self._end
+        if start is None:
+            return 0.0
+        return (end if end is not None else self._now()) - start
+
+
 class CatalogWorkers:
     """The threads catalog calls run in, shared fairly between clients."""
 
-    def __init__(self, workers: int, per_client: int, budget_seconds: float) -> None:
+    def __init__(
+        self, workers: int, per_client: int, budget_seconds: float, stall_seconds: float = 120.0
+    ) -> None:
         self.workers = workers
         self.per_client = min(per_client, workers)
         self.budget_seconds = budget_seconds
+        self.stall_seconds = stall_seconds
         self._threads = ThreadPoolExecutor(
             workers, thread_name_prefix="taurec-catalog", initializer=_yield_to_the_loop
         )
@@ -88,7 +140,8 @@ class CatalogWorkers:
         """The pool `settings` describe (by default: the cores, half of them per client)."""
         workers = settings.catalog_workers or core_count()
         per_client = settings.catalog_workers_per_client or half_of(workers)
-        return cls(workers, per_client, settings.catalog_call_seconds)
+        budget, stall = settings.catalog_call_seconds, settings.catalog_call_stall_seconds
+        return cls(workers, per_client, budget, stall)
 
     def in_use(self, owner: str) -> int:
         """Threads `owner` holds now (its calls queued or running, abandoned ones too)."""
@@ -96,14 +149,16 @@ class CatalogWorkers:
         return 0 if share is None else int(share.borrowed_tokens)
 
     async def run(self, owner: str, name: str, work: Callable[[], T]) -> T:
-        """`work()` in a thread, as `owner`'s; OverBudget past the budget."""
+        """`work()` in a thread, as `owner`'s: OverBudget once the work has used its budget,
+        CatalogStalled once the call has gone `stall_seconds` without an answer."""
         share = self._shares.get(owner)
         if share is None:
             share = self._shares[owner] = anyio.CapacityLimiter(self.per_client)
-        holder = object()  # this call, as the borrower of its share's token
+        holder, clock = object(), WorkClock()  # this call, as the borrower of a token
         loop = asyncio.get_running_loop()
         finished = anyio.Event()
         future: Future[T] | None = None
+        over = False
 
         def release() -> None:  # on the loop, once the work ended or was dropped unstarted
             share.release_on_behalf_of(holder)
@@ -116,22 +171,46 @@ class CatalogWorkers:
             with suppress(RuntimeError):  # the loop has closed: nobody waits any more
                 loop.call_soon_threadsafe(release)
 
-        with anyio.move_on_after(self.budget_seconds):
+        with anyio.move_on_after(self.stall_seconds):
             await share.acquire_on_behalf_of(holder)
-            future = self._threads.submit(work)
+            future = self._threads.submit(clock.timed, work)
             future.add_done_callback(done)
-            await finished.wait()
-            return future.result()
+            over = not await self._ends_within_budget(finished, clock)
+            if not over:
+                return future.result()
         if future is not None:
             future.cancel()  # if it has not started, it never will (and `done` frees it)
-        log.warning(
-            "%s by %s ran past its %g s budget; its result is dropped",
-            name,
-            owner[:14],
-            self.budget_seconds,
-        )
-        raise OverBudget(
-            f"{name} ran past this server's time budget of {self.budget_seconds:g} s for one "
-            "catalog call (catalog_call_seconds) and returned nothing. Narrow it (fewer "
-            "words, more predicates) and call again, or try a different tool."
+        raise self._refusal(name, owner, over)
+
+    async def _ends_within_budget(self, finished: anyio.Event, clock: WorkClock) -> bool:
+        """Wait for the work; False once it has used its budget without ending. Work can use
+        no more CPU time than wall time, so waiting what is left of the budget never lets
+        it run past the budget unnoticed."""
+        while not finished.is_set():
+            left = self.budget_seconds - clock.used()
+            if left <= 0:
+                return False
+            with anyio.move_on_after(max(left, MIN_WAIT_SECONDS)):
+                await finished.wait()
+        return True
+
+    def _refusal(self, name: str, owner: str, over: bool) -> Exception:
+        """What the caller gets: the agent's error, or the harness's failure."""
+        if over:
+            log.warning(
+                "%s by %s used its %g s budget; its result is dropped",
+                name,
+                owner[:14],
+                self.budget_seconds,
+            )
+            return OverBudget(
+                f"{name} ran past this server's budget of {self.budget_seconds:g} s of work "
+                "for one catalog call (catalog_call_seconds) and returned nothing. Narrow it "
+                "(fewer words, more predicates) and call again, or try a different tool."
+            )
+        log.warning("%s by %s stalled for %g s", name, owner[:14], self.stall_seconds)
+        return CatalogStalled(
+            f"{name} got no answer from the server's catalog threads within "
+            f"{self.stall_seconds:g} s (catalog_call_stall_seconds): the machine or the "
+            "server was overloaded or stuck"
         )

@@ -7,8 +7,7 @@ message that uses the last one ends the episode (max_turns). Commits: the task's
 `max_recommendations` committing `recommend` calls; the last one, an abstention, or a
 user who accepts or leaves ends it (recommended / abstained); a commit made before the
 last call of its model response holds its end until the rest of that response's calls
-have come (see batches.py). Limits (text length, tool calls, time) and held commits are
-admission.py's.
+have come (see batches.py). Limits (text, tool calls, time), held commits: admission.py.
 
 A log that cannot be written (a full disk) ends the episode as infra_error: the agent
 gets a one-line error saying so (never the system's error text), and the log keeps only
@@ -388,13 +387,14 @@ class Episode:
             f"internal server error in {name}; the episode has ended (infra_error) and is "
             "reported as an infrastructure failure, not yours. Call start_episode to begin again."
         )
+        end = EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {type(exc).__name__}: {exc}")
         try:
-            if call_id is not None:
-                text = agent_error_text(name, str(failure))
-                self._log.tool_result(call_id, text, is_error=True, latency_ms=_ms(t0))
-            await self.close(
-                EpisodeEnd(EndReason.INFRA_ERROR, detail=f"{name}: {type(exc).__name__}: {exc}")
-            )
+            if call_id is not None:  # `refused`: no result came, so replay has none to compare
+                text, gone = agent_error_text(name, str(failure)), bool(getattr(exc, "refused", 0))
+                self._log.tool_result(
+                    call_id, text, is_error=True, latency_ms=_ms(t0), refused=gone
+                )
+            await self.close(end)
         except Exception:  # the log itself failed; the evaluator will see it incomplete
             log.exception("episode %s: could not log the failure", self.id[:8])
         return failure

@@ -1,5 +1,7 @@
 """Kind registries: registration, lookup, clear errors, and the kinds each layer knows."""
 
+import threading
+
 import pytest
 
 from taurec.clients.agents.registry import AGENT_KINDS
@@ -44,3 +46,32 @@ def test_recommendation_kind_is_registered_in_every_layer():
     assert TASK_KINDS.get("recommendation").model is RecommendationTask
     for registry in (TASK_KINDS, SERVER_KINDS, EVALUATOR_KINDS, AGENT_KINDS):
         assert "recommendation" in registry.names()
+
+
+def test_two_threads_first_lookups_both_find_what_the_modules_register(tmp_path, monkeypatch):
+    (tmp_path / "race_registry.py").write_text(
+        "from taurec.tasks.kinds import KindRegistry\n"
+        "REGISTRY = KindRegistry('race layer', ('race_entries',))\n"
+    )
+    (tmp_path / "race_entries.py").write_text(
+        "import time\nimport race_registry\n"
+        "time.sleep(0.3)  # a slow import: the other thread looks up meanwhile\n"
+        "race_registry.REGISTRY.register('slow')(1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import race_registry
+
+    found: list[object] = []
+
+    def look_up() -> None:
+        try:
+            found.append(race_registry.REGISTRY.get("slow"))
+        except UnknownKind as exc:
+            found.append(exc)
+
+    threads = [threading.Thread(target=look_up) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert found == [1, 1]

@@ -74,3 +74,25 @@ def test_a_mock_run_needs_no_key_and_commits_every_episode(
             "recommend",
         ]
         assert events[-1]["type"] == "end" and events[-1]["reason"] == "recommended"
+
+
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite: str, tasks: str) -> list:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = ["run", "--suite", suite, "--agent", "llm", "--model", "mock", "--tasks", tasks]
+    result = CliRunner().invoke(app, [*args, "--trials", "1", "--log-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    return [read_log(path) for path in sorted(tmp_path.rglob("trial*.jsonl"))]
+
+
+def test_on_a_ranking_the_mock_reads_the_profile_then_submits_the_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for parsed in _run(tmp_path, monkeypatch, "ranking:builtin", "rank_000,rank_001"):
+        calls = [e["name"] for e in parsed.events if e["type"] == "tool_call"]
+        assert calls == ["get_user_profile", "submit_ranking"]
+        end = parsed.events[-1]
+        assert end["reason"] == "recommended"
+
+
+def test_on_a_pair_the_mock_answers_the_first_of_the_two() -> None:
+    assert "\\boxed{A}" in mock_reply([{"role": "user", "content": "A or B?"}], [])["mock_response"]

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp import Client
 
 from taurec.clients.agents.base import Episode
-from taurec.clients.agents.model_calls import ModelCallOutbox
+from taurec.clients.agents.model_calls import ModelCallOutbox, model_call_meta
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
+from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.trajectory.model_calls import sha256_of
 from taurec.tasks.trajectory.reader import read_log
@@ -62,3 +64,19 @@ def test_a_custom_agent_logs_its_call_in_one_line(tmp_path: Path) -> None:
     assert call["usage"] == {"prompt_tokens": 12, "completion_tokens": 3}
     recommend = next(e for e in events if e["type"] == "tool_call")
     assert call["seq"] < recommend["seq"] and recommend["name"] == "recommend"
+
+
+async def test_a_custom_loop_logs_a_model_call_in_one_line(tmp_path: Path) -> None:
+    server = build_server(ServerSettings(log_dir=tmp_path, run_label="own-loop"))
+    async with Client(server) as client:
+        started = await client.call_tool("start_episode", {"task_id": "t001"})
+        episode_id = (started.structured_content or {})["episode_id"]
+        sent = [{"role": "user", "content": started.structured_content["opening"]}]
+        reply = {"role": "assistant", "content": "What are you in the mood for?"}
+        meta = model_call_meta(model="my-model", messages=sent, output=reply)
+        await client.call_tool("get_user_history", {"episode_id": episode_id}, meta=meta)
+    (path,) = tmp_path.rglob("*.jsonl")
+    events = read_log(path).events
+    (call,) = [e for e in events if e["type"] == "model_call"]
+    assert call["model"] == "my-model"
+    assert events[events.index(call) + 1]["type"] == "tool_call"

@@ -1,15 +1,19 @@
 """TaurecEnv's contract besides rewards: what it refuses, how it ends an episode the
-trainer leaves open, where its logs go, and how text becomes actions per kind."""
+trainer leaves open or whose model call failed, where its logs go, and how text becomes
+actions per kind."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
+import openai
 import pytest
 
 from taurec.catalog.errors import DataError
 from taurec.clients.envs import EnvHost, TaurecEnv
 from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
+from taurec.evaluator.logs import Resolver, score_file
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +55,45 @@ def test_reset_ends_the_open_episode_and_keeps_its_log(ranking_host: EnvHost) ->
     assert first_log is not None and '"type":"end"' in first_log.read_text().splitlines()[-1]
     assert "reset before the episode ended" in first_log.read_text()
     assert env.log != first_log
+
+
+def test_an_outage_of_the_models_provider_ends_the_episode_as_infra_error(
+    ranking_host: EnvHost,
+) -> None:
+    env = TaurecEnv(ranking_host)
+    env.reset()
+    down = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1"))
+    assert env.end_on_error(down) == "infra_error"
+    assert env.log is not None
+    score = score_file(env.log, Resolver(suite="ranking:builtin"))
+    assert score.infra_error and score.end_reason == "infra_error"
+    assert "APIConnectionError: Connection error." in env.log.read_text()
+    assert env.end_on_error(down) is None  # nothing is open any more
+
+
+def test_another_failure_of_the_loop_ends_the_episode_as_agent_error(
+    ranking_host: EnvHost,
+) -> None:
+    env = TaurecEnv(ranking_host)
+    env.reset()
+    assert env.end_on_error(ValueError("no reply could be parsed")) == "agent_error"
+    assert env.log is not None
+    assert "loop driving the episode stopped: ValueError" in env.log.read_text()
+
+
+def test_a_model_call_logged_in_one_line_reaches_the_log_before_the_step(
+    ranking_host: EnvHost,
+) -> None:
+    env = TaurecEnv(ranking_host)
+    env.reset(agent={"model": "my-model"})
+    messages = [{"role": "user", "content": "rank these"}]
+    env.log_model_call(model="my-model", messages=messages, output={"role": "assistant"})
+    env.step({"name": "get_user_profile", "arguments": {}})
+    assert env.log is not None
+    types = [line.split('"type":"')[1].split('"')[0] for line in env.log.read_text().splitlines()]
+    assert types[types.index("model_call") + 1] == "tool_call"
+    assert '"model":"my-model"' in env.log.read_text().splitlines()[0]  # the header names it
+    env.close()
 
 
 def test_harness_tools_and_bad_shapes_are_unreadable_actions(ranking_host: EnvHost) -> None:

@@ -346,3 +346,15 @@ def test_gymnasiums_own_vector_env_steps_text_envs():
     assert all(o in envs.single_observation_space for o in observations)
     assert rewards.tolist() == [-1.0, 0.0]
     assert (terminated.tolist(), truncated.tolist()) == ([True, False], [False, False])
+
+
+def test_a_model_call_that_loses_its_provider_ends_the_episode_as_infra_error(tmp_path):
+    env = gym.make("taurec/Ranking-v0", log_dir=tmp_path)
+    env.reset(seed=0)
+    try:
+        raise ConnectionRefusedError("the model server refused the connection")
+    except ConnectionRefusedError as down:
+        assert env.unwrapped.end_on_error(down) == "infra_error"
+    env.close()
+    (score,) = score_paths([tmp_path], Resolver(suite="ranking:builtin"))
+    assert score.infra_error and score.end_reason == "infra_error"

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
+import openai
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra (inspect-ai) is not installed")
@@ -202,6 +204,26 @@ def test_an_inspect_limit_ends_the_episode_and_the_sample_is_still_scored(tmp_pa
     assert end["type"] == "end" and "Message limit" in end["detail"]
 
 
+def test_a_provider_that_cannot_be_reached_ends_the_episode_as_infra_error(tmp_path):
+    def unreachable(*_: Any) -> ModelOutput:
+        request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+        raise openai.APIConnectionError(request=request)
+
+    taurec_logs = tmp_path / "taurec"
+    [log] = inspect_eval(
+        taurec_suite(suite="ranking:builtin", limit=1, log_dir=str(taurec_logs)),
+        model=_mock(unreachable),
+        log_dir=str(tmp_path / "inspect"),
+        display="none",
+    )
+    assert log.status == "error"  # Inspect reports the sample's error as it is
+    [path] = taurec_logs.rglob("*.jsonl")
+    end = _records(str(path))[-1]
+    assert end["reason"] == "infra_error"
+    assert "APIConnectionError: Connection error." in end["detail"]
+    assert _evaluator(str(path), "ranking:builtin").infra_error
+
+
 def test_each_epoch_plays_the_next_trial(tmp_path):
     model = _mock([_say(ANSWER), _say(ANSWER)])
     [log] = inspect_eval(
@@ -316,6 +338,20 @@ PROGRAM = textwrap.dedent(
 
 
 @pytest.mark.slow
+def test_the_shipped_stand_in_model_plays_every_kind_offline(tmp_path):
+    for suite, tasks in (("ranking:builtin", "rank_000"), ("builtin", "t001")):
+        log = _run(tmp_path / suite, get_model("taurec/scripted"), suite=suite, tasks=tasks)
+        [sample] = log.samples
+        score = sample.scores["taurec_score"]
+        assert score.metadata["end_reason"] == "recommended"
+        assert score.value == _evaluator(sample.metadata[LOG_KEY], suite).reward
+
+
+def test_an_unknown_stand_in_model_is_refused_naming_the_models():
+    with pytest.raises(ValueError, match=r"'gpt' is not served here; expected one of scripted"):
+        get_model("taurec/gpt")
+
+
 def test_the_entry_point_line_makes_the_task_found_by_name(tmp_path):
     """`[project.entry-points.inspect_ai]` with ENTRY_POINT, as an installed distribution
     declares it, lets a fresh process resolve 'taurec/taurec_suite'."""

@@ -229,3 +229,48 @@ def test_a_generate_answer_that_is_neither_text_nor_a_dict_is_refused(tmp_path):
         pytest.raises(DataError, match="generate: expected the reply's text or a dict"),
     ):
         func(["rank_000"])
+
+
+def test_a_generate_that_loses_its_provider_ends_the_batch_as_infra_errors(tmp_path):
+    def down_on_the_second_turn(context: str) -> str:
+        if context.count("<|assistant|>") == 1:
+            return PROFILE_CALL
+        raise ConnectionRefusedError("the inference server refused the connection")
+
+    func = make_rollout_func(down_on_the_second_turn, tokenizer=CharTokenizer(), log_dir=tmp_path)
+    with func, pytest.raises(ConnectionRefusedError):
+        func(["rank_000", "rank_001"])
+    scores = [score_file(path, Resolver()) for path in sorted(tmp_path.rglob("*.jsonl"))]
+    assert [s.end_reason for s in scores] == ["infra_error", "infra_error"]
+    for path in tmp_path.rglob("*.jsonl"):
+        assert "ConnectionRefusedError: the inference server refused" in path.read_text()
+
+
+def test_a_generate_that_raises_anything_else_ends_the_batch_as_agent_errors(tmp_path):
+    def broken(context: str) -> str:
+        raise KeyError("a bug in the caller's generate")
+
+    func = make_rollout_func(broken, tokenizer=CharTokenizer(), log_dir=tmp_path)
+    with func, pytest.raises(KeyError):
+        func(["rank_000"])
+    [path] = tmp_path.rglob("*.jsonl")
+    assert score_file(path, Resolver()).end_reason == "agent_error"
+    assert "KeyError" in path.read_text()
+
+
+def test_rollouts_through_the_shipped_stand_in_are_scored_like_any_other(tmp_path):
+    from support.loopback import serve_app
+
+    from taurec.clients.frameworks.mock_llm import chat_app
+    from taurec.clients.frameworks.trl_chat import ChatGenerate
+
+    with serve_app(chat_app()) as url:
+        generate = ChatGenerate(f"{url}/v1", "scripted-ranking")
+        with make_rollout_func(generate, tokenizer=CharTokenizer(), log_dir=tmp_path) as func:
+            out = func(["rank_000", "rank_001"])
+    assert out["end_reason"] == ["recommended", "recommended"]
+    assert out["logprobs"] is None  # a chat endpoint gives none
+    for reward, log in zip(out["env_reward"], out["episode_log"], strict=True):
+        assert score_file(Path(log), Resolver()).reward == reward
+        calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
+        assert next(c["name"] for c in calls if c["type"] == "tool_call") == "get_user_profile"

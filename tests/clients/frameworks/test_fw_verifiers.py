@@ -16,14 +16,16 @@ import pytest
 vf = pytest.importorskip("verifiers", reason="the verifiers extra is not installed")
 
 from openai import AsyncOpenAI  # noqa: E402 (after the skip: verifiers brings it)
-from support.chat_standin import MALFORMED, chat_app  # noqa: E402
 from support.hang_guard import HANG_GUARD_S  # noqa: E402
+from support.http_server import free_port  # noqa: E402
 from support.loopback import serve_app  # noqa: E402
 
 from taurec.catalog.errors import DataError  # noqa: E402
+from taurec.clients.frameworks.mock_llm import MALFORMED, chat_app  # noqa: E402
 from taurec.clients.frameworks.verifiers_env import load_environment  # noqa: E402
 from taurec.clients.frameworks.verifiers_rollout import TaurecVerifiersEnv  # noqa: E402
-from taurec.evaluator.logs import score_file  # noqa: E402
+from taurec.evaluator.aggregate import aggregate  # noqa: E402
+from taurec.evaluator.logs import score_file, score_paths  # noqa: E402
 from taurec.evaluator.resolver import Resolver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -82,6 +84,22 @@ async def test_ranking_rewards_are_the_evaluator_scores_of_the_logs(ranking, sta
     rewards = {o["info"]["taurec"]["task_id"]: o["reward"] for o in outputs}
     assert len(set(rewards.values())) == 2  # two tasks, scored apart
     assert sorted(o["info"]["taurec"]["trial"] for o in outputs) == [0, 0, 1, 1]
+
+
+async def test_each_completion_is_logged_as_a_model_call_and_the_header_names_the_model(
+    ranking, standin
+):
+    [output] = await evaluate(ranking, standin, "scripted-ranking", n=1, r=1)
+    records = [
+        json.loads(line) for line in Path(output["info"]["taurec"]["log"]).read_text().splitlines()
+    ]
+    assert records[0]["agent"]["model"] == "scripted-ranking"
+    calls = [r for r in records if r["type"] == "model_call"]
+    replies = [m for m in output["completion"] if m["role"] == "assistant"]
+    assert len(calls) == len(replies) == 2
+    assert all(c["model"] == "scripted-ranking" for c in calls)
+    assert calls[0]["usage"] == {"prompt_tokens": 10, "completion_tokens": 5}
+    assert score_file(Path(output["info"]["taurec"]["log"]), Resolver()).model_usage
 
 
 async def test_a_malformed_ranking_reply_scores_minus_one(ranking, standin):
@@ -178,6 +196,22 @@ async def test_stream_rewards_are_the_evaluator_scores_of_the_logs(standin, tmp_
     assert output["reward"] == evaluator_reward(output, "stream:builtin")
 
 
+async def test_a_provider_that_cannot_be_reached_is_an_infra_error_with_its_cause(ranking):
+    down = AsyncOpenAI(base_url=f"http://127.0.0.1:{free_port()}/v1", api_key="x", max_retries=0)
+    results = await ranking.evaluate(
+        client=vf.OpenAIChatCompletionsClient(down),
+        model="any",
+        num_examples=2,
+        on_progress=lambda *a, **k: None,
+    )
+    for output in results["outputs"]:
+        assert output["info"]["taurec"].get("end_reason") == "infra_error", output["error"]
+        log = Path(output["info"]["taurec"]["log"])
+        end = json.loads(log.read_text().splitlines()[-1])
+        assert "APIConnectionError: Connection error." in end["detail"]
+        assert score_file(log, Resolver(suite="ranking:builtin")).infra_error
+
+
 def test_the_dataset_has_one_row_per_task_of_the_suite(ranking):
     rows = ranking.get_eval_dataset()
     ids = [row["info"]["task_id"] for row in rows]
@@ -253,3 +287,18 @@ def test_vf_eval_on_the_command_line_scores_like_the_evaluator(standin, tmp_path
     for output in outputs:
         assert Path(output["info"]["taurec"]["log"]).is_relative_to(logs)
         assert output["reward"] == evaluator_reward(output, "ranking:builtin")
+
+
+@pytest.mark.slow
+def test_vf_eval_without_a_network_records_infrastructure_errors(tmp_path):
+    logs = tmp_path / "logs"
+    command = [str(VF_EVAL), "taurec-ranking", "-m", "any", "-n", "2", "-r", "1", "-d"]
+    command += ["-b", f"http://127.0.0.1:{free_port()}/v1", "-k", "TAUREC_STANDIN_KEY"]
+    command += ["-a", json.dumps({"log_dir": str(logs)}), "-o", str(tmp_path / "out")]
+    env = dict(os.environ, PYTHONPATH=str(ENVIRONMENTS), TAUREC_STANDIN_KEY="none")
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, timeout=HANG_GUARD_S)
+    scores = score_paths([logs], Resolver(suite="ranking:builtin"))
+    assert [s.end_reason for s in scores] == ["infra_error", "infra_error"]
+    (group,) = aggregate(scores)
+    assert group["infra_errors"] == 2

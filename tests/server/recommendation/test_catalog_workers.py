@@ -1,6 +1,8 @@
 """Catalog work off the event loop (catalog_workers.py): searches and filters run in a
-pool of threads, one client holds at most its share of them, a call past its time budget
-ends with an error (logged as refused), and a search query has a length limit."""
+pool of threads, one client holds at most its share of them, a call whose work runs past
+its budget ends with an error (logged as refused) while waiting never counts, a call the
+server leaves unanswered ends the episode as infra_error, and a search query has a
+length limit."""
 
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ import pytest
 from mcp import Client
 from support.results import error_text, ok
 
+from taurec.evaluator.aggregate import aggregate
+from taurec.evaluator.logs import Resolver, score_paths
 from taurec.evaluator.recommendation.replay import Replayer
 from taurec.server.app import build_server
-from taurec.server.recommendation.catalog_workers import CatalogWorkers, OverBudget
+from taurec.server.recommendation.catalog_workers import CatalogStalled, CatalogWorkers, OverBudget
 from taurec.server.settings import ServerSettings
 from taurec.tasks.recommendation import catalog_tools as ct
 from taurec.tasks.suite import load_suite
@@ -70,19 +74,25 @@ async def test_the_query_limit_is_shown_in_the_tool_schema(tmp_path: Path) -> No
     assert tools["search_catalog"].input_schema["properties"]["query"]["maxLength"] == 321
 
 
+def _busy_until(gate: threading.Event) -> None:
+    """Work that keeps its thread on the CPU until `gate` is set."""
+    while not gate.is_set():
+        sum(range(1000))
+
+
 async def test_a_call_past_its_budget_errs_while_another_episode_is_served(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: threading.Event
 ) -> None:
     entered = threading.Event()
 
-    def stuck_search(*args: Any, **kwargs: Any) -> ct.SearchResults:
+    def heavy_search(*args: Any, **kwargs: Any) -> ct.SearchResults:
         entered.set()
-        gate.wait()  # released at the end of the test
+        _busy_until(gate)  # released at the end of the test
         return ct.SearchResults(query="", hits=[])
 
-    monkeypatch.setattr(ct, "search_catalog", stuck_search)
+    monkeypatch.setattr(ct, "search_catalog", heavy_search)
     done: list[str] = []
-    async with _client(tmp_path, catalog_call_seconds=1.0) as client:
+    async with _client(tmp_path, catalog_call_seconds=0.3) as client:
         slow, other = await _start(client), await _start(client)
 
         async def search() -> None:
@@ -98,7 +108,7 @@ async def test_a_call_past_its_budget_errs_while_another_episode_is_served(
             done.append("get_item: " + ("error" if item.is_error else "ok"))
         history = await client.call_tool("get_user_history", {"episode_id": slow})
     assert done[0] == "get_item: ok"
-    assert "time budget of 1 s" in done[1] and "catalog_call_seconds" in done[1]
+    assert "budget of 0.3 s of work" in done[1] and "catalog_call_seconds" in done[1]
     assert not history.is_error  # the episode goes on
     trajectory = _log(tmp_path, slow)
     (dropped,) = [e for e in trajectory.events if e["type"] == "tool_result" and e["is_error"]]
@@ -107,6 +117,59 @@ async def test_a_call_past_its_budget_errs_while_another_episode_is_served(
     task = suite.get("t001")
     assert task is not None
     assert Replayer(suite.catalog).mismatches(trajectory, task) == []  # nothing to compare
+
+
+async def test_waiting_for_a_thread_never_counts_against_the_budget(
+    gate: threading.Event,
+) -> None:
+    workers = CatalogWorkers(workers=1, per_client=1, budget_seconds=0.05)
+    results: list[str] = []
+
+    async def call(name: str, work: Any) -> None:
+        results.append(await workers.run("runner", name, work))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, "first", lambda: gate.wait() and "first")
+        tg.start_soon(call, "queued", lambda: "queued")
+        await anyio.sleep(0.5)  # ten budgets of waiting: blocked, not working
+        assert results == []
+        gate.set()
+    assert sorted(results) == ["first", "queued"]
+
+
+async def test_a_call_left_unanswered_past_the_stall_guard_is_the_harnesss_failure(
+    gate: threading.Event,
+) -> None:
+    workers = CatalogWorkers(workers=1, per_client=1, budget_seconds=60.0, stall_seconds=0.2)
+    with pytest.raises(CatalogStalled, match="catalog_call_stall_seconds") as stalled:
+        await workers.run("a", "filter_catalog", gate.wait)
+    assert not isinstance(stalled.value, OverBudget)  # never an error charged to the agent
+    assert "\n" not in str(stalled.value)
+
+
+async def test_a_stalled_call_ends_the_episode_as_infra_error_naming_the_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: threading.Event
+) -> None:
+    def stuck_filter(*args: Any, **kwargs: Any) -> ct.FilterPage:
+        gate.wait()
+        raise AssertionError("released only at the end of the test")
+
+    monkeypatch.setattr(ct, "filter_catalog", stuck_filter)
+    async with _client(tmp_path, catalog_call_stall_seconds=0.2) as client:
+        eid = await _start(client)
+        text = error_text(
+            await client.call_tool("filter_catalog", {"episode_id": eid, "genres_any": ["Drama"]})
+        )
+    assert "infra_error" in text and "not yours" in text
+    (path,) = tmp_path.rglob(f"*-{eid[:12]}.jsonl")
+    *_, result, end = read_log(path).events
+    assert result["type"] == "tool_result" and result["refused"]  # no result to replay
+    assert end["type"] == "end" and end["reason"] == "infra_error"
+    assert "CatalogStalled" in end["detail"] and "catalog_call_stall_seconds" in end["detail"]
+    (score,) = score_paths([tmp_path], Resolver())
+    assert score.infra_error and score.end_reason == "infra_error"
+    (group,) = aggregate([score])
+    assert group["infra_errors"] == 1  # the table's and --json's count
 
 
 async def test_one_client_holds_at_most_its_share_of_the_threads(gate: threading.Event) -> None:
@@ -132,8 +195,8 @@ async def test_one_client_holds_at_most_its_share_of_the_threads(gate: threading
 
 async def test_work_past_its_budget_holds_its_thread_until_it_ends(gate: threading.Event) -> None:
     workers = CatalogWorkers(workers=1, per_client=1, budget_seconds=0.2)
-    with pytest.raises(OverBudget, match="time budget"):
-        await workers.run("a", "filter_catalog", gate.wait)
+    with pytest.raises(OverBudget, match=r"budget of 0\.2 s of work"):
+        await workers.run("a", "filter_catalog", lambda: _busy_until(gate))
     assert workers.in_use("a") == 1  # still running: the client's share is still taken
     gate.set()
     while workers.in_use("a"):
