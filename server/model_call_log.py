@@ -37,6 +37,7 @@ from taurec.server.trajectory_writer import LOG_FILE_MODE, TrajectoryWriter
 from taurec.tasks.errors import short_repr
 from taurec.tasks.trajectory.format import MAX_SAFE_INT
 from taurec.tasks.trajectory.model_calls import STORE_NAME, canonical, prompt_of
+from taurec.tasks.trajectory.secrets import scrub
 
 log = logging.getLogger(__name__)
 
@@ -295,8 +296,8 @@ class ModelCallLog:
         for name in ("usage", "cache_hit", "error", "latency_ms"):
             if fields.get(name) is not None:
                 event[name] = fields[name]
-        if isinstance(event.get("error"), str):
-            event["error"] = event["error"][:MAX_NOTE_CHARS]
+        if isinstance(event.get("error"), str):  # an exception's text may hold a key
+            event["error"] = scrub(event["error"])[:MAX_NOTE_CHARS]
         return call
 
     def _content(self, value: Any, where: str, call: _Call) -> str:

@@ -36,6 +36,7 @@ from taurec.server.episode_end import ABORTED
 from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
+from taurec.tasks.trajectory.secrets import Scrubber
 from taurec.tasks.trajectory.signing import GENESIS, LogKey, PrefixChain, StepChain, chain_for
 
 log = logging.getLogger(__name__)
@@ -229,13 +230,15 @@ class TrajectoryWriter:
     ) -> int:
         """Write the end record and fsync the file (in a worker thread: fsync may be slow).
         `usage` is the agent's reported LLM usage, when it reported any. An abort's end
-        keeps the traceback its request reported (request_meta.py)."""
+        keeps the traceback its request reported (request_meta.py). The detail and the
+        traceback are scrubbed of secrets (taurec.tasks.trajectory.secrets)."""
         self._reported_calls()
         fields: dict[str, Any] = {"reason": reason.value, "item_id": item_id}
         if detail is not None:
-            fields["detail"] = detail
+            scrubber = Scrubber()  # no credential of the environment, nothing shaped like a key
+            fields["detail"] = scrubber.text(detail)
             if detail.startswith(ABORTED) and (traceback := reported_traceback()) is not None:
-                fields["traceback"] = traceback
+                fields["traceback"] = scrubber.text(traceback)
         if usage is not None:
             fields["usage"] = usage.model_dump(mode="json")
         if simulator:
