@@ -21,6 +21,7 @@ from taurec.server.defaults import (
     MAX_MODEL_CALL_BYTES_PER_EPISODE,
     MAX_OPEN_PER_CLIENT,
     MAX_REQUEST_BYTES,
+    MAX_STREAM_LOG_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
 from taurec.server.http_rate import RateLimits
@@ -173,6 +174,13 @@ class ServerSettings(BaseModel):
         ge=0,
         description="Bytes of the agent's model-call records (_meta 'taurec/model_calls') one "
         "episode logs, events and prompt store together; past it one note says so.",
+    )
+    max_stream_log_bytes: int = Field(
+        default=MAX_STREAM_LOG_BYTES,
+        ge=64 * 1024,
+        description="Bytes one stream's log may reach (stream suites); the call after it "
+        "ends the stream as agent_error ('log limit'), so a plan's logs stay within "
+        "streams x this (plus one call's records each).",
     )
     max_query_chars: int = Field(
         default=500,

@@ -140,6 +140,8 @@ class TrajectoryWriter:
             raise LogWriteError(path, exc) from exc
         os.close(fd)
         self._adopt(chain)
+        #: Bytes of the log on disk (whole lines written so far)
+        self.size = len(line)
 
     @property
     def seq(self) -> int:
@@ -294,6 +296,7 @@ class TrajectoryWriter:
 
     def _append(self, line: bytes, sync: bool) -> None:
         append_whole(self.path, line, sync=sync)
+        self.size += len(line)
 
 
 def append_whole(path: Path, line: bytes, *, sync: bool = False) -> None:

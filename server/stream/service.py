@@ -251,6 +251,7 @@ class StreamService:
             retire,
             max_calls=self.settings.max_tool_calls_per_episode,
             sealed=run is not None,
+            max_log_bytes=self.settings.max_stream_log_bytes,
         )
         self._open[episode_id] = stream
         return stream
