@@ -333,13 +333,15 @@
       u.prompt_tokens !== undefined ? fmt(u.prompt_tokens) + " in / " + fmt(u.completion_tokens) + " out tokens" : null,
       typeof e.latency_ms === "number" ? fmt(e.latency_ms, 0) + " ms" : null,
       typeof u.cost_usd === "number" ? "$" + fmt(u.cost_usd, 5) : null,
-      e.cache_hit ? "cached" : null, e.error ? "error" : null, e.detail ? "not logged" : null].filter(Boolean).join(" · ");
+      e.cache_hit ? "cached" : null, e.error ? "error" : null, e.detail ? "not logged" : null,
+      e.not_kept ? "messages not kept" : null].filter(Boolean).join(" · ");
     const sent = e.withheld ? [el("p", { class: "muted" }, "withheld while the task is live (this prompt holds the task)")]
       : e.input ? e.input.map((h) => storedMessage(h, store))
       : [el("p", { class: "muted" }, e.prompt ? "the messages are not in the prompt store" : "no messages logged")];
-    return el("details", { class: "model" + (e.error || e.detail ? " error" : ""), id: "ev-" + e.seq },
+    return el("details", { class: "model" + (e.error || e.detail || e.not_kept ? " error" : ""), id: "ev-" + e.seq },
       el("summary", {}, head),
       e.detail ? el("p", { class: "why" }, e.detail) : null,
+      e.not_kept ? el("p", { class: "fail not-kept" }, "messages not kept: " + e.not_kept) : null,
       e.error ? el("p", { class: "fail" }, "error: " + e.error) : null,
       e.purpose ? el("div", { class: "muted" }, "purpose: " + e.purpose) : null,
       e.settings ? el("div", {}, "settings", el("pre", {}, json(e.settings))) : null,
