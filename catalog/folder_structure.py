@@ -196,8 +196,8 @@ def _check_memberships(folder: Path, n: int) -> None:
         raise _Refused("columns/members.json is not an object of memberships")
     for name in MEMBERSHIPS:
         entry = labels.get(name)
-        keys = entry.get("keys") if isinstance(entry, dict) else None
-        spelt = entry.get("labels") if isinstance(entry, dict) else None
+        keys: Any = entry.get("keys") if isinstance(entry, dict) else None
+        spelt: Any = entry.get("labels") if isinstance(entry, dict) else None
         if not (_strings(keys) and _strings(spelt) and len(keys) == len(spelt)):
             raise _Refused(
                 f'columns/members.json: "{name}" is not {{"keys": [...], "labels": [...]}} '
