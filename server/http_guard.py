@@ -100,7 +100,9 @@ class HttpGuard:
         self._closing = False
         self._bytes_read = 0  # request body bytes read since take_bytes_read
         limits = settings.sessions
-        self.sessions = SessionTable(limits.max_per_client, limits.idle_seconds)
+        self.sessions = SessionTable(
+            limits.max_per_client, limits.idle_seconds, max_sessions=limits.max_sessions
+        )
         self.rate = RequestRate(settings.rate)
 
     def take_bytes_read(self) -> int:

@@ -207,6 +207,7 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         agent_label: AgentLabel = None,
     ) -> RankingStarted:
         """Start a ranking episode: the answer holds the user's history and 20 candidates."""
+        await service.make_room()
         return service.start(task_id, trial, seed, agent_label)
 
     async def submit_ranking(

@@ -109,6 +109,7 @@ def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
         agent_label: AgentLabel = None,
     ) -> PairStarted:
         """Start a pairwise preference episode: the user's history and items A and B."""
+        await service.make_room()
         return service.start(task_id, trial, seed, agent_label)
 
     async def submit_answer(
