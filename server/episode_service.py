@@ -25,6 +25,7 @@ import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
 from taurec.server.episode_end import ABORTED, EpisodeEnd, shutdown_end
+from taurec.server.http_fairness import locked
 from taurec.server.model_call_log import PromptStores, attach
 from taurec.server.open_limits import (
     PLAN_OWNER,
@@ -220,7 +221,7 @@ class EpisodeService(Generic[E]):
         await self._abort(episode_id, op, EpisodeEnd(reason, detail=ABORTED + (detail or "")))
 
     async def _abort(self, episode_id: str, op: OpenEpisode[E], end: EpisodeEnd) -> None:
-        async with op.lock:
+        async with locked(op.lock):
             if not op.writer.ended:
                 await self.end(episode_id, op, end)
 

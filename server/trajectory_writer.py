@@ -33,6 +33,7 @@ import anyio.to_thread
 import orjson
 
 from taurec.server.episode_end import ABORTED
+from taurec.server.http_fairness import outside_the_gate
 from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
@@ -249,7 +250,8 @@ class TrajectoryWriter:
             fields["key_id"] = self._key.key_id
         line, chain = self._line("end", fields, None, sign=True)
         try:
-            await anyio.to_thread.run_sync(self._append, line, True)
+            async with outside_the_gate():  # an fsync may wait on the disk: the turn goes on
+                await anyio.to_thread.run_sync(self._append, line, True)
         finally:
             self._ended = True  # even if the write failed: nothing may follow an end attempt
         self._seq += 1

@@ -30,6 +30,7 @@ from typing import TypeVar
 
 import anyio
 
+from taurec.server.http_fairness import outside_the_gate
 from taurec.server.settings import ServerSettings
 from taurec.tasks.errors import EpisodeError
 
@@ -116,12 +117,14 @@ class CatalogWorkers:
             with suppress(RuntimeError):  # the loop has closed: nobody waits any more
                 loop.call_soon_threadsafe(release)
 
-        with anyio.move_on_after(self.budget_seconds):
-            await share.acquire_on_behalf_of(holder)
-            future = self._threads.submit(work)
-            future.add_done_callback(done)
-            await finished.wait()
-            return future.result()
+        # the thread's wait gives the request's HTTP turn to the next client (http_fairness)
+        async with outside_the_gate():
+            with anyio.move_on_after(self.budget_seconds):
+                await share.acquire_on_behalf_of(holder)
+                future = self._threads.submit(work)
+                future.add_done_callback(done)
+                await finished.wait()
+                return future.result()
         if future is not None:
             future.cancel()  # if it has not started, it never will (and `done` frees it)
         log.warning(

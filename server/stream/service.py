@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
 from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message, shutdown_end
+from taurec.server.http_fairness import locked
 from taurec.server.model_call_log import PromptStores, attach, simulator_model
 from taurec.server.open_limits import (
     PLAN_OWNER,
@@ -289,12 +290,12 @@ class StreamService:
         compute: Callable[[StreamSession], BaseModel],
     ) -> BaseModel:
         stream = self.get(episode_id)
-        async with stream.lock:
+        async with locked(stream.lock):  # waiting, the request's HTTP turn goes on
             return await stream.call(name, arguments, lambda: compute(stream.session))
 
     async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
         stream = self.get(episode_id)
-        async with stream.lock:
+        async with locked(stream.lock):
             await stream.abort(reason, detail)
 
     async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:
