@@ -15,9 +15,12 @@ address (127.0.0.2, so another client), keeps `--lanes` of the same call in flig
 episodes of its own, without a pause (starting a new episode whenever one would end: a
 ranking episode's tool budget, a stream's call limit).
 
-Printed: each run's victim p50 and p95 quiet and under the flood and their ratios, the
-hostile calls answered a second, then per kind the medians over the runs, each p95 ratio
-against the goal (the flood's p95 within 3x the quiet p95, both measured in the same run).
+Each run floods twice, with the server's turns (server/http_fairness.py) and without
+them (every request let in at once, as before them), in alternating order from one run to
+the next. Printed: each run's victim p50 and p95 quiet and under each flood and their
+ratios, the hostile calls answered a second, then per kind the medians over the runs of
+each p95 ratio, against the goal (the flood's p95 within 3x the quiet p95, both measured
+in the same run).
 """
 
 from __future__ import annotations
@@ -170,8 +173,11 @@ async def flood(url: str, kind: str, tasks: list[str], lanes: int, stop: Path) -
     print(f"{counts['answered']} {counts['limited']} {counts['failed']} {seconds}")
 
 
-async def one_run(args: argparse.Namespace, kind: str, folder: Path | None, logs: Path) -> dict:
+async def one_run(
+    args: argparse.Namespace, kind: str, folder: Path | None, logs: Path, run: int
+) -> dict[str, Any]:
     from taurec.server.app import HttpServer
+    from taurec.server.http_fairness import FairGate
     from taurec.server.settings import HttpSettings, ServerSettings
 
     suite, _, _ = KINDS[kind]
@@ -191,25 +197,33 @@ async def one_run(args: argparse.Namespace, kind: str, folder: Path | None, logs
         while not server.started:
             await asyncio.sleep(0.05)
         quiet = await _victim_process(url, kind, ids, args.calls)
+        figures["quiet"] = _summary(quiet)
         logs.mkdir(parents=True, exist_ok=True)
-        stop = logs / "stop"
-        hostile = subprocess.Popen(
-            [sys.executable, __file__, "--as-hostile", url, kind, str(args.lanes), str(stop)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        await asyncio.sleep(args.warmup)  # its episodes started, its lanes full
-        loaded = await _victim_process(url, kind, ids, args.calls)
-        stop.touch()
-        out, _ = await asyncio.to_thread(hostile.communicate)
+        phases = [("flood", server.guard.gate), ("no turns", FairGate(slots=10**9))]
+        for name, gate in phases if run % 2 == 0 else phases[::-1]:
+            server.guard.gate = gate
+            stop = logs / f"stop-{name}"
+            hostile = subprocess.Popen(
+                [sys.executable, __file__, "--as-hostile", url, kind, str(args.lanes), str(stop)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            await asyncio.sleep(args.warmup)  # its episodes started, its lanes full
+            loaded = await _victim_process(url, kind, ids, args.calls)
+            stop.touch()
+            out, _ = await asyncio.to_thread(hostile.communicate)
+            answered, limited, _failed, seconds = (float(x) for x in out.split())
+            figures[name] = {
+                **_summary(loaded),
+                "hostile/s": answered / seconds,
+                "429/s": limited / seconds,
+            }
         server.stop()
-    answered, limited, failed, seconds = (float(x) for x in out.split())
-    for name, times in (("quiet", quiet), ("flood", loaded)):
-        figures[name] = {"p50": statistics.median(times), "p95": _pct(times, 95)}
-    figures["hostile/s"] = answered / seconds
-    figures["429/s"] = limited / seconds
-    figures["failed"] = failed
     return figures
+
+
+def _summary(times: list[float]) -> dict[str, float]:
+    return {"p50": statistics.median(times), "p95": _pct(times, 95)}
 
 
 async def _victim_process(url: str, kind: str, ids: list[str], calls: int) -> list[float]:
@@ -227,18 +241,26 @@ async def _victim_process(url: str, kind: str, ids: list[str], calls: int) -> li
 def show(kind: str, runs: list[dict[str, Any]], args: argparse.Namespace) -> float:
     _, call, _ = KINDS[kind]
     print(f"\n{kind}: victim {args.calls} {call} calls a phase; hostile {args.lanes} in flight")
-    print(f"{'':10}{'quiet p50':>10}{'p95':>8}{'flood p50':>10}{'p95':>8}{'x p50':>7}{'x p95':>7}"
-          f"{'hostile/s':>10}{'429/s':>7}")  # fmt: skip
-    ratios = []
+    print(f"{'':20}{'p50 ms':>8}{'p95 ms':>8}{'x p50':>7}{'x p95':>7}{'hostile/s':>10}{'429/s':>7}")
+    ratios: dict[str, list[float]] = {"flood": [], "no turns": []}
     for i, r in enumerate(runs, 1):
-        q, f = r["quiet"], r["flood"]
-        x50, x95 = f["p50"] / q["p50"], f["p95"] / q["p95"]
-        ratios.append(x95)
-        print(f"{'run ' + str(i):10}{q['p50']:10.1f}{q['p95']:8.1f}{f['p50']:10.1f}{f['p95']:8.1f}"
-              f"{x50:7.2f}{x95:7.2f}{r['hostile/s']:10.0f}{r['429/s']:7.0f}")  # fmt: skip
-    median = statistics.median(ratios)
+        q = r["quiet"]
+        print(f"run {i}")
+        print(f"{'  quiet':20}{q['p50']:8.1f}{q['p95']:8.1f}")
+        for name in ("flood", "no turns"):
+            f = r[name]
+            x50, x95 = f["p50"] / q["p50"], f["p95"] / q["p95"]
+            ratios[name].append(x95)
+            label = "  flood, turns" if name == "flood" else "  flood, no turns"
+            print(f"{label:20}{f['p50']:8.1f}{f['p95']:8.1f}{x50:7.2f}{x95:7.2f}"
+                  f"{f['hostile/s']:10.0f}{f['429/s']:7.0f}")  # fmt: skip
+    median = statistics.median(ratios["flood"])
+    before = statistics.median(ratios["no turns"])
     verdict = "meets" if median <= GOAL else "MISSES"
-    print(f"{kind}: median p95 ratio {median:.2f}x quiet ({verdict} the goal: <= {GOAL:g}x)")
+    print(
+        f"{kind}: median p95 ratio {median:.2f}x quiet with turns ({verdict} the goal: "
+        f"<= {GOAL:g}x), {before:.2f}x without"
+    )
     return median
 
 
@@ -280,7 +302,7 @@ def main() -> None:
             folder = catalog_folder(args.catalog, args.n, Path(tmp))
         for kind in kinds:
             runs = [
-                asyncio.run(one_run(args, kind, folder, Path(tmp) / f"logs-{kind}-{run}"))
+                asyncio.run(one_run(args, kind, folder, Path(tmp) / f"logs-{kind}-{run}", run))
                 for run in range(args.runs)
             ]
             medians[kind] = show(kind, runs, args)

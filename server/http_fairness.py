@@ -6,8 +6,9 @@ on one event loop, step by step, interleaved with every other request in flight:
 keeping 16 cheap calls in flight (well under its request rate) made another client's
 p95 7.4x its quiet figure on a ranking server, 4.6x on a stream server. So a request
 enters the app only with one of `slots` turns (FairGate), handed out client by client
-(round robin over the clients waiting, each client's requests in order): a client waits
-for at most one turn of each other client, whatever it keeps in flight.
+(round robin over the clients waiting, each client's requests in order, and a client
+that had nothing waiting before those with a backlog): a client sending one call at a
+time waits for the turn in progress only, whatever another keeps in flight.
 
 A turn is given back when the request ends, when its answer starts to be sent (a client
 that does not read its answers cannot hold one), and while the request waits on something
@@ -102,7 +103,10 @@ class FairGate:
             self._grant(turn)
             return
         turn.granted = anyio.Event()
-        queue = self._waiting.setdefault(turn.owner, deque())
+        queue = self._waiting.get(turn.owner)
+        if queue is None:  # a client with nothing waiting goes before those with a backlog
+            queue = self._waiting[turn.owner] = deque()
+            self._waiting.move_to_end(turn.owner, last=False)
         if again:
             queue.appendleft(turn)
         else:
