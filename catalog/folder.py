@@ -51,6 +51,7 @@ from taurec.catalog.columns import (
     Membership,
 )
 from taurec.catalog.errors import DataError
+from taurec.catalog.folder_structure import check_structure
 from taurec.catalog.io import CatalogMeta
 from taurec.catalog.item import Item
 from taurec.catalog.manifest import (
@@ -270,7 +271,11 @@ class CatalogFolder:
             )
         ids, id_rows = self._array("ids.npy"), self._array("id_rows.npy")
         check_layout(path, self.n, offsets, id_rows, ids)
-        verify(path, manifest, names, offsets, id_rows)
+
+        def structure() -> None:  # every file fits the others, whatever the manifest says
+            check_structure(path, self.n, offsets, ids, id_rows)
+
+        verify(path, manifest, names, offsets, id_rows, meanwhile=structure)
         #: the item digest, equal to the one just recomputed from the records
         self.content_sha256: str = manifest.sha256
         #: the digest plans pin: the checked manifest, so it covers every file read

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -178,12 +178,15 @@ def verify(
     names: Iterable[str],
     offsets: npt.NDArray[np.integer],
     id_rows: npt.NDArray[np.integer],
+    meanwhile: Callable[[], None] | None = None,
 ) -> None:
     """DataError naming the first file whose SHA-256 differs from the manifest's, or the
     records whose content digest does. `names` (every file but the records) must be listed.
 
-    The files are hashed on a second thread while this one hashes the records; call
-    `check_layout` first, so the records' offsets and order can be trusted to index.
+    The files and the records are hashed on two more threads while this one runs
+    `meanwhile` (the structure check, folder_structure.py); a DataError it raises comes
+    after the hashes' (a file changed since it was written says more than what it holds).
+    Call `check_layout` first, so the records' offsets and order can be trusted to index.
     """
     names = sorted(names)
     unlisted = [name for name in names if name not in manifest.files]
@@ -191,11 +194,18 @@ def verify(
         raise DataError(
             f"{MANIFEST} lists no sha256 for {unlisted[0]}; {REWRITE_HINT}", source=folder
         )
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    refused: DataError | None = None
+    with ThreadPoolExecutor(max_workers=2) as pool:
         files = pool.submit(file_digests, folder, names)
-        content = content_sha256(folder / RECORDS, offsets, id_rows)
+        records = pool.submit(content_sha256, folder / RECORDS, offsets, id_rows)
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        except DataError as exc:
+            refused = exc
         try:
             digests = files.result()
+            content = records.result()
         except OSError as exc:
             raise DataError(
                 f"cannot read {exc.filename} ({exc.strerror or exc})", source=folder
@@ -203,6 +213,8 @@ def verify(
     for name in names:
         _compare(folder, name, digests[name], manifest.files[name])
     _compare(folder, f"{RECORDS} (its records in id order)", content, manifest.sha256)
+    if refused is not None:
+        raise refused
 
 
 def folder_sha256(manifest: FolderManifest, names: Iterable[str]) -> str:

@@ -4,6 +4,11 @@ per agent label. From the log's `model_call` events; an episode without any of t
 agent's falls back on its end record's `usage` (the agent's own running total, as logs
 written before model calls were logged, and other harnesses, report it). Never part of a
 verdict.
+
+The agent's numbers are its own word: its client sends the records (request `_meta`),
+nothing checks them against a provider's bill, and a contestant may report 0 for 50
+calls. They are shown and written as reported (`reported_by: "agent"`); the simulated
+user's and the NLU's are the server's own calls (`reported_by: "server"`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ CALLERS: Final = {"agent": "agent", "user": "simulated user", "nlu": "NLU"}
 #: Where a caller's numbers came from.
 FROM_EVENTS: Final = "model_call events"
 FROM_END: Final = "end records"
+#: Whose word the numbers of a caller are: the agent's own calls are what it reports.
+SELF_REPORTED: Final = frozenset({"agent"})
+#: What a self-reported figure is shown with.
+REPORTED_NOTE: Final = "reported by the agent"
 
 
 def _is_call(event: dict[str, Any]) -> bool:
@@ -98,6 +107,7 @@ def usage_fields(scores: Iterable[EpisodeScore]) -> dict[str, Any]:
     for caller in order:
         total = totals[caller]
         total["source"] = " and ".join(sorted(total.pop("sources")))
+        total["reported_by"] = "agent" if caller in SELF_REPORTED else "server"
         out[caller] = total
     return {"model_usage": out}
 
@@ -107,10 +117,14 @@ def usage_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for caller, total in (group.get("model_usage") or {}).items():
         name = CALLERS.get(caller, caller)
+        note = f", {REPORTED_NOTE}" if caller in SELF_REPORTED else ""
         calls = f"{total['calls']:,}" if FROM_EVENTS in total["source"] else "-"
-        rows.append((f"{name} model calls", f"{calls} ({total['source']})"))
+        rows.append((f"{name} model calls", f"{calls} ({total['source']}{note})"))
         tokens = f"{total['prompt_tokens']:,} / {total['completion_tokens']:,}"
-        rows.append((f"{name} tokens in / out", tokens))
+        rows.append((f"{name} tokens in / out", tokens + (f" ({REPORTED_NOTE})" if note else "")))
         cost = total["cost_usd"]
-        rows.append((f"{name} cost (USD)", "- (no price known)" if cost is None else f"{cost:.4f}"))
+        shown = "- (no price known)" if cost is None else f"{cost:.4f}"
+        if cost is not None and note:
+            shown += f" ({REPORTED_NOTE})"
+        rows.append((f"{name} cost (USD)", shown))
     return rows

@@ -17,6 +17,10 @@ MAX_TOOL_CALLS_PER_EPISODE: Final = 200
 #: Bytes of model-call records (events and new prompt-store entries) one episode's
 #: client may add; past it the rest are not logged.
 MAX_MODEL_CALL_BYTES_PER_EPISODE: Final = 8 * 1024 * 1024
+#: Bytes one stream's log may reach before its next call ends it (an honest stream of the
+#: built-in suite logs under 200 kB, a current_episode answer about 14 kB; a plan of 120
+#: streams stays under 500 MB).
+MAX_STREAM_LOG_BYTES: Final = 4 * 1024 * 1024
 
 # HttpSettings
 MAX_REQUEST_BYTES: Final = 1024 * 1024

@@ -18,6 +18,10 @@ ABORTED: Final = "aborted: "
 ABORT_REASONS: Final = (EndReason.AGENT_ERROR, EndReason.INFRA_ERROR)
 #: How the detail of an end at the tool-call limit begins.
 CALL_LIMIT: Final = "tool-call limit: "
+#: How the detail of an end at a stream's log size limit begins.
+LOG_LIMIT: Final = "log limit: "
+#: How the detail of an end that made room on a full server begins.
+EVICTED: Final = "evicted: "
 #: How the detail of an end by idle expiry begins.
 IDLE: Final = "idle timeout: "
 #: How the detail of an end by a log that could not be written begins.

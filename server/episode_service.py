@@ -3,7 +3,8 @@ admitting a sealed run's planned episode, opening its signed log, finding an ope
 episode (only its plan may act on it when sealed), aborts, retiring an ended episode and
 ending every open one at shutdown. A kind's service adds its episode and its tools.
 
-Limits (open_limits.py): the server's cap on open episodes and each client's; an episode
+Limits (open_limits.py): the server's cap on open episodes and each client's, shared fairly
+once reached (a start calls `make_room` first); an episode
 no call addressed for `idle_timeout_seconds` is ended by the sweep (agent_error, "idle
 timeout"), a failure. At shutdown an open episode is ended as infra_error
 (episode_end.shutdown_end): in a sealed run, one whose contestant has seen tool outputs
@@ -24,8 +25,15 @@ import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
 from taurec.server.episode_end import ABORTED, EpisodeEnd, shutdown_end
+from taurec.server.http_fairness import locked
 from taurec.server.model_call_log import PromptStores, attach
-from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
+from taurec.server.open_limits import (
+    PLAN_OWNER,
+    OpenLimits,
+    expire_idle,
+    make_room,
+    sweep_forever,
+)
 from taurec.server.raw_calls import request_owner
 from taurec.server.request_meta import reported_agent
 from taurec.server.run_facts import default_run_label, derive_seed, server_version
@@ -126,7 +134,7 @@ class EpisodeService(Generic[E]):
                 admission = self.seals.admit(task.id, trial, seed, agent_label)
             agent_label, seed = admission.label, admission.seed
         try:
-            owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
+            owner = request_owner() if admission is None else f"{PLAN_OWNER}{admission.plan_id}"
             admitted = Admitted(task, trial, seed, agent_label, admission, owner)
             with agent_errors():
                 self.limits.check(owner, admitted.one_trial_of)
@@ -135,6 +143,12 @@ class EpisodeService(Generic[E]):
             if admission is not None and self.seals is not None:
                 self.seals.cancel(admission)
             raise
+
+    async def make_room(self) -> None:
+        """Before a start: on a full open server, end the longest idle episode of the client
+        holding the most, if this one holds at least two fewer (open_limits.make_room)."""
+        if self.seals is None:
+            await make_room(self.limits, request_owner(), self._expirable)
 
     def open_log(
         self,
@@ -207,7 +221,7 @@ class EpisodeService(Generic[E]):
         await self._abort(episode_id, op, EpisodeEnd(reason, detail=ABORTED + (detail or "")))
 
     async def _abort(self, episode_id: str, op: OpenEpisode[E], end: EpisodeEnd) -> None:
-        async with op.lock:
+        async with locked(op.lock):
             if not op.writer.ended:
                 await self.end(episode_id, op, end)
 

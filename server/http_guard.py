@@ -17,6 +17,10 @@ Each request, in this order, is refused when:
 7. it would open a stateful MCP session for a client that already holds
    `sessions.max_per_client` of them: 429 with Retry-After (http_sessions.py).
 
+A request that passes waits for its turn (http_fairness.py: turns are handed out client
+by client, so a flood of cheap calls cannot slow another client's) before it reaches the
+app; a GET (a client's listening stream, open for as long as it likes) takes none.
+
 From check 5 on, a request has its owner, the client per-client limits count it under
 (raw_calls.owner_of): a digest of its bearer token when the token is one this server
 knows, else its remote address. With no token configured (an open server) any token is
@@ -37,6 +41,7 @@ import anyio
 import orjson
 
 from taurec.server.defaults import AUTH_TOKEN_ENV
+from taurec.server.http_fairness import TURN_SCOPE_KEY, FairGate
 from taurec.server.http_rate import RequestRate, TooManyRequests
 from taurec.server.http_sessions import SessionTable, TooManySessions
 from taurec.server.raw_calls import OWNER_SCOPE_KEY, address_owner, token_owner
@@ -100,8 +105,11 @@ class HttpGuard:
         self._closing = False
         self._bytes_read = 0  # request body bytes read since take_bytes_read
         limits = settings.sessions
-        self.sessions = SessionTable(limits.max_per_client, limits.idle_seconds)
+        self.sessions = SessionTable(
+            limits.max_per_client, limits.idle_seconds, max_sessions=limits.max_sessions
+        )
         self.rate = RequestRate(settings.rate)
+        self.gate = FairGate()
 
     def take_bytes_read(self) -> int:
         """Request body bytes read since the last call."""
@@ -135,7 +143,26 @@ class HttpGuard:
             await refusal.send(send)
             return
         scope[OWNER_SCOPE_KEY] = owner
-        app = self._stream if scope["method"] == "GET" else self._app
+        if scope["method"] == "GET":  # a listening stream: it waits for messages, takes no turn
+            await self._serve(self._stream, scope, receive, send, owner)
+            return
+        turn = self.gate.turn(owner)
+        await self.gate.acquire(turn)
+        scope[TURN_SCOPE_KEY] = turn
+
+        async def answering(message: Message) -> None:
+            if message["type"] == "http.response.body":  # done, or its answer streams:
+                turn.give_back()  # a client that does not read it cannot hold the turn
+            await send(message)
+
+        try:
+            await self._serve(self._app, scope, receive, answering, owner)
+        finally:
+            turn.give_back()
+
+    async def _serve(
+        self, app: ASGIApp, scope: Scope, receive: Receive, send: Send, owner: str
+    ) -> None:
         try:
             await self.sessions.serve(app, scope, receive, send, owner)
         except TooManySessions as refused:

@@ -17,7 +17,15 @@ for it:
   succeeds, and once it had no request in flight for `idle_seconds` (the SDK closes it
   then too);
 - a live session the table does not know (forgotten a moment before the SDK closed it)
-  counts again, for the client that uses it.
+  counts again, for the client that uses it;
+- once the server holds `max_sessions` (sessions and openings in flight), an opening from
+  a client holding h crowds out the least recently used idle session of a client holding
+  at least h + 2: the table ends it in the SDK (a DELETE of it, made by the table), so its
+  next request gets 404 and its client initializes again. A client is its address, and
+  any local user can send from anywhere in 127.0.0.0/8: spread over a hundred addresses
+  within the per-client limit, one user filled the table, and every other client's
+  handshake got 503. Now the clients holding the most give up their idle sessions first,
+  and a client holding few always gets one.
 
 Sessionless requests (the SDK's default protocol: a newer `mcp-protocol-version`) open
 nothing and pass untouched.
@@ -115,9 +123,16 @@ class SessionTable:
     """The stateful sessions each client holds (see the module docstring)."""
 
     def __init__(
-        self, max_per_client: int, idle_seconds: float, clock: Clock = time.monotonic
+        self,
+        max_per_client: int,
+        idle_seconds: float,
+        clock: Clock = time.monotonic,
+        max_sessions: int | None = None,
     ) -> None:
+        """`max_sessions`: the SDK's cap, at which a client holding few crowds out a
+        session of a client holding many (None: never)."""
         self.max_per_client = max_per_client
+        self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
@@ -170,6 +185,10 @@ class SessionTable:
         if self._held[owner] >= self.max_per_client:
             log.info("refused a new MCP session: %s holds %d", owner, self._held[owner])
             raise TooManySessions(self.max_per_client, self.idle_seconds, self._retry_after(owner))
+        if self.max_sessions is not None and sum(self._held.values()) >= self.max_sessions:
+            crowded = self._crowded_out(owner)
+            if crowded is not None:
+                await self._end_in_sdk(app, scope, crowded)
         self._held[owner] += 1  # the opening's place, which its session takes over
         opened: list[_Session] = []
 
@@ -220,6 +239,46 @@ class SessionTable:
                 )
                 if ended and self._sessions.get(sid) is session:
                     self._forget(sid)
+
+    def _crowded_out(self, owner: str) -> str | None:
+        """The idle session an opening of `owner` may take the place of on a full table:
+        the least recently used of a client holding at least two more (None: there is
+        none)."""
+        floor = self._held[owner] + 2
+        idle = [
+            (s.last, sid)
+            for sid, s in self._sessions.items()
+            if s.in_flight == 0 and self._held[s.owner] >= floor
+        ]
+        return min(idle)[1] if idle else None
+
+    async def _end_in_sdk(self, app: ASGIApp, like: Scope, sid: str) -> None:
+        """End session `sid` in the SDK as its client's DELETE would, and forget it."""
+        session = self._sessions[sid]
+        log.warning("ended MCP session of %s to make room on a full server", session.owner)
+        self._forget(sid)
+        host = _header(like.get("headers", []), b"host") or "127.0.0.1"
+        scope = {
+            **{k: like[k] for k in ("http_version", "scheme", "server", "root_path") if k in like},
+            "type": "http",
+            "method": "DELETE",
+            "path": like.get("path", "/mcp"),
+            "raw_path": like.get("raw_path", b"/mcp"),
+            "query_string": b"",
+            "headers": [(b"host", host.encode("latin-1")), (SESSION_HEADER, sid.encode())],
+            "client": like.get("client"),
+        }
+
+        async def nothing_more() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def dropped(message: Message) -> None:
+            pass
+
+        try:
+            await app(scope, nothing_more, dropped)
+        except Exception:  # the session is forgotten either way; the SDK closes it when idle
+            log.exception("could not end MCP session %s", sid[:8])
 
     def _request_ended(self, session: _Session) -> None:
         session.in_flight -= 1

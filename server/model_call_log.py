@@ -1,6 +1,8 @@
 """Logging model calls: the agent's (its client reports them) and the server's own (the
 LLM user, the LLM customer, the LLM NLU), as `model_call` events of the episode's log,
-their messages in the run's prompt store (see taurec.tasks.trajectory.model_calls).
+their messages in the episode's own prompt store (see taurec.tasks.trajectory.model_calls),
+so the cap below bounds what one episode's client can write, and nothing it writes can
+push another episode's messages past what readers read.
 
 The agent's calls come in a request's `_meta["taurec/model_calls"]` (request_meta.py):
 a list of records, each {model, settings, input, tools, output, usage, latency_ms,
@@ -36,7 +38,8 @@ from taurec.server.request_meta import take_model_calls
 from taurec.server.trajectory_writer import LOG_FILE_MODE, TrajectoryWriter
 from taurec.tasks.errors import short_repr
 from taurec.tasks.trajectory.format import MAX_SAFE_INT
-from taurec.tasks.trajectory.model_calls import STORE_NAME, canonical, prompt_of
+from taurec.tasks.trajectory.model_calls import canonical, episode_store, prompt_of
+from taurec.tasks.trajectory.secrets import scrub
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,7 @@ class Refused(ValueError):
 
 
 class PromptStore:
-    """The prompt store of one run folder: append-only, each entry once (threads share it)."""
+    """The prompt store of one episode: append-only, each entry once (threads share it)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -118,18 +121,14 @@ class PromptStore:
 
 
 class PromptStores:
-    """One server's prompt stores, by run folder, and the cap on a client's records."""
+    """One server's prompt stores (each episode's own) and the cap on a client's records."""
 
     def __init__(self, max_bytes_per_episode: int = MAX_MODEL_CALL_BYTES_PER_EPISODE) -> None:
         self.max_bytes_per_episode = max_bytes_per_episode
-        self._stores: dict[Path, PromptStore] = {}
-        self._lock = threading.Lock()
 
     def for_log(self, log_path: Path) -> PromptStore:
-        """The store of the run the log at `log_path` (<run>/<task>/<file>) belongs to."""
-        path = log_path.parent.parent / STORE_NAME
-        with self._lock:
-            return self._stores.setdefault(path, PromptStore(path))
+        """The store of the episode whose log is at `log_path` (made on its first entry)."""
+        return PromptStore(episode_store(log_path))
 
 
 def simulator_model(record: dict[str, Any]) -> str | None:
@@ -295,8 +294,8 @@ class ModelCallLog:
         for name in ("usage", "cache_hit", "error", "latency_ms"):
             if fields.get(name) is not None:
                 event[name] = fields[name]
-        if isinstance(event.get("error"), str):
-            event["error"] = event["error"][:MAX_NOTE_CHARS]
+        if isinstance(event.get("error"), str):  # an exception's text may hold a key
+            event["error"] = scrub(event["error"])[:MAX_NOTE_CHARS]
         return call
 
     def _content(self, value: Any, where: str, call: _Call) -> str:

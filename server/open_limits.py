@@ -10,6 +10,15 @@ of a task, so trials of one task cannot be played side by side and pool their bu
 ranking episode's tool calls, a stream's questions and feedback) while each log stays
 within its own. Open mode does not ask (it can replay any task at will, so the rule would
 defend nothing there, and RL harnesses play a task's rollouts side by side).
+
+An open server's client is its address, and any local user can send from anywhere in
+127.0.0.0/8: spread over a hundred addresses, one user filled the server's 10,000 places
+within its per-client quota, and every other client was refused. So the server's cap
+is shared fairly once reached (`crowding`, `make_room`): a start by a client holding h
+open episodes may end the longest idle episode of a client holding at least h + 2 (never
+one with a call in flight, never a plan's), which ends as agent_error, detail "evicted:
+...". A client can then always start one, and only those holding the most lose any.
+Sealed runs are as before: a plan's start evicts nothing and is never evicted.
 """
 
 from __future__ import annotations
@@ -22,11 +31,13 @@ from typing import Protocol
 
 import anyio
 
-from taurec.server.episode_end import IDLE, EpisodeEnd
+from taurec.server.episode_end import EVICTED, IDLE, EpisodeEnd
 from taurec.tasks.errors import EpisodeError
 from taurec.tasks.trajectory.format import EndReason
 
 Clock = Callable[[], float]
+#: How a sealed run's owner (its plan) is named.
+PLAN_OWNER = "plan:"
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +92,24 @@ class OpenLimits:
         if task_id is not None:
             self._trial[episode_id] = (owner, task_id)
             self._open_trial[(owner, task_id)] = (episode_id, trial)
+
+    def crowding(self, owner: str) -> list[str]:
+        """When the server holds `max_open` episodes: the open episodes a start by `owner`
+        may end to take a place, longest idle first: those of owners that are no plan and
+        hold at least two more than `owner` (so no client loses one to a client that would
+        then hold as many). Empty while there is room."""
+        if len(self._owner) < self.max_open:
+            return []
+        floor = self._by_owner[owner] + 2
+        crowded = [
+            (self._last[e], e)
+            for e, o in self._owner.items()
+            if not o.startswith(PLAN_OWNER) and self._by_owner[o] >= floor
+        ]
+        return [e for _, e in sorted(crowded)]
+
+    def owner_of(self, episode_id: str) -> str | None:
+        return self._owner.get(episode_id)
 
     def touched(self, episode_id: str) -> None:
         if episode_id in self._last:
@@ -151,3 +180,32 @@ async def expire_idle(
             await episode.expire(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
             ended += 1
     return ended
+
+
+async def make_room(
+    limits: OpenLimits, owner: str, find: Callable[[str], Expirable | None]
+) -> bool:
+    """When the server is full: end the longest idle episode `owner` may crowd out (see
+    `OpenLimits.crowding`; agent_error, "evicted: ..."), skipping any with a call in
+    flight; whether one was ended. A plan's start (sealed) crowds nothing out."""
+    if owner.startswith(PLAN_OWNER):
+        return False
+    for episode_id in limits.crowding(owner):
+        episode = find(episode_id)
+        holder = limits.owner_of(episode_id)
+        if episode is None or holder is None or episode.lock.locked():
+            continue
+        held = limits.open_count_of(holder)
+        async with episode.lock:
+            if episode.ended:
+                continue
+            detail = (
+                f"{EVICTED}the server was full ({limits.max_open} open episodes, "
+                f"max_open_episodes) and this client held {held} of them, the most; its "
+                f"longest idle episode was ended to give a client holding "
+                f"{limits.open_count_of(owner)} a place"
+            )
+            await episode.expire(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
+        log.warning("evicted episode %s of %s to make room for %s", episode_id[:8], holder, owner)
+        return True
+    return False

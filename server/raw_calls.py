@@ -41,6 +41,7 @@ from typing import Any, Final
 import orjson
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
+from taurec.server.http_fairness import reset_turn, use_turn
 from taurec.tasks.errors import ArgumentError, short_repr
 
 log = logging.getLogger(__name__)
@@ -169,15 +170,18 @@ def address_owner(client: Any) -> str:
 
 class OwnerMiddleware:
     """Server middleware that makes each request's owner (`owner_of`) the one
-    `request_owner` answers while it is handled."""
+    `request_owner` answers while it is handled, and its HTTP turn (http_fairness.py) the
+    one `outside_the_gate` gives away."""
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         owner = _OWNER.set(owner_of(ctx.request))
+        turn = use_turn(getattr(ctx.request, "scope", None))  # its HTTP turn (http_fairness)
         try:
             return await call_next(ctx)
         finally:
+            reset_turn(turn)
             _OWNER.reset(owner)
 
 

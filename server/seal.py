@@ -58,15 +58,23 @@ class CallerMiddleware:
             _HEADERS_SEEN.reset(t1)
 
 
-def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -> None:
-    """DataError unless `plan` was made for this suite and catalog, exactly."""
+def check_plan_fits(
+    plan: RunPlan, path: Path, suite: Suite, catalog: Catalog, catalog_spec: str | None = None
+) -> None:
+    """DataError unless `plan` was made for this suite and catalog, exactly. `catalog_spec`:
+    the catalog served in place of the suite's own (`--catalog`), for the command that
+    makes a plan that fits."""
     served = catalog.sha256()
+    given = "" if catalog_spec is None else f" --catalog {catalog_spec}"
+    remake = (
+        f"make the plan again: taurec plan new --suite {plan.suite.spec}{given} "
+        f"--label {plan.label} --out NEW.json"
+    )
     if plan.catalog_sha256 != served and plan.catalog_sha256 == catalog.content_sha256():
         raise DataError(
             f"{path}: the plan pins the served items' digest {plan.catalog_sha256[:12]}... "
             "(made over their JSON form, or before a folder's digest covered its index "
-            f"files), not the catalog folder's {served[:12]}...; make the plan again: "
-            f"taurec plan new --suite {plan.suite.spec} --label {plan.label} --out NEW.json",
+            f"files), not the catalog folder's {served[:12]}...; {remake}",
             field="catalog_sha256",
         )
     # a suite's digest covers its catalog's: a changed catalog under the same suite id is
@@ -82,7 +90,8 @@ def check_plan_fits(plan: RunPlan, path: Path, suite: Suite, catalog: Catalog) -
     if catalog_differs:
         raise DataError(
             f"{path}: the plan's catalog sha256 {plan.catalog_sha256[:12]}... differs from "
-            f"the served catalog's {served[:12]}...",
+            f"the served catalog's {served[:12]}..."
+            + (f"; {remake}" if catalog_spec is not None else ""),
             field="catalog_sha256",
         )
     missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})
@@ -98,11 +107,13 @@ def load_seals(
     key: LogKey,
     *,
     server_version: str,
+    catalog_spec: str | None = None,
 ) -> Seals:
-    """The plans at `paths`, checked against what is served, each with its register."""
+    """The plans at `paths`, checked against what is served (`catalog_spec`: the catalog
+    given in place of the suite's own), each with its register."""
     plans = [read_plan(p) for p in paths]
     for plan, path in zip(plans, paths, strict=True):
-        check_plan_fits(plan, path, suite, catalog)
+        check_plan_fits(plan, path, suite, catalog, catalog_spec)
     return Seals([SealedRun(p, log_dir, key, server_version=server_version) for p in plans])
 
 

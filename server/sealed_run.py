@@ -21,6 +21,7 @@ from taurec.tasks.runs.register import (
     read_register,
     register_line,
 )
+from taurec.tasks.trajectory.secrets import scrub_optional
 from taurec.tasks.trajectory.signing import GENESIS, LogKey
 
 
@@ -122,6 +123,7 @@ class SealedRun:
         *,
         cut_by_server: bool = False,
     ) -> None:
+        detail = scrub_optional(detail)  # a register keeps no secret an end detail named
         last = self._latest.get((task_id, trial))
         if last is not None and last.episode_id == episode_id:
             last.end_reason, last.end_detail, last.log_chain = reason, detail, chain

@@ -33,9 +33,11 @@ import anyio.to_thread
 import orjson
 
 from taurec.server.episode_end import ABORTED
+from taurec.server.http_fairness import outside_the_gate
 from taurec.server.request_meta import reported_traceback
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct, acts_record
 from taurec.tasks.trajectory.format import EndReason, Header, Usage
+from taurec.tasks.trajectory.secrets import Scrubber
 from taurec.tasks.trajectory.signing import GENESIS, LogKey, PrefixChain, StepChain, chain_for
 
 log = logging.getLogger(__name__)
@@ -139,6 +141,8 @@ class TrajectoryWriter:
             raise LogWriteError(path, exc) from exc
         os.close(fd)
         self._adopt(chain)
+        #: Bytes of the log on disk (whole lines written so far)
+        self.size = len(line)
 
     @property
     def seq(self) -> int:
@@ -229,13 +233,15 @@ class TrajectoryWriter:
     ) -> int:
         """Write the end record and fsync the file (in a worker thread: fsync may be slow).
         `usage` is the agent's reported LLM usage, when it reported any. An abort's end
-        keeps the traceback its request reported (request_meta.py)."""
+        keeps the traceback its request reported (request_meta.py). The detail and the
+        traceback are scrubbed of secrets (taurec.tasks.trajectory.secrets)."""
         self._reported_calls()
         fields: dict[str, Any] = {"reason": reason.value, "item_id": item_id}
         if detail is not None:
-            fields["detail"] = detail
+            scrubber = Scrubber()  # no credential of the environment, nothing shaped like a key
+            fields["detail"] = scrubber.text(detail)
             if detail.startswith(ABORTED) and (traceback := reported_traceback()) is not None:
-                fields["traceback"] = traceback
+                fields["traceback"] = scrubber.text(traceback)
         if usage is not None:
             fields["usage"] = usage.model_dump(mode="json")
         if simulator:
@@ -244,7 +250,8 @@ class TrajectoryWriter:
             fields["key_id"] = self._key.key_id
         line, chain = self._line("end", fields, None, sign=True)
         try:
-            await anyio.to_thread.run_sync(self._append, line, True)
+            async with outside_the_gate():  # an fsync may wait on the disk: the turn goes on
+                await anyio.to_thread.run_sync(self._append, line, True)
         finally:
             self._ended = True  # even if the write failed: nothing may follow an end attempt
         self._seq += 1
@@ -291,6 +298,7 @@ class TrajectoryWriter:
 
     def _append(self, line: bytes, sync: bool) -> None:
         append_whole(self.path, line, sync=sync)
+        self.size += len(line)
 
 
 def append_whole(path: Path, line: bytes, *, sync: bool = False) -> None:

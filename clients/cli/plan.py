@@ -27,16 +27,32 @@ def new(
         str | None,
         typer.Option("--tasks", help="Comma-separated task ids (default: every task)."),
     ] = None,
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog",
+            help="The catalog file or .taurec-catalog folder the server will serve in place "
+            "of the suite's own (taurec serve --catalog): the plan pins its digest.",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a plan (mode 0600). Keep the file with the server: it holds the bearer token,
-    which is all the contestant gets."""
+    which is all the contestant gets. The plan pins the suite and the catalog served (the
+    suite's own, or --catalog's), so a server serving anything else refuses it."""
     from taurec.catalog.errors import DataError
+    from taurec.catalog.store import Catalog
     from taurec.tasks.runs.plan import new_plan, write_plan
     from taurec.tasks.suite import load_suite, portable_suite_spec
 
     try:
         loaded = load_suite(suite)
+        if catalog is not None and loaded.kind != "recommendation":
+            raise DataError(
+                f"--catalog: a {loaded.kind} suite is served over its own data; only "
+                "recommendation suites take a catalog in place of theirs"
+            )
+        served = loaded.catalog if catalog is None else Catalog.load(catalog)
         ids = [t.id for t in loaded.tasks]
         if tasks is not None:
             wanted = [t.strip() for t in tasks.split(",") if t.strip()]
@@ -56,7 +72,7 @@ def new(
             suite_id=loaded.id,
             suite_spec=portable_suite_spec(loaded.spec),
             suite_sha256=loaded.sha256(),
-            catalog_sha256=loaded.catalog.sha256(),
+            catalog_sha256=served.sha256(),
             task_ids=ids,
             trials=trials,
         )
@@ -64,11 +80,12 @@ def new(
     except (DataError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    serve_catalog = "" if catalog is None else f" --catalog {catalog}"
     typer.echo(
         f"plan {plan.plan_id[:12]}: label {plan.label}, suite {plan.suite.id}, "
         f"{plural(len(ids), 'task')} x {plural(trials, 'trial')} = "
-        f"{plural(len(plan.episodes), 'episode')} -> {out}\n"
-        f"serve it: taurec serve --plan {out} ...; the contestant's bearer token is the "
-        f'plan\'s "token" (keep the file itself private)',
+        f"{plural(len(plan.episodes), 'episode')}, catalog {plan.catalog_sha256[:12]} -> {out}\n"
+        f"serve it: taurec serve --plan {out}{serve_catalog} ...; the contestant's bearer "
+        f'token is the plan\'s "token" (keep the file itself private)',
         err=True,
     )

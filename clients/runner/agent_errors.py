@@ -16,6 +16,7 @@ from rich.console import Console
 from taurec.clients.runner.runner import EpisodeResult, RunReport
 from taurec.evaluator.text import markup, plural
 from taurec.tasks.trajectory.format import EndReason
+from taurec.tasks.trajectory.secrets import scrub
 
 #: Bytes read from a log's end to find its end record (a traceback is at most 8 KB).
 END_RECORD_BYTES = 64 * 1024
@@ -74,7 +75,7 @@ def print_agent_errors(report: RunReport, console: Console) -> None:
     )
     trace = logged_traceback(first.log)
     text = trace or first.error or logged_detail(first.log) or "no cause recorded"
-    for line in text.rstrip("\n").split("\n"):
+    for line in scrub(text).rstrip("\n").split("\n"):  # a log of an older server may hold one
         console.print(f"  {markup(line)}")
     if first.log is not None:
         console.print(f"the whole episode: evaluator explain {markup(first.log)}")

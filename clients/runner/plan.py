@@ -19,6 +19,7 @@ from typing import Any, Final
 import orjson
 
 from taurec.server.episode_end import SHUTDOWN_DETAIL
+from taurec.tasks.trajectory.model_calls import episode_store
 
 INCOMPLETE_DIR: Final = ".incomplete"
 
@@ -157,7 +158,8 @@ def existing(
 
 def set_aside(out: Path, paths: Iterable[Path]) -> list[Path]:
     """Move unfinished logs to `<out>/.incomplete/<same relative path>.incomplete` (with a
-    numbered suffix if that name is taken: nothing set aside is ever overwritten)."""
+    numbered suffix if that name is taken: nothing set aside is ever overwritten), each
+    with its prompt store."""
     moved = []
     for path in paths:
         target = out / INCOMPLETE_DIR / f"{path.relative_to(out)}.incomplete"
@@ -167,6 +169,8 @@ def set_aside(out: Path, paths: Iterable[Path]) -> list[Path]:
             n += 1
             target = target.with_name(f"{path.name}.incomplete.{n}")
         path.replace(target)
+        if (store := episode_store(path)).is_file():
+            store.replace(episode_store(target))
         moved.append(target)
     return moved
 

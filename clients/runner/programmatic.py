@@ -12,6 +12,7 @@ under `out/.plans/`) when it starts its own server.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +24,14 @@ from taurec.clients.runner.agent_errors import print_agent_errors
 from taurec.clients.runner.connection import Connection, Transport
 from taurec.clients.runner.runner import Runner, RunReport
 from taurec.clients.runner.sealing import local_plan
-from taurec.clients.runner.session import PYTHON_NAMES, play, set_aside_unfinished, start, table
+from taurec.clients.runner.session import (
+    PYTHON_NAMES,
+    RunRefused,
+    play,
+    set_aside_unfinished,
+    start,
+    table,
+)
 from taurec.evaluator.logs import Resolver
 from taurec.server.run_facts import default_run_label
 from taurec.server.settings import ServerSettings
@@ -48,7 +56,9 @@ def run_agent(
     """Play `agent` on a suite's tasks (all, or `tasks`) x `trials`, logging under `out`,
     then print the evaluator's table. Raises RunRefused (a ValueError) when `out` is not
     a folder or already holds this agent's logs on this suite and `resume` is off. Each
-    result carries its `score`; `evaluator score OUT` scores the folder again."""
+    result carries its `score`; `evaluator score OUT` scores the folder again. An `agent`
+    without a `label` string or an `async def run(self, episode)` is a RunRefused too."""
+    _check_agent(agent)
     out = Path(out)
     stderr = Console(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)
     stdout = Console(quiet=quiet)
@@ -89,3 +99,21 @@ def run_agent(
         table(out, report, resolver, loaded, stdout, stderr, agent.label)
     print_agent_errors(report, stderr)
     return report
+
+
+def _check_agent(agent: object) -> None:
+    """RunRefused, in one line, for an object that is not an agent (taurec.clients.agents.base)."""
+    name = type(agent).__name__
+    try:
+        label = getattr(agent, "label", None)
+    except Exception as exc:  # a property that raises: as good as none
+        label, why = None, f" (reading it raised {type(exc).__name__})"
+    else:
+        why = ""
+    if not isinstance(label, str) or not label:
+        raise RunRefused(
+            f"{name} has no label{why}: an agent needs a `label` attribute, a non-empty string "
+            'naming it in logs and reports (e.g. `label = "my-agent"`)'
+        )
+    if not inspect.iscoroutinefunction(getattr(agent, "run", None)):
+        raise RunRefused(f"{name} has no `async def run(self, episode)`: an agent needs one")

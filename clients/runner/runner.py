@@ -54,6 +54,7 @@ from taurec.server.run_facts import derive_seed
 from taurec.server.trajectory_writer import log_path
 from taurec.tasks.suite import portable_suite_spec
 from taurec.tasks.trajectory.format import EndReason, traceback_tail
+from taurec.tasks.trajectory.secrets import scrub, scrub_optional
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ def _traceback_of(exc: BaseException) -> str:
     """The traceback of an agent's exception from its own frames on (not the runner's),
     cut to what an end record keeps."""
     frames = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
-    return traceback_tail("".join(traceback.format_exception(type(exc), exc, frames)))
+    text = "".join(traceback.format_exception(type(exc), exc, frames))
+    return traceback_tail(scrub(text))  # never a key, though the agent's text held one
 
 
 @dataclass(frozen=True)
@@ -237,13 +239,13 @@ class Runner:
             with anyio.fail_after(timeout):
                 await self.agent.run(episode)
         except AgentInfraError as exc:
-            reason, error = "infra_error", f"{type(exc).__name__}: {exc}"
+            reason, error = "infra_error", scrub(f"{type(exc).__name__}: {exc}")
             refused = isinstance(exc, ProviderRefused)
         except TimeoutError:
             reason, error = "agent_error", f"the agent took longer than {timeout:g} s"
         except Exception as exc:
             log.debug("agent failed on %s", spec, exc_info=exc)
-            reason, error = "agent_error", f"the agent raised {type(exc).__name__}: {exc}"
+            reason, error = "agent_error", scrub(f"the agent raised {type(exc).__name__}: {exc}")
             trace = _traceback_of(exc)
         if not episode.ended:
             detail = error or "the agent returned without committing"
@@ -308,7 +310,7 @@ class Runner:
         score = None
         if path is not None:
             score = score_file(path, self.resolver)
-        return EpisodeResult(spec, episode_id, reason, path, score, error)
+        return EpisodeResult(spec, episode_id, reason, path, score, scrub_optional(error))
 
     def _log_of(self, spec: EpisodeSpec, episode_id: str) -> Path | None:
         if self.connection.writes_logs_to_out:

@@ -3,23 +3,24 @@
 - `load_env_file`: `.env` in the working folder is read into the environment (API keys
   for litellm, the server's token), never overriding a variable already set;
   python-dotenv is imported only when there is such a file, so start-up stays fast.
-- `prepare`: that, and Python's own traceback for unexpected errors when stderr is not a
-  terminal (a log file, a pipe, CI), full-width and greppable rather than a panel
-  squeezed to whatever width rich guesses; on a terminal, typer's panel.
+- `prepare`: that, and every log record scrubbed of secrets as it is made
+  (taurec.tasks.trajectory.secrets).
 - `add_version_option`: the program's `--version`.
 - `CommandGroup`: the group class of both programs and of their groups of subcommands,
   so that a command's `--help` loads no more than the command's own module.
 - `run_app`: click's own handling prints a usage line, a hint and a boxed message over
   several lines for a mistyped option or a bad value; `run_app` prints `error:
-  <command>: <what was wrong> (see <command> --help)` and exits 2 instead. `--help`,
-  `typer.Exit(code)` and unexpected errors behave as before (an unexpected error still
-  reaches typer's traceback hook).
+  <command>: <what was wrong> (see <command> --help)` and exits 2 instead. `--help` and
+  `typer.Exit(code)` behave as before; an unexpected error prints Python's own traceback,
+  full-width and greppable, scrubbed of secrets (an exception's text may hold an API
+  key), and exits 1.
 
 No `from __future__ import annotations` here: typer reads the `--version` option's
 annotation at run time, and it names a callback local to `add_version_option`.
 """
 
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -47,8 +48,12 @@ def load_env_file(folder: Path | None = None) -> Path | None:
 
 
 def prepare(app: typer.Typer) -> None:
-    """Read `.env`; plain tracebacks unless stderr is a terminal."""
+    """Read `.env`; plain tracebacks unless stderr is a terminal; log records scrubbed of
+    secrets (taurec.tasks.trajectory.secrets)."""
+    from taurec.tasks.trajectory.secrets import scrub_log_records
+
     load_env_file()
+    scrub_log_records()
     app.pretty_exceptions_enable = sys.stderr.isatty()
 
 
@@ -109,5 +114,10 @@ def run_app(app: typer.Typer, prog: str) -> None:
         sys.exit(error.exit_code)
     except Abort:
         print("Aborted.", file=sys.stderr)
+        sys.exit(1)
+    except Exception:  # unexpected: Python's traceback, without a secret its text may hold
+        from taurec.tasks.trajectory.secrets import scrub
+
+        print(scrub(traceback.format_exc()), file=sys.stderr, end="")
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

@@ -19,6 +19,7 @@ from taurec.evaluator.sealed import plan_specs, read_registers
 from taurec.evaluator.text import markup
 from taurec.tasks.runs.register import REGISTER_NAME
 from taurec.tasks.trajectory.reader import read_log
+from taurec.tasks.trajectory.secrets import Scrubber
 
 #: Characters of a tool call's arguments or result shown on its line.
 SHOWN_CHARS = 160
@@ -103,5 +104,6 @@ def explain_logs(files: list[Path], resolvers: list[Resolver], console: Console)
             continue
         for resolver in resolvers:
             print_explanation(score_log(log, resolver), console)
-        print_conversation(conversation(log.events), console)
+        # a log of an older server may hold a key in an abort's arguments or its traceback
+        print_conversation(Scrubber().tree(conversation(log.events)), console)
         console.print()

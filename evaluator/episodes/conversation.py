@@ -10,6 +10,7 @@ from typing import Any
 
 from taurec.evaluator.episodes.model_calls import model_entry
 from taurec.tasks.trajectory.payloads import payload
+from taurec.tasks.trajectory.secrets import scrub, scrub_optional
 
 #: Roles of conversation entries.
 USER, AGENT, TOOL, END = "user", "agent", "tool", "end"
@@ -72,10 +73,10 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "role": END,
                 "reason": str(ev.get("reason", "")),
                 "item_id": ev.get("item_id"),
-                "detail": ev.get("detail"),
+                "detail": scrub_optional(ev.get("detail")),
             }
             if ev.get("traceback"):  # the agent's, when its harness aborted after it raised
-                end["traceback"] = str(ev["traceback"])
+                end["traceback"] = scrub(str(ev["traceback"]))
             entries.append(end)
     return entries
 

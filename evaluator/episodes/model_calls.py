@@ -89,7 +89,10 @@ def attach_messages(
     """Give each model entry of `doc["conversation"]` its `input` (the sha256 of each
     message sent, None when the store lacks its prompt) and `doc` the messages by sha256
     (`model_messages`; None for one the store lacks or that fails its hash), and the
-    store's problems (`model_store`). `stores`: where stores read before are kept."""
+    store's problems (`model_store`). An entry whose messages were sent but cannot all
+    be shown says why in `not_kept` (no store, a store cut at the reader's limit, a prompt
+    or messages the store lacks), so a reader never takes a call for one that sent
+    nothing. `stores`: where stores read before are kept."""
     entries = [e for e in doc.get("conversation", []) if e.get("role") == MODEL]
     if not entries:
         return
@@ -97,8 +100,12 @@ def attach_messages(
     if store_path is None:
         doc["model_store"] = {"path": None, "problems": ["no prompt store beside this log"]}
         doc["model_messages"] = {}
+        for entry in entries:
+            if entry.get("prompt"):
+                entry["not_kept"] = "no prompt store beside this log: its messages were not kept"
         return
     store = (stores or StoreCache()).read(store_path, max_bytes)
+    cut = any(" bytes; read that far" in p for p in store.problems)
     messages: dict[str, Any] = {}
     for entry in entries:
         prompt = entry.get("prompt")
@@ -106,8 +113,27 @@ def attach_messages(
         for digest in [*(entry["input"] or []), entry.get("tools")]:
             if digest:
                 messages[digest] = store.contents.get(digest)
+        if (why := _not_kept(entry, messages, cut, max_bytes)) is not None:
+            entry["not_kept"] = why
     doc["model_messages"] = messages
     doc["model_store"] = {"path": str(store_path), "problems": store.problems[:20]}
+
+
+def _not_kept(entry: dict[str, Any], messages: dict[str, Any], cut: bool, limit: int) -> str | None:
+    """Why an entry's messages cannot all be shown; None when they can (or none were sent)."""
+    sent = entry.get("input_messages")
+    if not entry.get("prompt"):
+        return None
+    past = f" (the store is over the {limit:,} bytes readers read; read that far)" if cut else ""
+    if entry["input"] is None:
+        return f"the prompt store lacks this call's prompt: none of its {sent} messages were kept{past}"
+    shown = sum(messages.get(h) is not None for h in entry["input"])
+    if shown < len(entry["input"]):
+        return (
+            f"{len(entry['input']) - shown} of its {len(entry['input'])} messages are not in the "
+            f"prompt store or fail their sha256{past}"
+        )
+    return None
 
 
 def withhold_prompts(doc: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +144,14 @@ def withhold_prompts(doc: dict[str, Any]) -> dict[str, Any]:
     kept: set[str] = set()
     for entry in doc.get("conversation", []):
         if entry.get("role") == MODEL and entry.get("caller") != "agent":
-            entry = {**entry, "input": None, "tools": None, "prompt": None, "withheld": True}
+            entry = {
+                **entry,
+                "input": None,
+                "tools": None,
+                "prompt": None,
+                "withheld": True,
+                "not_kept": None,
+            }
         elif entry.get("role") == MODEL:
             kept.update(h for h in [*(entry.get("input") or []), entry.get("tools")] if h)
         entries.append(entry)

@@ -46,7 +46,11 @@ def cost_pareto(data: ReportData) -> Section | None:
     shown = with_cost if use_cost else [s for s in candidates if _cost(s)[1] is not None]
     if not shown:
         return None
-    axis = "cost (USD, whole run)" if use_cost else "tokens (prompt + completion, whole run)"
+    axis = (
+        "cost (USD, whole run, as each agent reported it)"
+        if use_cost
+        else "tokens (prompt + completion, whole run, as each agent reported them)"
+    )
     points = [
         (float(_cost(s)[0 if use_cost else 1] or 0.0), float(pass1(s.group)[0] or 0.0))
         for s in shown
@@ -64,15 +68,16 @@ def cost_pareto(data: ReportData) -> Section | None:
             "cost",
             "Cost against pass^1",
             f"Only {shown[0].name} logged its {'cost' if use_cost else 'tokens'}: {spent} "
-            f"for a pass^1 of {percent(y)}. With two series or more, a plot shows which "
-            "no other beats on both.",
+            f"(as its agent reported it) for a pass^1 of {percent(y)}. With two series or "
+            "more, a plot shows which no other beats on both.",
             tables=[table],
         )
     return Section(
         "cost",
         "Cost against pass^1",
         "Each series' total cost (or tokens, when no cost was logged) against its pass^1; the "
-        "dotted line joins the series no other series beats on both.",
+        "dotted line joins the series no other series beats on both. The figures are what "
+        "each agent reported of its own model calls: nothing checks them.",
         [_cost_plot(data, shown, points, front, axis)],
         [table],
     )

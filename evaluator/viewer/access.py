@@ -1,25 +1,30 @@
 """Who may read the viewer: whoever holds the token made when it starts (as Jupyter does).
 
-Loopback is shared by every user of the machine, so the address alone grants nothing.
-`evaluator view` prints `http://127.0.0.1:PORT/?token=...`; every request must carry the
-token, as that `token` query parameter, as the cookie the first tokened page sets, or as
-`Authorization: token ...` (or `Bearer ...`). Anything else gets 403 and no data. A page
-opened with the token in its address is sent on to the same address without it (the
-cookie carries it from then on), so the token stays out of the history and the page.
+Loopback is shared by every user of the machine, so the address alone grants nothing; and
+a browser sends a host's cookies to every port of it, so the token never travels in a
+cookie: another local user's server on another port, visited by the same browser, would
+receive it. `evaluator view` prints `http://127.0.0.1:PORT/#token=...`: the token is in
+the address's fragment, which a browser sends to no server. The page (static files that
+hold no data: the same in every bundle) reads it from there, keeps it in the tab's
+`sessionStorage`, which only pages of this very origin, port included, can read, takes
+it out of the address, and sends it with each of its requests for data as
+`Authorization: Bearer ...`. Every request for data (`/api/...`) must carry it in that
+header (`Authorization: token ...` too, for scripts); anything else, a cookie or a query
+parameter included, gets 403 and no data. No response of the viewer sets a cookie.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from urllib.parse import parse_qsl, urlencode
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-#: The query parameter that carries the token.
-PARAM = "token"
+#: Where the printed address carries the token: its fragment, `#token=...`.
+FRAGMENT_KEY = "token"
+#: The paths that answer with data; the rest is the page itself.
+DATA_PREFIX = "/api/"
 
 
 def new_token() -> str:
@@ -27,23 +32,18 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def cookie_name(token: str) -> str:
-    """The cookie of this viewer; named after its token, so two viewers (cookies are
-    shared across the ports of one host) do not overwrite each other's."""
-    return "taurec-viewer-" + hashlib.sha256(token.encode()).hexdigest()[:12]
-
-
 def tokened_url(base: str, token: str) -> str:
-    return f"{base}?{urlencode({PARAM: token})}"
+    """The address `evaluator view` prints: `base` with the token in its fragment."""
+    return f"{base}#{FRAGMENT_KEY}={token}"
 
 
 class TokenGate:
-    """ASGI middleware: pass requests that carry `token`, answer the rest 403."""
+    """ASGI middleware: requests for data (`/api/...`) pass only with `token` in their
+    Authorization header; the page's own files pass (they hold no data)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.token = token
-        self.cookie = cookie_name(token)
 
     def _matches(self, given: str | None) -> bool:
         return given is not None and secrets.compare_digest(given.encode(), self.token.encode())
@@ -53,25 +53,16 @@ class TokenGate:
         return value.strip() if scheme.lower() in ("token", "bearer") else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(DATA_PREFIX):
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
-        in_query = request.query_params.get(PARAM)
-        if self._matches(in_query) and not request.url.path.startswith("/api/"):
-            # a page opened from the printed address: set the cookie, drop the token
-            rest = [(k, v) for k, v in parse_qsl(request.url.query) if k != PARAM]
-            target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
-            response: Response = RedirectResponse(target, status_code=303)
-            response.set_cookie(self.cookie, self.token, httponly=True, samesite="strict", path="/")
-            response.headers["Referrer-Policy"] = "no-referrer"
-            await response(scope, receive, send)
-            return
-        given = (in_query, request.cookies.get(self.cookie), self._from_header(request))
-        if not any(self._matches(g) for g in given):
-            refused = PlainTextResponse(
-                "403: this viewer needs the token printed by `evaluator view` "
-                "(open the address it printed, with ?token=...)",
+        if not self._matches(self._from_header(Request(scope))):
+            refused = JSONResponse(
+                {
+                    "error": "this viewer needs the token printed by `evaluator view`: open "
+                    "the address it printed (http://127.0.0.1:PORT/#token=...), or send "
+                    "'Authorization: Bearer <token>'"
+                },
                 status_code=403,
                 headers={"Cache-Control": "no-store"},
             )

@@ -2,8 +2,9 @@
 the list it polls; `api/episode/{key}`, one episode; `api/words`, the messages its
 search looks through). Only requests addressed
 to the loopback host are answered (a web page elsewhere cannot reach it by rebinding a
-name of its own to 127.0.0.1), and only those carrying the viewer's token (access.py):
-another user of the machine reaches loopback too."""
+name of its own to 127.0.0.1), and requests for data only when they carry the viewer's
+token in their Authorization header (access.py): another user of the machine reaches
+loopback too."""
 
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ from taurec.evaluator.labels import LabelFilter
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.answers import live_tasks, withhold_detail, withhold_row
 from taurec.tasks.trajectory.reader import ParsedLog, parse_log_bytes
+from taurec.tasks.trajectory.secrets import Scrubber
 
 #: Seconds between two looks at the folders, however often the page asks.
 MIN_REFRESH_S = 1.0
@@ -166,6 +167,7 @@ class LogSet:
             everything = [s for s in everything if self.labels.matches(s.label)]
             rows = []
             scores = {}
+            scrubber = Scrubber()  # logs of older servers may hold a key in a detail
             for s in everything:
                 key = episode_key(s)
                 scores[key] = s
@@ -175,7 +177,7 @@ class LogSet:
                 row["key"] = key
                 row["excluded"] = excluded.get(id(s))
                 row.update(run_identity(s))
-                rows.append(row)
+                rows.append(scrubber.tree(row))
             self._plan_specs = frozenset(
                 str(run["suite"]["spec"])
                 for run in check.runs
@@ -229,7 +231,8 @@ class LogSet:
             doc["row"] = withhold_row(doc["row"], score)
         doc["row"]["key"] = key
         doc["row"].update(run_identity(score))
-        return doc
+        scrubbed: dict[str, Any] = Scrubber().tree(doc)  # tracebacks, details, model errors
+        return scrubbed
 
     def _task(self, score: EpisodeScore) -> tuple[Any, Any]:
         """The episode's task and a title lookup in its catalog (None, no titles when the

@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from taurec.evaluator.viewer.data import LogSet, read_capped, signature
+from taurec.tasks.trajectory.secrets import scrub
 
 #: The characters of one episode's messages that are searched.
 MAX_CHARS = 20_000
@@ -58,7 +59,8 @@ class EpisodeWords:
                 sig = signature(path)
                 hit = self._cache.get(path)
                 if hit is None or hit[0] != sig or sig is None:
-                    hit = (sig, episode_words(path, self.logs.resolver.max_log_bytes))
+                    found = episode_words(path, self.logs.resolver.max_log_bytes)
+                    hit = (sig, scrub(found))  # no key a traceback held is searchable
                 cache[path] = hit
                 words[row["key"]] = hit[1]
             self._cache = cache

@@ -30,6 +30,7 @@ from taurec.catalog.interaction_sources import load_interactions
 from taurec.catalog.splits import scheme_of
 from taurec.server.episode_end import CALL_LIMIT, EpisodeEnd
 from taurec.server.episode_service import Admitted, EpisodeService, OpenEpisode
+from taurec.server.http_fairness import locked
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.episode import RankingEpisode, StepResult
 from taurec.server.ranking.profiles import load_profiles, suite_folder
@@ -141,7 +142,7 @@ class RankingService(EpisodeService[RankingEpisode]):
 
     async def call(self, episode_id: str, name: str, arguments: dict[str, Any]) -> StepResult:
         op = self.get(episode_id)
-        async with op.lock:
+        async with locked(op.lock):  # waiting, the request's HTTP turn goes on
             if op.episode.ended:
                 raise ToolError(f"episode {episode_id[:12]} has ended")
             limit = self.settings.max_tool_calls_per_episode
@@ -207,6 +208,7 @@ def register_ranking_tools(mcp: MCPServer, service: RankingService) -> None:
         agent_label: AgentLabel = None,
     ) -> RankingStarted:
         """Start a ranking episode: the answer holds the user's history and 20 candidates."""
+        await service.make_room()
         return service.start(task_id, trial, seed, agent_label)
 
     async def submit_ranking(

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from taurec.server.episode_end import EpisodeEnd
 from taurec.server.episode_service import Admitted, EpisodeService
+from taurec.server.http_fairness import locked
 from taurec.server.kinds import SERVER_KINDS, KindService
 from taurec.server.ranking.app import (
     AgentLabel,
@@ -82,7 +83,7 @@ class PairService(EpisodeService[PairEpisode]):
 
     async def submit(self, episode_id: str, answer: str) -> tuple[str, PairOutcome]:
         op = self.get(episode_id)
-        async with op.lock:
+        async with locked(op.lock):  # waiting, the request's HTTP turn goes on
             if op.writer.ended:
                 raise ToolError(f"episode {episode_id[:12]} has ended")
             call_id = f"c{op.writer.seq + 1}"
@@ -109,6 +110,7 @@ def register_pair_tools(mcp: MCPServer, service: PairService) -> None:
         agent_label: AgentLabel = None,
     ) -> PairStarted:
         """Start a pairwise preference episode: the user's history and items A and B."""
+        await service.make_room()
         return service.start(task_id, trial, seed, agent_label)
 
     async def submit_answer(

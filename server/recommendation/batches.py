@@ -29,6 +29,7 @@ from typing import Any, Final
 import anyio
 
 from taurec.server.episode_end import EpisodeEnd
+from taurec.server.http_fairness import locked
 from taurec.tasks.errors import ArgumentError, short_repr
 from taurec.tasks.trajectory.format import CONCURRENT_BATCH
 
@@ -89,7 +90,7 @@ class BatchState:
         mine = self._arrived
         self._waiting.add(mine)
         try:
-            async with self._lock:
+            async with locked(self._lock):  # waiting, the request's HTTP turn goes on
                 self._waiting.discard(mine)
                 self._running = mine
                 yield

@@ -38,6 +38,7 @@ from typing import TypeVar
 
 import anyio
 
+from taurec.server.http_fairness import outside_the_gate
 from taurec.server.settings import ServerSettings
 from taurec.tasks.errors import EpisodeError
 
@@ -171,13 +172,15 @@ class CatalogWorkers:
             with suppress(RuntimeError):  # the loop has closed: nobody waits any more
                 loop.call_soon_threadsafe(release)
 
-        with anyio.move_on_after(self.stall_seconds):
-            await share.acquire_on_behalf_of(holder)
-            future = self._threads.submit(clock.timed, work)
-            future.add_done_callback(done)
-            over = not await self._ends_within_budget(finished, clock)
-            if not over:
-                return future.result()
+        # the thread's wait gives the request's HTTP turn to the next client (http_fairness)
+        async with outside_the_gate():
+            with anyio.move_on_after(self.stall_seconds):
+                await share.acquire_on_behalf_of(holder)
+                future = self._threads.submit(clock.timed, work)
+                future.add_done_callback(done)
+                over = not await self._ends_within_budget(finished, clock)
+                if not over:
+                    return future.result()
         if future is not None:
             future.cancel()  # if it has not started, it never will (and `done` frees it)
         raise self._refusal(name, owner, over)

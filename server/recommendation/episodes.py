@@ -34,7 +34,14 @@ from taurec.server.episode_end import (
     shutdown_end,
 )
 from taurec.server.model_call_log import attach, simulator_model
-from taurec.server.open_limits import Clock, OpenLimits, expire_idle, sweep_forever
+from taurec.server.open_limits import (
+    PLAN_OWNER,
+    Clock,
+    OpenLimits,
+    expire_idle,
+    make_room,
+    sweep_forever,
+)
 from taurec.server.recommendation.episode import Episode
 from taurec.server.recommendation.simulator import UserSimulator
 from taurec.server.recommendation.simulator.agent_nlu import AgentActReader, AgentNLU
@@ -125,7 +132,9 @@ class EpisodeStore:
         written."""
         one_trial_of = None  # a sealed plan plays one trial of a task at a time
         if seal is not None:
-            owner, one_trial_of = f"plan:{seal.plan_id}", task.id
+            owner, one_trial_of = f"{PLAN_OWNER}{seal.plan_id}", task.id
+        else:  # a full open server: the client holding the most gives up its longest idle
+            await make_room(self.limits, owner, self._expirable)
         self.limits.check(owner, one_trial_of)
         episode_id = secrets.token_hex(16)
         user = self._make_user(task, self.catalog, seed)
@@ -214,11 +223,11 @@ class EpisodeStore:
         detail "idle timeout: ..."), skipping any with a step in flight. Returns how many
         were ended."""
 
-        def find(episode_id: str) -> _Expiring | None:
-            episode = self._open.get(episode_id)
-            return None if episode is None else _Expiring(episode)
+        return await expire_idle(self.limits, timeout, self._expirable)
 
-        return await expire_idle(self.limits, timeout, find)
+    def _expirable(self, episode_id: str) -> _Expiring | None:
+        episode = self._open.get(episode_id)
+        return None if episode is None else _Expiring(episode)
 
     async def sweep_idle(self, timeout: float, every: float | None = None) -> None:
         """Forever: every `every` seconds (default: a tenth of `timeout`, at most a

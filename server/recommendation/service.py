@@ -137,6 +137,7 @@ class Service:
                 settings.log_dir,
                 facts.log_key,
                 server_version=facts.server_version,
+                catalog_spec=settings.catalog,
             )
         return cls(settings, suite, catalog, store, seals)
 

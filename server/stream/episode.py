@@ -7,7 +7,10 @@ and a failure inside the rules ends it as `infra_error`. Calls are capped per sh
 episode (`max_calls`, the server's max_tool_calls_per_episode; abort_episode is never
 refused): the call past it is logged with its error, refused, and ends the stream as
 `agent_error` ("tool-call limit: ..."). A stream of E episodes logs at most E times the
-cap calls, each argument capped by the tool schemas.
+cap calls, each argument capped by the tool schemas. Its log is capped too
+(`max_log_bytes`, the server's max_stream_log_bytes): the first call once the log has
+reached it is refused the same way and ends the stream ("log limit: ..."), so a stream's
+log stays within the cap plus one call's records.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from taurec.server.defaults import MAX_TOOL_CALLS_PER_EPISODE
+from taurec.server.defaults import MAX_STREAM_LOG_BYTES, MAX_TOOL_CALLS_PER_EPISODE
 from taurec.server.episode_end import (
     ABORT_REASONS,
     ABORTED,
     CALL_LIMIT,
+    LOG_LIMIT,
     EpisodeEnd,
     ended_message,
 )
@@ -52,6 +56,7 @@ class StreamEpisode:
         on_end: Callable[[StreamEpisode], None],
         max_calls: int = MAX_TOOL_CALLS_PER_EPISODE,
         sealed: bool = False,
+        max_log_bytes: int = MAX_STREAM_LOG_BYTES,
     ) -> None:
         """`sealed`: it plays a sealed run's planned (task, trial)."""
         self.id = episode_id
@@ -65,6 +70,7 @@ class StreamEpisode:
         self._calls = 0
         self._on_end = on_end
         self._max_calls = max_calls
+        self._max_log_bytes = max_log_bytes
         self._counted_in = 0  # the shopping episode (session.index) `_episode_calls` counts
         self._episode_calls = 0
         self._feedback_seen = False
@@ -97,6 +103,8 @@ class StreamEpisode:
             self._counted_in, self._episode_calls = self.session.index, 0
         if self._episode_calls >= self._max_calls:
             raise await self._end_at_call_limit(name, arguments)
+        if self._log.size >= self._max_log_bytes:
+            raise await self._end_at_log_limit(name, arguments)
         self._episode_calls += 1
         with anyio.CancelScope(shield=True):
             self._calls += 1
@@ -147,16 +155,35 @@ class StreamEpisode:
             f"of {limit} tool calls per episode (max_tool_calls_per_episode) in episode "
             f"{episode}, so this {name} call was not run. Call start_stream to begin again."
         )
+        detail = (
+            f"{CALL_LIMIT}{limit} tool calls made in episode {episode} of "
+            f"{len(self.task.episodes)}; call {limit + 1} ({name}) refused"
+        )
+        return await self._refuse_and_end(name, arguments, message, detail)
+
+    async def _end_at_log_limit(self, name: str, arguments: dict[str, Any]) -> EpisodeError:
+        """Refuse a call once the log has reached its cap; as `_end_at_call_limit`."""
+        limit, episode = self._max_log_bytes, self.session.index + 1
+        message = (
+            f"stream {self.id[:8]}... has ended (agent_error): its log reached this server's "
+            f"limit of {limit:,} bytes per stream (max_stream_log_bytes) in episode {episode}, "
+            f"so this {name} call was not run. Call start_stream to begin again."
+        )
+        detail = (
+            f"{LOG_LIMIT}the log reached {self._log.size:,} bytes (limit {limit:,}) in episode "
+            f"{episode} of {len(self.task.episodes)}; the next call ({name}) refused"
+        )
+        return await self._refuse_and_end(name, arguments, message, detail)
+
+    async def _refuse_and_end(
+        self, name: str, arguments: dict[str, Any], message: str, detail: str
+    ) -> EpisodeError:
         with anyio.CancelScope(shield=True):
             self._calls += 1
             call_id = f"call_{self._calls}"
             self._log.tool_call(call_id, name, {"episode_id": self.id, **arguments})
             text = agent_error_text(name, message)
             self._log.tool_result(call_id, text, is_error=True, latency_ms=0.0, refused=True)
-            detail = (
-                f"{CALL_LIMIT}{limit} tool calls made in episode {episode} of "
-                f"{len(self.task.episodes)}; call {limit + 1} ({name}) refused"
-            )
             await self.close(EpisodeEnd(EndReason.AGENT_ERROR, detail=detail))
         return EpisodeError(message)
 

@@ -28,8 +28,15 @@ from pydantic import BaseModel, Field
 
 from taurec.catalog.errors import DataError
 from taurec.server.episode_end import SHUTDOWN_DETAIL, EpisodeEnd, ended_message, shutdown_end
+from taurec.server.http_fairness import locked
 from taurec.server.model_call_log import PromptStores, attach, simulator_model
-from taurec.server.open_limits import OpenLimits, expire_idle, sweep_forever
+from taurec.server.open_limits import (
+    PLAN_OWNER,
+    OpenLimits,
+    expire_idle,
+    make_room,
+    sweep_forever,
+)
 from taurec.server.raw_calls import request_owner
 from taurec.server.request_meta import reported_agent
 from taurec.server.run_facts import RunFacts, default_run_label, derive_seed, server_version
@@ -178,8 +185,9 @@ class StreamService:
             agent_label, seed = admission.label, admission.seed
         seed = derive_seed(task.id, trial) if seed is None else seed
         try:
-            owner = request_owner() if admission is None else f"plan:{admission.plan_id}"
+            owner = request_owner() if admission is None else f"{PLAN_OWNER}{admission.plan_id}"
             one_trial_of = None if admission is None else task.id  # see open_limits.py
+            await make_room(self.limits, owner, self._open.get)  # a full open server
             self.limits.check(owner, one_trial_of)
             stream = self._open_stream(task, trial, seed, agent_label, admission)
             self.limits.opened(stream.id, owner, one_trial_of, trial)
@@ -251,6 +259,7 @@ class StreamService:
             retire,
             max_calls=self.settings.max_tool_calls_per_episode,
             sealed=run is not None,
+            max_log_bytes=self.settings.max_stream_log_bytes,
         )
         self._open[episode_id] = stream
         return stream
@@ -281,12 +290,12 @@ class StreamService:
         compute: Callable[[StreamSession], BaseModel],
     ) -> BaseModel:
         stream = self.get(episode_id)
-        async with stream.lock:
+        async with locked(stream.lock):  # waiting, the request's HTTP turn goes on
             return await stream.call(name, arguments, lambda: compute(stream.session))
 
     async def abort(self, episode_id: str | None, reason: EndReason, detail: str | None) -> None:
         stream = self.get(episode_id)
-        async with stream.lock:
+        async with locked(stream.lock):
             await stream.abort(reason, detail)
 
     async def close_all(self, detail: str = SHUTDOWN_DETAIL) -> int:

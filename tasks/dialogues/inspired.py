@@ -16,15 +16,37 @@ need the verdicts annotated (an LLM NLU, as UserSimCRS does, or by hand).
 
 from __future__ import annotations
 
-import csv
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from taurec.catalog.errors import DataError
+from taurec.tasks.dialogues.files import tsv_rows
 from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance, DialogueOutcome
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 COLUMNS = ("dialog_id", "speaker", "text")
+EXPECTED = "INSPIRED's dialog TSV (columns dialog_id, speaker, text, movies, genres, ...)"
 _SPEAKERS = {"SEEKER": "user", "RECOMMENDER": "agent"}
+
+
+@dataclass
+class _Turn:
+    """Consecutive rows of one speaker: their texts, movies and genres, in order."""
+
+    who: str
+    texts: list[str] = field(default_factory=list)
+    movies: list[str] = field(default_factory=list)
+    genres: list[str] = field(default_factory=list)
+
+    def add(self, text: str, movies: list[str], genres: list[str]) -> None:
+        if text:
+            self.texts.append(text)
+        self.movies += movies
+        self.genres += genres
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.texts)
 
 
 def _split(cell: str | None) -> list[str]:
@@ -48,9 +70,9 @@ def _acts(
 
 
 def read_inspired(path: Path) -> list[AnnotatedDialogue]:
-    """The dialogues of an INSPIRED TSV file; DataError naming the file and the row."""
-    with path.open(encoding="utf-8", newline="") as f:
-        rows = csv.DictReader(f, delimiter="\t")
+    """The dialogues of an INSPIRED TSV file; DataError naming the file and the row.
+    Consecutive rows of one speaker are gathered, then joined once: linear in the rows."""
+    with tsv_rows(path, EXPECTED) as rows:
         missing = [c for c in COLUMNS if c not in (rows.fieldnames or [])]
         if missing:
             raise DataError(
@@ -58,7 +80,7 @@ def read_inspired(path: Path) -> list[AnnotatedDialogue]:
                 f"(columns {', '.join(COLUMNS)}, movies, genres, ...)",
                 source=path,
             )
-        turns: dict[str, list[tuple[str, str, list[str], list[str]]]] = {}
+        turns: dict[str, list[_Turn]] = {}
         cases: dict[str, str] = {}
         for n, row in enumerate(rows, 2):
             who = _SPEAKERS.get(str(row.get("speaker", "")).strip().upper())
@@ -70,15 +92,14 @@ def read_inspired(path: Path) -> list[AnnotatedDialogue]:
                 cases.setdefault(str(row["dialog_id"]), case)
             text = str(row.get("text") or "").strip()
             movies, genres = _split(row.get("movies")), _split(row.get("genres"))
-            if dialogue and dialogue[-1][0] == who:
-                _, said, m0, g0 = dialogue[-1]
-                dialogue[-1] = (who, f"{said} {text}".strip(), m0 + movies, g0 + genres)
-            else:
-                dialogue.append((who, text, movies, genres))
+            if not dialogue or dialogue[-1].who != who:
+                dialogue.append(_Turn(who))
+            dialogue[-1].add(text, movies, genres)
     out = []
     for ident, dialogue in turns.items():
         utterances = []
-        for k, (who, text, movies, genres) in enumerate(dialogue):
+        for k, turn in enumerate(dialogue):
+            who, text, movies, genres = turn.who, turn.text, turn.movies, turn.genres
             acts = _acts(who, text, movies, genres, k == 0 and who == "user")
             utterances.append(
                 AnnotatedUtterance(

@@ -21,7 +21,6 @@ dialogue at all is an error.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,14 @@ from pydantic import ValidationError
 
 from taurec.catalog.errors import DataError, from_validation_error
 from taurec.tasks.dialogues.dialoguekit import dialogues_from_dialoguekit
+from taurec.tasks.dialogues.files import json_value, read_text, record_shape
 from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance
 from taurec.tasks.dialogues.inspired import read_inspired
 from taurec.tasks.dialogues.labels import LabelSet
 from taurec.tasks.dialogues.redial import is_redial, read_redial
 from taurec.tasks.trajectory.dialogue_acts import AGENT_INTENTS, USER_INTENTS
 
+DIALOGUEKIT = "DialogueKit's annotated-dialogue JSON (a list of dialogues with conversation lists)"
 _SPEAKER = {"agent_message": ("agent", AGENT_INTENTS), "user_message": ("user", USER_INTENTS)}
 
 
@@ -42,16 +43,16 @@ def _records(path: Path) -> list[dict[str, Any]]:
     """The file's JSON records; a last line cut short (a log whose writer was stopped)
     is left out, any other line that is not JSON is an error."""
     out = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path, "JSON lines").splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
+            record = json_value(line, f"line {n}", path)
+        except DataError:
             if n == len(lines):
                 break
-            raise DataError(f"line {n} is not JSON ({exc.msg})", source=path) from None
+            raise
         if not isinstance(record, dict):
             raise DataError(f"line {n} is not a JSON object", source=path)
         out.append(record)
@@ -82,6 +83,8 @@ def _from_lines(path: Path, records: list[dict[str, Any]]) -> list[AnnotatedDial
             out.append(AnnotatedDialogue.model_validate(record))
         except ValidationError as exc:
             raise from_validation_error(exc, source=path, record=f"dialogue {n}") from None
+        except RecursionError:  # nesting past what the validator follows
+            raise DataError(f"dialogue {n} is nested too deeply to read", source=path) from None
     return out
 
 
@@ -91,17 +94,18 @@ def _dialoguekit_file(
     """The DialogueKit dialogues of a .json file. One found in a folder that is not in
     DialogueKit's shape gives none; one named itself is an error."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        doc = json_value(read_text(path, DIALOGUEKIT), None, path)
+    except DataError:
         if named:
-            raise DataError(f"is not valid JSON ({exc})", source=path) from None
+            raise
         return []
     shaped = isinstance(doc, list) and (
         not doc or (isinstance(doc[0], dict) and "conversation" in doc[0])
     )
     if not shaped and not named:
         return []
-    return dialogues_from_dialoguekit(doc, source=path, labels=labels)
+    with record_shape("a dialogue", DIALOGUEKIT, path):
+        return dialogues_from_dialoguekit(doc, source=path, labels=labels)
 
 
 def read_annotated_dialogues(
@@ -138,8 +142,11 @@ def read_annotated_dialogues(
                 raise DataError(
                     "is a taurec episode log; score logs with `evaluator score`", source=file
                 )
-        elif (found := _from_log(records)) is not None:
-            dialogues.append(found)
+        else:
+            with record_shape("a record", "taurec episode log records", file):
+                found = _from_log(records)
+            if found is not None:
+                dialogues.append(found)
     if not dialogues:
         raise DataError(
             "no annotated dialogues (expected taurec episode logs whose messages carry "

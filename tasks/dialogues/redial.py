@@ -22,16 +22,20 @@ seeker took a recommendation when it said it liked a movie the recommender sugge
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from taurec.catalog.errors import DataError
+from taurec.tasks.dialogues.files import json_value, read_text, record_shape
 from taurec.tasks.dialogues.format import AnnotatedDialogue, AnnotatedUtterance, DialogueOutcome
 from taurec.tasks.trajectory.dialogue_acts import DialogueAct
 
 _MENTION = re.compile(r"@(\d+)")
+EXPECTED = (
+    "a ReDial conversation: messages (objects with text and senderWorkerId), "
+    "initiatorWorkerId, movieMentions (id -> title) and initiatorQuestions (id -> answers)"
+)
 
 
 def _verdict(answers: dict[str, Any]) -> str | None:
@@ -75,16 +79,17 @@ def _conversation(doc: dict[str, Any], source: Path, line: int) -> AnnotatedDial
     answers = {
         str(k): v for k, v in (doc.get("initiatorQuestions") or {}).items() if isinstance(v, dict)
     }
-    merged: list[tuple[str, str]] = []
+    merged: list[tuple[str, list[str]]] = []  # a speaker's consecutive texts, joined once
     for m in messages:
         who = "user" if m.get("senderWorkerId") == seeker else "agent"
         text = str(m.get("text") or "")
         if merged and merged[-1][0] == who:
-            merged[-1] = (who, f"{merged[-1][1]} {text}")
+            merged[-1][1].append(text)
         else:
-            merged.append((who, text))
+            merged.append((who, [text]))
     utterances = []
-    for k, (who, text) in enumerate(merged):
+    for k, (who, texts) in enumerate(merged):
+        text = " ".join(texts)
         mentioned = [mentions.get(i, "") for i in _MENTION.findall(text)]
         acts = _acts(who, text, mentioned, k == 0 and who == "user", answers)
         readable = _MENTION.sub(lambda m: mentions.get(m.group(1), m.group(0)), text)
@@ -121,16 +126,15 @@ def _outcome(answers: dict[str, Any], mentions: dict[str, str]) -> DialogueOutco
 def read_redial(path: Path) -> list[AnnotatedDialogue]:
     """The conversations of a ReDial JSONL file; DataError naming the line otherwise."""
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_text(path, EXPECTED).splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"line {n} is not JSON ({exc.msg})", source=path) from None
+        doc = json_value(line, f"line {n}", path)
         if not isinstance(doc, dict):
             raise DataError(f"line {n} is not a JSON object", source=path)
-        if (found := _conversation(doc, path, n)) is not None:
+        with record_shape(f"line {n}", EXPECTED, path):
+            found = _conversation(doc, path, n)
+        if found is not None:
             out.append(found)
     return out
 

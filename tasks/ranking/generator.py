@@ -10,7 +10,8 @@ is their only one).
 
 The history is the user's last (at most 10) items before the user's *earliest* target in
 the suite, so with `per_user` > 1 no task's history holds a sibling task's answer (the
-server hides the same records from every tool; see `horizons`).
+server hides the same records from every tool; see `horizons`), and siblings' candidate
+lists share no item (see `_task`).
 
 `cutoff` keeps only targets at or after a time. Its default: none for the global split's
 valid and test parts (they start after the train part, on which the collaborative model is
@@ -89,9 +90,10 @@ def generate_ranking_tasks(
         targets = list(_targets(data, parts, int(u), part, cutoff))[: min(per_user, n - len(tasks))]
         if targets:
             first = int(data.time[targets[0]])
+            taken = {int(data.item[r]) for r in targets}  # no sibling's item in another list
             for r in targets:
                 task_id = f"{prefix}_{len(tasks):0{width}d}"
-                tasks.append(_task(data, rng, int(u), r, first, task_id))
+                tasks.append(_task(data, rng, int(u), r, first, task_id, taken))
     if tasks and (leaks := sibling_leaks(tasks)):
         task_id, problems = next(iter(leaks.items()))
         raise DataError(f"task {task_id!r}: {problems[0]}; refusing a suite that leaks it")
@@ -106,14 +108,21 @@ def generate_ranking_tasks(
 
 
 def _task(
-    data: Interactions, rng: np.random.Generator, u: int, r: int, first: int, task_id: str
+    data: Interactions,
+    rng: np.random.Generator,
+    u: int,
+    r: int,
+    first: int,
+    task_id: str,
+    taken: set[int],
 ) -> RankingTask:
     """The task whose target is record r of user u; the history ends before `first`, the
     user's earliest target in the suite, and the negatives are drawn from the items the
-    user had not had by then. All of a user's tasks draw from that one pool, so an item in
-    two siblings' lists says nothing of either answer (with a pool cut at each target, an
-    earlier answer could never be a later negative, and a shared item would be a negative
-    of the earlier task)."""
+    user had not had by then, outside `taken`: every sibling's positive and the negatives
+    already drawn for siblings (the new ones are added to it). So siblings' lists share no
+    item: a shared one would tell which candidates are not an answer (the earliest
+    task's positive is in the user's records by its own target, so it can never be a
+    sibling's negative, while a later positive can)."""
     t = int(data.time[r])
     positive = int(data.item[r])
     lo, hi = data.span(u)
@@ -124,8 +133,9 @@ def _task(
     negatives: list[int] = []
     while len(negatives) < N_CANDIDATES - 1:
         i = int(rng.integers(0, len(data.items)))
-        if i not in seen and i != positive and i not in negatives:
+        if i not in seen and i not in taken and i not in negatives:
             negatives.append(i)
+    taken.update(negatives)
     candidates = [data.items[i].id for i in [positive, *negatives]]
     rng.shuffle(candidates)
     return RankingTask(

@@ -22,15 +22,27 @@ def horizons(tasks: Iterable[RankingTask]) -> dict[str, int]:
 def sibling_leaks(tasks: Sequence[RankingTask]) -> dict[str, list[str]]:
     """Task id -> how another task of the suite gives its answer away: its positive in a
     history of the same user (a sealed contestant opens every planned episode, so it
-    reads every history), or a history that runs past the user's earliest target."""
+    reads every history), a history that runs past the user's earliest target, or a
+    candidate shared with a sibling's list (the earliest task's positive can never be a
+    later task's negative, while the negatives of both come from one pool, so a shared
+    candidate is, more often than chance, not the answer)."""
     earliest: dict[str, RankingTask] = {}
     answers: dict[str, dict[str, str]] = {}
+    listed: dict[tuple[str, str], str] = {}  # (user, candidate) -> the first task listing it
+    out: dict[str, list[str]] = {}
     for task in tasks:
+        for item in task.candidates:
+            other = listed.setdefault((task.user_id, item), task.id)
+            if other != task.id:
+                for mine, theirs in ((task.id, other), (other, task.id)):
+                    out.setdefault(mine, []).append(
+                        f"candidate {item!r} is also a candidate of task {theirs!r} (same "
+                        "user); siblings' candidate lists must share no item"
+                    )
         answers.setdefault(task.user_id, {})[task.positive] = task.id
         known = earliest.get(task.user_id)
         if known is None or task.target_time < known.target_time:
             earliest[task.user_id] = task
-    out: dict[str, list[str]] = {}
     for task in tasks:
         for item in task.history:
             source = answers[task.user_id].get(item)

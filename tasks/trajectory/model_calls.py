@@ -1,9 +1,13 @@
-"""Model calls in the trajectory format: the run's prompt store and a call's fields.
+"""Model calls in the trajectory format: the episode's prompt store and a call's fields.
 
 A `model_call` event (format.py) names the messages it sent by one sha256: a *prompt* in
-the run's prompt store, `prompts.store` in the run's folder (beside its task folders;
-not `*.jsonl`, so log discovery never takes it for a log). The store is JSON Lines,
-append-only, each entry written once per run:
+the episode's prompt store, the file beside its log named as the log plus `.prompts`
+(`episode_store`: `trial0-1a2b....jsonl.prompts`, not `*.jsonl`, so log discovery never
+takes it for a log). Each episode has its own, so no client of a server can fill the
+store another client's episodes are read from (one run's store, shared by every client
+of an open server, was filled past what readers read by one of them). Logs written before
+keep theirs in the run's `prompts.store` (beside its task folders), which readers still
+find. The store is JSON Lines, append-only, each entry written once per episode:
 
     {"sha256": H, "content": <a message, or a list of tool definitions>}
     {"sha256": P, "prompt": {"prefix": P0 or null, "append": [H, ...]}}
@@ -11,8 +15,8 @@ append-only, each entry written once per run:
 H is the sha256 of the content's canonical JSON (`canonical`: keys sorted, no spaces,
 UTF-8); P the sha256 of the prompt object's. A prompt is its prefix prompt's messages
 followed by `append`, so a conversation that grows by two messages per call adds one
-short entry per call, and the system prompt is stored once per run whatever the number
-of calls and episodes. The log's hash chain pins each event's P; reading the store
+short entry per call, and the system prompt is stored once per episode whatever the
+number of calls. The log's hash chain pins each event's P; reading the store
 checks every entry against its hash (`read_store`), so an altered store shows as
 altered, never as what the model saw.
 """
@@ -27,7 +31,10 @@ from typing import Any, Final
 
 import orjson
 
-#: The prompt store's file name, in the run's folder.
+#: What an episode's prompt store adds to its log's file name.
+STORE_SUFFIX: Final = ".prompts"
+#: The prompt store's file name in the run's folder, where logs written before each
+#: episode had its own keep it (one store for every episode of the run).
 STORE_NAME: Final = "prompts.store"
 #: How many folders up from a log the store is looked for (its own folder first).
 STORE_SEARCH_DEPTH: Final = 3
@@ -133,9 +140,19 @@ def output_message(message: Any) -> dict[str, Any]:
     return out
 
 
+def episode_store(log_path: str | Path) -> Path:
+    """Where the episode whose log is at `log_path` keeps its prompt store."""
+    path = Path(log_path)
+    return path.with_name(path.name + STORE_SUFFIX)
+
+
 def find_store(log_path: str | Path) -> Path | None:
-    """The prompt store of the log at `log_path`: the nearest STORE_NAME in its folder or
-    up to STORE_SEARCH_DEPTH - 1 folders above (a log set aside keeps finding it)."""
+    """The prompt store of the log at `log_path`: its own (`episode_store`), else, for a
+    log written before each episode had one, the nearest STORE_NAME in its folder or up to
+    STORE_SEARCH_DEPTH - 1 folders above (a log set aside keeps finding it)."""
+    own = episode_store(log_path)
+    if own.is_file():
+        return own
     folder = Path(log_path).parent
     for candidate in [folder, *folder.parents][:STORE_SEARCH_DEPTH]:
         path = candidate / STORE_NAME

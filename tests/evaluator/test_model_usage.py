@@ -61,5 +61,18 @@ def test_a_label_sums_its_episodes_and_says_where_the_numbers_came_from() -> Non
     assert total["cost_usd"] == pytest.approx(0.51)
     assert total["source"] == "end records and model_call events"
     rows = dict(usage_rows({"model_usage": {"agent": total}}))
-    assert rows["agent tokens in / out"] == "1,009 / 10"
-    assert rows["agent cost (USD)"] == "0.5100"
+    assert rows["agent tokens in / out"] == "1,009 / 10 (reported by the agent)"
+    assert rows["agent cost (USD)"] == "0.5100 (reported by the agent)"
+
+
+def test_what_the_agent_reports_of_itself_is_shown_as_reported_and_the_servers_as_measured() -> (
+    None
+):
+    """A contestant reporting cost 0 for 50 gpt-4o calls: its word, and said to be."""
+    scores = [_score([*(call("agent", 1000, 0.0) for _ in range(50)), call("user", 5, 0.001), END])]
+    usage = usage_fields(scores)["model_usage"]
+    assert usage["agent"]["reported_by"] == "agent" and usage["user"]["reported_by"] == "server"
+    rows = dict(usage_rows({"model_usage": usage}))
+    assert rows["agent cost (USD)"] == "0.0000 (reported by the agent)"
+    assert rows["agent model calls"] == "50 (model_call events, reported by the agent)"
+    assert rows["simulated user cost (USD)"] == "0.0010"

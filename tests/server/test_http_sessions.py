@@ -395,3 +395,34 @@ def test_taurec_serve_passes_the_session_limits_on(monkeypatch: pytest.MonkeyPat
         app, [*args[:2], "--max-sessions-per-client", "9", "--max-sessions", "9"], env={}
     )
     assert refused.exit_code == 2 and "must be below max sessions" in refused.output
+
+
+async def test_a_handshake_flood_spread_over_addresses_leaves_a_victim_a_session(
+    tmp_path: Path,
+) -> None:
+    """The attack: one local user opens sessions from address after address of
+    127.0.0.0/8, each within the per-client limit, until the server's table is full (10,000
+    from 103 addresses; here 20 from 5): every other client's handshake got 503. Now the
+    victim's opening crowds out the least recently used idle session of a client holding
+    the most, whose next request gets 404."""
+    async with _serving(tmp_path, max_per_client=4, max_sessions=20) as url:
+        opened: list[tuple[str, str]] = []
+        for n in range(2, 7):
+            address = f"127.0.0.{n}"
+            async with _from(address) as flood:
+                for _ in range(5):
+                    answer = await flood.post(url, json=INITIALIZE)
+                    if answer.status_code == 200:
+                        opened.append((address, answer.headers["mcp-session-id"]))
+        assert len(opened) == 20  # the table is full
+        async with _from("127.0.0.1") as victim:
+            mine = await victim.post(url, json=INITIALIZE)
+        assert mine.status_code == 200 and mine.headers["mcp-session-id"]
+        listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        gone = []
+        for address, sid in opened:
+            async with _from(address) as flood:
+                headers = {"mcp-session-id": sid, "mcp-protocol-version": HANDSHAKE}
+                answer = await flood.post(url, json=listed, headers=headers)
+                gone += [sid] if answer.status_code == 404 else []
+        assert gone == [opened[0][1]]  # the least recently used, of a client holding 4

@@ -16,7 +16,13 @@ from mcp import Client
 from taurec.server.app import build_server
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite
-from taurec.tasks.trajectory.model_calls import STORE_NAME, find_store, read_store, sha256_of
+from taurec.tasks.trajectory.model_calls import (
+    STORE_SUFFIX,
+    episode_store,
+    find_store,
+    read_store,
+    sha256_of,
+)
 from taurec.tasks.trajectory.reader import read_log
 
 SYSTEM = {"role": "system", "content": "You recommend films. " * 200}
@@ -75,8 +81,9 @@ async def test_a_growing_conversation_is_stored_once_as_prefix_and_addition(
         await _search(client, episode, [first])
         await _search(client, episode, [second])
     calls = [e for e in _events(tmp_path) if e["type"] == "model_call"]
-    store_path = find_store(next(tmp_path.rglob("*.jsonl")))
-    assert store_path is not None and store_path.name == STORE_NAME
+    log = next(tmp_path.rglob("*.jsonl"))
+    store_path = find_store(log)
+    assert store_path is not None and store_path == episode_store(log)
     store = read_store(store_path, 2**30)
     assert store.problems == []
     assert store.messages(calls[1]["input"]) == [
@@ -126,7 +133,7 @@ async def test_a_client_cannot_log_more_than_the_cap(tmp_path: Path) -> None:
             result = await _search(client, episode, batch)
             assert not result.is_error
     events = _events(tmp_path)
-    store_bytes = sum(p.stat().st_size for p in tmp_path.rglob(STORE_NAME))
+    store_bytes = sum(p.stat().st_size for p in tmp_path.rglob(f"*{STORE_SUFFIX}"))
     event_bytes = sum(len(orjson.dumps(e)) for e in events if e["type"] == "model_call")
     print(f"sent {sent:,} bytes of records; logged {store_bytes + event_bytes:,} (cap {cap:,})")
     assert sent > 20 * cap and 0 < store_bytes + event_bytes <= cap + 2_000  # chains: ~80 B
@@ -169,3 +176,45 @@ async def test_every_kinds_server_logs_the_records(
         await client.call_tool(name, {"episode_id": episode, **arguments}, meta=meta)
     kinds = [e["type"] for e in _events(tmp_path)]
     assert kinds[:3] == ["user_message", "model_call", "tool_call"]
+
+
+async def test_one_client_filling_its_stores_leaves_another_episodes_messages_readable(
+    tmp_path: Path,
+) -> None:
+    """The attack: one client of an open server writes prompt-store entries in episode
+    after episode, each under the per-episode cap, past what readers read (71 MiB in 9 s
+    against readers stopping at 64 MiB; scaled down here: 6 x 256 kB against 1 MB). An
+    honest episode's call then showed none of its messages. Each episode has its own
+    store now, so the honest one's two messages are read whole."""
+    from taurec.evaluator.episodes.model_calls import attach_messages, model_entry
+
+    cap, read_limit = 256 * 1024, 1024 * 1024
+    settings = ServerSettings(log_dir=tmp_path, max_model_call_bytes_per_episode=cap)
+    async with Client(build_server(settings)) as client:
+        for n in range(6):
+            flooded = await _episode(client)
+            for k in range(40):
+                text = f"{n}-{k} " + "x" * 8000
+                await _search(client, flooded, [record([{"role": "user", "content": text}], "y")])
+        honest = await _episode(client)
+        await _search(client, honest, [record([SYSTEM, OPENING], "Let me look.")])
+    log = next(p for p in tmp_path.rglob("*.jsonl") if honest[:12] in p.name)
+    stores = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".jsonl"]
+    assert (
+        sum(p.stat().st_size for p in stores) > read_limit
+    )  # the flood wrote more than a reader reads
+    events = read_log(log).events
+    doc = {"conversation": [model_entry(e) for e in events if e["type"] == "model_call"]}
+    attach_messages(doc, str(log), read_limit)
+    (call,) = doc["conversation"]
+    assert call["input_messages"] == 2 and "not_kept" not in call
+    assert [doc["model_messages"][h]["role"] for h in call["input"]] == ["system", "user"]
+
+
+def test_a_call_whose_messages_were_not_kept_says_so() -> None:
+    from taurec.evaluator.episodes.model_calls import attach_messages
+
+    doc = {"conversation": [{"role": "model", "seq": 3, "prompt": "f" * 64, "input_messages": 2}]}
+    attach_messages(doc, "/nonexistent/run/t/trial0-x.jsonl", 1024)
+    (call,) = doc["conversation"]
+    assert call["not_kept"] == "no prompt store beside this log: its messages were not kept"

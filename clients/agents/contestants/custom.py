@@ -48,17 +48,36 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
     if is_stream_policy(factory):
         return _stream_agent(factory, settings, spec)
     agent = _call(factory, settings, spec)
-    if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
+    if not inspect.iscoroutinefunction(getattr(agent, "run", None)):
         raise AgentUnavailable(
             f"--agent {spec!r}: {name} made a {type(agent).__name__}, not an agent; an agent "
             "has a `label` (str) and an `async def run(self, episode)` (a stream policy, an "
             "`async def act(self, view, dialogue)` and no `run`)"
         )
     if settings.label:
-        agent.label = settings.label
-    if not isinstance(agent.label, str) or not agent.label:
+        try:
+            agent.label = settings.label
+        except (AttributeError, TypeError) as exc:  # __slots__, a read-only property
+            raise AgentUnavailable(
+                f"--agent {spec!r}: --label cannot be set on a {type(agent).__name__} ({exc})"
+            ) from None
+    label = _label_of(agent)
+    if label is None:
+        raise AgentUnavailable(
+            f"--agent {spec!r}: {type(agent).__name__} has no label; give the class a "
+            '`label` attribute, a non-empty string (e.g. `label = "my-agent"`), or pass --label'
+        )
+    if not isinstance(label, str) or not label or not isinstance(agent, Agent):
         raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
     return agent
+
+
+def _label_of(agent: object) -> object:
+    """The agent's `label`; None when it has none (or reading it raises)."""
+    try:
+        return getattr(agent, "label", None)
+    except Exception:  # a property that raises is as good as none
+        return None
 
 
 def is_stream_policy(factory: Any) -> bool:

@@ -12,6 +12,30 @@
   const curve = window.taurecCurve;
   const episodeCallbacks = {};
 
+  // ---- the token (served only) --------------------------------------------------------
+  // `evaluator view` prints http://127.0.0.1:PORT/#token=...: a fragment no browser sends
+  // to any server. It is kept in this tab's sessionStorage, which only pages of this very
+  // origin (port included) read, taken out of the address, and sent with every request
+  // for data as a header: never as a cookie, which the browser would send to every port.
+  const TOKEN_KEY = "taurec-viewer-token";
+  function takeToken() {
+    const m = /^#token=([A-Za-z0-9_-]+)(.*)$/.exec(location.hash);
+    if (m) {
+      try { sessionStorage.setItem(TOKEN_KEY, m[1]); } catch (e) { /* storage off: this load only */ }
+      history.replaceState(null, "", location.pathname + location.search + (m[2].startsWith("#") ? m[2] : "#/"));
+      return m[1];
+    }
+    try { return sessionStorage.getItem(TOKEN_KEY); } catch (e) { return null; }
+  }
+  const TOKEN = BUNDLE ? null : takeToken();
+  function api(path) {
+    return fetch(path, { cache: "no-store", headers: TOKEN ? { Authorization: "Bearer " + TOKEN } : {} })
+      .then((r) => { if (r.status === 403) throw new Error("token"); return r; });
+  }
+  function refused(e, otherwise) {
+    setStatus(e && e.message === "token" ? "no access: open the address `evaluator view` printed (…/#token=…)" : otherwise);
+  }
+
   // ---- DOM building: text only ------------------------------------------------------
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -51,23 +75,23 @@
   function fetchEpisodes() {
     if (BUNDLE) { loadScript("data/episodes.js"); return; }
     const q = state.revision === null ? "" : "?since=" + encodeURIComponent(state.revision);
-    fetch("api/episodes" + q, { cache: "no-store" })
+    api("api/episodes" + q)
       .then((r) => r.json())
       .then((doc) => { if (!doc.unchanged) receive(doc); else setLive(); })
-      .catch(() => setStatus("server not answering; retrying"));
+      .catch((e) => refused(e, "server not answering; retrying"));
   }
   function fetchEpisode(key, done) {
     if (BUNDLE) { episodeCallbacks[key] = done; loadScript("data/episode-" + encodeURIComponent(key) + ".js"); return; }
-    fetch("api/episode/" + encodeURIComponent(key), { cache: "no-store" })
+    api("api/episode/" + encodeURIComponent(key))
       .then((r) => (r.ok ? r.json() : null))
       .then(done)
-      .catch(() => setStatus("could not load episode " + key));
+      .catch((e) => refused(e, "could not load episode " + key));
   }
   // the messages the search looks through: fetched once a search is typed, again when the list changed
   function fetchWords() {
     if (!state.search || (state.words && state.words.revision === state.revision)) return;
     if (BUNDLE) { if (!state.words) loadScript("data/words.js"); return; }
-    fetch("api/words", { cache: "no-store" }).then((r) => r.json()).then(window.taurecWords).catch(() => setStatus("could not load the messages to search"));
+    api("api/words").then((r) => r.json()).then(window.taurecWords).catch((e) => refused(e, "could not load the messages to search"));
   }
   function setStatus(text) { $("#status").textContent = text; }
   function setLive() {
@@ -309,13 +333,15 @@
       u.prompt_tokens !== undefined ? fmt(u.prompt_tokens) + " in / " + fmt(u.completion_tokens) + " out tokens" : null,
       typeof e.latency_ms === "number" ? fmt(e.latency_ms, 0) + " ms" : null,
       typeof u.cost_usd === "number" ? "$" + fmt(u.cost_usd, 5) : null,
-      e.cache_hit ? "cached" : null, e.error ? "error" : null, e.detail ? "not logged" : null].filter(Boolean).join(" · ");
+      e.cache_hit ? "cached" : null, e.error ? "error" : null, e.detail ? "not logged" : null,
+      e.not_kept ? "messages not kept" : null].filter(Boolean).join(" · ");
     const sent = e.withheld ? [el("p", { class: "muted" }, "withheld while the task is live (this prompt holds the task)")]
       : e.input ? e.input.map((h) => storedMessage(h, store))
       : [el("p", { class: "muted" }, e.prompt ? "the messages are not in the prompt store" : "no messages logged")];
-    return el("details", { class: "model" + (e.error || e.detail ? " error" : ""), id: "ev-" + e.seq },
+    return el("details", { class: "model" + (e.error || e.detail || e.not_kept ? " error" : ""), id: "ev-" + e.seq },
       el("summary", {}, head),
       e.detail ? el("p", { class: "why" }, e.detail) : null,
+      e.not_kept ? el("p", { class: "fail not-kept" }, "messages not kept: " + e.not_kept) : null,
       e.error ? el("p", { class: "fail" }, "error: " + e.error) : null,
       e.purpose ? el("div", { class: "muted" }, "purpose: " + e.purpose) : null,
       e.settings ? el("div", {}, "settings", el("pre", {}, json(e.settings))) : null,

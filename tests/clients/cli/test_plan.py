@@ -74,3 +74,46 @@ def test_a_damaged_plan_file_is_named_with_its_field(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="expected a plan from `taurec plan new`") as caught:
         read_plan(out)
     assert str(out) in str(caught.value)
+
+
+def test_a_plan_pins_the_catalog_the_server_will_serve_in_place_of_the_suites(
+    tmp_path: Path,
+) -> None:
+    """`taurec serve --catalog X --plan P` serves X: P must pin X's digest, which only
+    `plan new --catalog X` can write (a plan made without it is refused by that server)."""
+    from taurec.catalog.folder import write_catalog_folder
+    from taurec.catalog.store import Catalog, builtin_path
+    from taurec.server.app import build_server
+    from taurec.server.settings import ServerSettings
+
+    builtin = Catalog.load(builtin_path())
+    folder = write_catalog_folder(tmp_path / "c.taurec-catalog", builtin.meta, builtin.items)
+    pinned, plain = tmp_path / "pinned.json", tmp_path / "plain.json"
+    result = cli.invoke(
+        app, ["plan", "new", "--label", "a", "--catalog", str(folder), "--out", str(pinned)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"--catalog {folder}" in result.stderr
+    assert read_plan(pinned).catalog_sha256 == Catalog.load(folder).sha256()
+    assert cli.invoke(app, ["plan", "new", "--label", "a", "--out", str(plain)]).exit_code == 0
+
+    def serve(plan: Path) -> object:
+        settings = ServerSettings(plans=(plan,), catalog=str(folder), log_dir=tmp_path / "logs")
+        return build_server(settings)
+
+    serve(pinned)
+    with pytest.raises(DataError) as refused:
+        serve(plain)
+    assert f"make the plan again: taurec plan new --suite builtin --catalog {folder}" in str(
+        refused.value
+    )
+
+
+def test_a_catalog_for_a_suite_served_over_its_own_data_is_one_line(tmp_path: Path) -> None:
+    result = cli.invoke(
+        app,
+        ["plan", "new", "--label", "a", "--suite", "ranking:builtin", "--catalog", "x.json",
+         "--out", str(tmp_path / "p.json")],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "only recommendation suites take a catalog" in result.stderr
+    assert not (tmp_path / "p.json").exists()

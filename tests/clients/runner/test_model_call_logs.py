@@ -28,7 +28,7 @@ from taurec.evaluator.cli.main import app as evaluator_app
 from taurec.evaluator.judge.run import JudgeSettings, judge_logs
 from taurec.evaluator.judge.store import JudgeFile
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory.model_calls import find_store, read_store, sha256_of
+from taurec.tasks.trajectory.model_calls import episode_store, find_store, read_store, sha256_of
 from taurec.tasks.trajectory.reader import read_log
 
 MODEL = "openai/gpt-4o-mini"  # priced in litellm's local map: calls have a cost
@@ -220,7 +220,7 @@ def test_the_judges_calls_are_in_its_signed_file(logged, tmp_path: Path) -> None
 
 def test_the_prompt_store_keeps_a_ten_turn_episodes_log_small(tmp_path: Path) -> None:
     """Each model call's event stays a few hundred bytes however long the conversation
-    grows, and the system prompt and tool list are stored once for both trials."""
+    grows, and the system prompt and tool list are stored once in each episode's store."""
     out = tmp_path / "logs"
     agent = LLMAgent(
         LLMAgentSettings(
@@ -231,11 +231,14 @@ def test_the_prompt_store_keeps_a_ten_turn_episodes_log_small(tmp_path: Path) ->
     runner = Runner(agent, Connection("inproc", settings), out, "talker", handle_signals=False)
     anyio.run(runner.run, plan(["t001"], 2))
     logs = sorted(out.rglob("*.jsonl"))
-    store_path = find_store(logs[0])
-    assert len(logs) == 2 and store_path is not None
-    store = read_store(store_path, 2**30)
+    assert len(logs) == 2
     in_full = 0  # the bytes of logs that held every call's messages and tools in full
+    store_bytes = 0
     for path in logs:
+        store_path = find_store(path)
+        assert store_path is not None and store_path == episode_store(path)
+        store = read_store(store_path, 2**30)
+        store_bytes += store_path.stat().st_size
         events = read_log(path).events
         calls = _calls(events, "agent")
         assert sum(e["type"] == "agent_message" for e in events) == len(calls) == 10
@@ -246,7 +249,6 @@ def test_the_prompt_store_keeps_a_ten_turn_episodes_log_small(tmp_path: Path) ->
         lines = path.read_bytes().splitlines()
         assert max(len(x) for x in lines if b'"type":"model_call"' in x) < 1_200
     log_bytes = sum(p.stat().st_size for p in logs)
-    store_bytes = store_path.stat().st_size
     print(
         f"2 episodes of 10 turns: logs {log_bytes:,} bytes + prompt store {store_bytes:,} bytes; "
         f"with every call's messages in full: {in_full:,} bytes"

@@ -115,7 +115,9 @@ def test_a_bundle_path_that_is_a_file_is_refused(logs, tmp_path: Path):
 def test_view_prints_its_tokened_address_and_serves_the_episodes_to_the_token_only(logs):
     logs.run({"ta": 1, "tb": 0}, trials=1)
     command = [
-        str(Path(sys.executable).parent / "evaluator"),
+        sys.executable,
+        "-c",
+        "from taurec.evaluator.cli.main import main; main()",
         "view",
         str(logs.out),
         "--suite",
@@ -126,9 +128,10 @@ def test_view_prints_its_tokened_address_and_serves_the_episodes_to_the_token_on
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        base, _, token = url.partition("?token=")
+        base, _, token = url.partition("#token=")
         assert base.startswith("http://127.0.0.1:") and base.endswith("/") and len(token) >= 43
-        doc = httpx.get(f"{base}api/episodes?token={token}", timeout=HANG_GUARD_S).json()
+        header = {"Authorization": f"Bearer {token}"}
+        doc = httpx.get(f"{base}api/episodes", headers=header, timeout=HANG_GUARD_S).json()
         assert sorted(r["task"] for r in doc["rows"]) == ["ta", "tb"]
         refused = httpx.get(base + "api/episodes", timeout=HANG_GUARD_S)
         assert refused.status_code == 403 and "rows" not in refused.text
@@ -138,7 +141,7 @@ def test_view_prints_its_tokened_address_and_serves_the_episodes_to_the_token_on
 
 
 def test_the_browser_is_opened_on_a_private_page_not_on_the_tokened_address(tmp_path: Path):
-    url = "http://127.0.0.1:1/?token=" + "s" * 43
+    url = "http://127.0.0.1:1/#token=" + "s" * 43
     folder = tmp_path / "private"
     folder.mkdir(mode=0o700)
     page = redirect_page(folder, url)

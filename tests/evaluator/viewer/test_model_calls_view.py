@@ -25,7 +25,7 @@ from taurec.evaluator.episodes.model_calls import withhold_prompts
 from taurec.evaluator.logs import Resolver
 from taurec.evaluator.viewer.data import LogSet
 from taurec.server.settings import ServerSettings
-from taurec.tasks.trajectory.model_calls import STORE_NAME
+from taurec.tasks.trajectory.model_calls import STORE_SUFFIX
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,9 @@ def test_each_model_call_is_an_entry_with_the_messages_it_sent(run_dir: Path) ->
 def test_an_altered_store_entry_is_shown_as_missing(run_dir: Path, tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     shutil.copytree(run_dir, logs)
-    (store,) = logs.rglob(STORE_NAME)
+    store = next(
+        s for s in sorted(logs.rglob(f"*{STORE_SUFFIX}")) if "search_catalog" in s.read_text()
+    )
     store.write_text(store.read_text().replace("search_catalog", "search_elsewhere", 1))
     doc = _detail(logs)
     assert any("does not match its sha256" in p for p in doc["model_store"]["problems"])

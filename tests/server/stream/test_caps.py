@@ -113,3 +113,31 @@ async def test_a_stream_flood_leaves_a_log_under_its_bound(tmp_path: Path) -> No
     assert sum(e["type"] == "tool_call" for e in log.events) <= calls
     bound = 3 * RECORD_SLACK + calls * (MAX_QUESTION + RECORD_SLACK)
     assert path.stat().st_size < bound < 5_000_000
+
+
+async def test_a_flood_stops_at_the_streams_log_limit(tmp_path: Path) -> None:
+    """The flood that wrote 27 MB for one stream (3.3 GB for a plan of 120): maximal
+    questions up to the call limit in every episode. At the server's defaults the stream
+    ends at its log limit, its log within the limit and one call's records."""
+    settings = ServerSettings(suite=SUITE, log_dir=tmp_path, run_label="t")
+    task = _task()
+    question = {"question": "q" * MAX_QUESTION}
+    ended = None
+    async with Client(build_server(settings)) as client:
+        stream = await _start(client)
+        for spec in task.episodes:
+            for _ in range(settings.max_tool_calls_per_episode - 2):
+                result = await client.call_tool("ask_question", {"episode_id": stream, **question})
+                if result.is_error and "has ended" in error_text(result):
+                    ended = error_text(result)
+                    break
+            if ended:
+                break
+            pick = {"episode_id": stream, "item_id": spec.ranked()[0]}
+            ok(await client.call_tool("recommend_item", pick))
+            ok(await client.call_tool("next_episode", {"episode_id": stream}))
+    assert ended is not None and "max_stream_log_bytes" in ended
+    (path,) = tmp_path.rglob("*.jsonl")
+    end = read_log(path).events[-1]
+    assert end["reason"] == "agent_error" and end["detail"].startswith("log limit: ")
+    assert path.stat().st_size < settings.max_stream_log_bytes + 2 * (MAX_QUESTION + RECORD_SLACK)

@@ -162,3 +162,32 @@ def test_a_dry_run_of_ones_own_agent_plans_without_an_estimate(
     result = _run("--agent", f"{agents_file}:Abstainer", "--dry-run", "--log-dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "2 episodes planned" in result.stdout and "no estimate" in result.stdout
+
+
+def test_a_class_without_a_label_is_one_line_naming_what_to_add(tmp_path: Path) -> None:
+    file = tmp_path / "unlabelled.py"
+    file.write_text(
+        "class NoLabel:\n    async def run(self, episode):\n        await episode.recommend(None)\n"
+        "class Slotted:\n    __slots__ = ()\n    async def run(self, episode):\n        pass\n"
+    )
+    out = tmp_path / "logs"
+    result = _run("--agent", f"{file}:NoLabel", "--log-dir", str(out))
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "NoLabel has no label; give the class a `label` attribute" in result.stderr
+    labelled = _run("--agent", f"{file}:NoLabel", "--label", "mine", "--log-dir", str(out))
+    assert labelled.exit_code == 0, labelled.output
+    slotted = _run("--agent", f"{file}:Slotted", "--label", "x", "--log-dir", str(tmp_path / "s"))
+    assert slotted.exit_code == 2 and "--label cannot be set on a Slotted" in slotted.stderr
+
+
+def test_run_agent_refuses_an_object_without_a_label_in_one_line(tmp_path: Path) -> None:
+    from taurec.clients.runner import run_agent
+    from taurec.clients.runner.session import RunRefused
+
+    class NoLabel:
+        async def run(self, episode: object) -> None: ...
+
+    with pytest.raises(RunRefused, match=r"^NoLabel has no label: an agent needs a `label`"):
+        run_agent(NoLabel(), tasks=["t001"], out=tmp_path / "logs", quiet=True)  # type: ignore[arg-type]
+    assert not (tmp_path / "logs").exists()

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 from mcp import Client
+from support.hang_guard import finishes
 from support.ranking import write_ranking_suite
 from typer.testing import CliRunner
 
@@ -277,3 +278,27 @@ def test_exporting_only_recommendation_logs_skips_them_and_exports_nothing(tmp_p
     assert result.exit_code == 2
     assert "skipped 1 recommendation log: grpo exports ranking episodes" in result.stderr
     assert "no ranking episodes under" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "\\boxed{[" * 250_000,  # unclosed starts: a pattern search re-read the rest at each
+        "\\boxed{[" * 250_000 + "]" + " " * 1_000_000,
+        "\\boxed{ " * 250_000,
+        "\\boxed{[1" + "," * 2_000_000,
+    ],
+    ids=["unclosed", "one-late-bracket", "spaces", "commas"],
+)
+def test_a_hostile_reply_of_megabytes_is_read_in_linear_time(reply: str):
+    """2 MB of hostile reply (the LLM ranking agent reads replies uncapped): a quadratic
+    reading took 17 s at 200,000 characters, so days here; a linear one, well under a
+    second. The hang guard only catches the quadratic one."""
+
+    def parse() -> str:
+        try:
+            return str(parse_boxed(reply, ["a", "b", "c"]))
+        except AnswerError as exc:
+            return str(exc)
+
+    assert finishes(parse, "parse_boxed on 2 MB") != ""
