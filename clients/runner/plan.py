@@ -134,6 +134,18 @@ class Existing:
         return len(self.complete) + len(self.incomplete)
 
 
+def _played_as(recorded: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A recorded stream protocol with the fields it lacks filled in as it was played
+    (a log written before a field existed), so that it compares with a new record."""
+    from taurec.tasks.stream.protocol import PROTOCOL_KEY, protocol_of
+
+    try:
+        played = protocol_of({PROTOCOL_KEY: recorded}) if recorded is not None else None
+    except ValueError:  # not a protocol: it matches nothing but itself
+        return recorded
+    return None if played is None else played.record()
+
+
 def existing(
     out: Path, suite_id: str, label: str, protocol: dict[str, Any] | None = None
 ) -> Existing:
@@ -144,7 +156,7 @@ def existing(
         s = summarize_log(path)
         if s.label != label or s.suite_id != suite_id or s.task_id is None or s.trial is None:
             continue
-        if protocol is not None and s.protocol != protocol:
+        if protocol is not None and _played_as(s.protocol) != _played_as(protocol):
             found.other_protocol.append(path)
             continue
         spec = EpisodeSpec(s.task_id, s.trial)

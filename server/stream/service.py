@@ -76,6 +76,8 @@ class StreamAborted(BaseModel):
 
 
 def opening_text(session: StreamSession) -> str:
+    """How the stream works. It names the feedback kind the view names (the task's, also
+    in a control run), so the opening never says which run this is."""
     task = session.task
     heard = (
         "(no feedback in this run)"
