@@ -107,8 +107,8 @@ def protocol_problem(kind: str, protocol: StreamProtocol) -> str | None:
     kind (it applies to stream suites only)."""
     if kind != "stream" and protocol != StreamProtocol():
         return (
-            "the stream protocol (--feedback, --rules, --shuffle-order) applies to stream "
-            f"suites; this is a {kind} suite"
+            "the stream protocol (--feedback, --rules, --shuffle-order, --customer-knows) "
+            f"applies to stream suites; this is a {kind} suite"
         )
     return None
 

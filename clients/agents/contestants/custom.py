@@ -4,8 +4,11 @@ The class (or any callable that returns an agent) is looked up and made here; th
 treats it as it treats the built-in agents (progress, resume, sealing, the final table).
 A class whose constructor takes one required argument (or one named `settings`) gets the
 run's AgentSettings (label, seed, suite, ...); one that takes none is called without.
-`--label` overrides the `label` of the agent made. Every failure is an AgentUnavailable
-with one line saying what was wrong.
+`--label` overrides the `label` of the agent made. Its log headers record who it is
+(`agent_info`): its own kind, model and settings if it reports them, with the class it
+was made from and a digest of the file that defines it (`code_digest`), so two runs under
+one label are known to be one agent only when these agree. Every failure is an
+AgentUnavailable with one line saying what was wrong.
 
 A stream policy class (an `act` and no `run`: clients/agents/stream/api.py) is played on
 stream suites: it is wrapped in a StreamAgent that makes a fresh instance for every
@@ -14,6 +17,7 @@ stream (streams run concurrently; nothing one instance keeps reaches another str
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -46,7 +50,9 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
     if not callable(factory):
         raise AgentUnavailable(f"--agent {spec!r}: {name} is not a class or factory")
     if is_stream_policy(factory):
-        return _stream_agent(factory, settings, spec)
+        made = _stream_agent(factory, settings, spec)
+        made.agent_info = custom_identity(None, _origin(where, name), module, settings)
+        return made
     agent = _call(factory, settings, spec)
     if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
         raise AgentUnavailable(
@@ -58,7 +64,47 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
         agent.label = settings.label
     if not isinstance(agent.label, str) or not agent.label:
         raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
+    own = getattr(agent, "agent_info", None)
+    mine = own if isinstance(own, dict) else None
+    identity = custom_identity(mine, _origin(where, name), module, settings)
+    try:
+        agent.agent_info = identity  # type: ignore[attr-defined]
+    except AttributeError:  # a read-only agent_info: it reports its own
+        pass
     return agent
+
+
+def code_digest(module: ModuleType) -> str | None:
+    """The sha256 of the file that defines `module` (None: it has no file to read)."""
+    try:
+        path = inspect.getsourcefile(module)
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
+    except (OSError, TypeError):
+        return None
+
+
+def _origin(where: str, name: str) -> str:
+    """The class as --agent names it, a file by its name only (not where it lies)."""
+    return f"{Path(where).name if _is_file(where) else where}:{name}"
+
+
+def custom_identity(
+    own: dict[str, Any] | None, origin: str, module: ModuleType, settings: AgentSettings
+) -> dict[str, Any]:
+    """A custom agent's identity for its log headers: what it reports of itself (kind,
+    model, settings), or kind "custom" and the run's model, with the class and the digest
+    of its code added to the settings."""
+    own = own or {}
+    mine = own.get("settings") if isinstance(own.get("settings"), dict) else {}
+    return {
+        "kind": own.get("kind") or "custom",
+        "model": own.get("model", settings.model),
+        "settings": {
+            **mine,
+            "class": origin,
+            "code_sha256": code_digest(module),
+        },
+    }
 
 
 def is_stream_policy(factory: Any) -> bool:
@@ -96,8 +142,12 @@ def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Age
     return StreamAgent(label, make)
 
 
+def _is_file(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
 def _load(where: str, spec: str) -> ModuleType:
-    if where.endswith(".py") or "/" in where or "\\" in where:
+    if _is_file(where):
         return _load_file(Path(where), spec)
     try:
         return importlib.import_module(where)
