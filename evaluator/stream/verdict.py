@@ -126,7 +126,10 @@ def eligibility(run: Mapping[str, Any], control: Mapping[str, Any]) -> list[str]
 def _shown(identities: Sequence[str]) -> str:
     if not identities:
         return "none recorded"
-    doc = json.loads(identities[0])
+    try:
+        doc = json.loads(identities[0])
+    except ValueError:
+        return identities[0]
     bits = [str(doc.get("kind") or "unknown kind")]
     if doc.get("model"):
         bits.append(str(doc["model"]))
