@@ -211,12 +211,12 @@ def verdicts(
     compare_stream_groups([run, control], seed=rep)
     contrast = next(iter(run["feedback_contrast"].values()))
 
-    def tested(c: dict[str, Any]) -> bool:
-        return c["permutation_p"] is not None and c["permutation_p"] <= ALPHA
+    def tested(p: float | None) -> bool:
+        return p is not None and p <= ALPHA
 
-    out = {"overall": (bool(run["learns_from_feedback"]), tested(contrast))}
+    out = {"overall": (bool(run["learns_from_feedback"]), tested(contrast["family_p"]))}
     for s, c in contrast["by_setting"].items():
-        out[s] = (bool(c["learns_from_feedback"]), tested(c))
+        out[s] = (bool(c["learns_from_feedback"]), tested(c["adjusted_p"]))
     return out
 
 

@@ -34,8 +34,12 @@ def _contrast(c: dict[str, Any], note: str | None = None) -> str:
     slo, shi = c["slope_contrast_ci"]
     rlo, rhi = c["regret_contrast_ci"]
     verdict = "learns from feedback" if c.get("learns_from_feedback") else "not shown to learn"
-    p = c.get("permutation_p")
-    tested = f" (permutation p {p:.3f})" if p is not None and not note else ""
+    p, adjusted = c.get("permutation_p"), c.get("adjusted_p")
+    tested = ""
+    if p is not None and not note:
+        tested = f" (permutation p {p:.3f}" + (
+            f", adjusted {adjusted:.3f})" if adjusted is not None else ")"
+        )
     why = f" ({note})" if note else ""
     return (
         f"slope {_n(c['slope_contrast'], 2)} [{_n(slo, 2)}, {_n(shi, 2)}], regret "
@@ -114,7 +118,13 @@ def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append((f"vs feedback {mode} (paired)", _contrast(c, c.get("verdict_note"))))
     if g.get("learns_from_feedback") is not None:
         verdict = "yes" if g["learns_from_feedback"] else "not shown"
-        why = f": {g['verdict_note']}" if g.get("verdict_note") else ""
+        found = [
+            f"{mode} {c['family_p']:.3f}"
+            for mode, c in (g.get("feedback_contrast") or {}).items()
+            if c.get("family_p") is not None and c.get("eligible")
+        ]
+        least = f" (least adjusted p: {', '.join(found)})" if found else ""
+        why = f": {g['verdict_note']}" if g.get("verdict_note") else least
         rows.append(("learns from feedback", verdict + why))
     rows += [
         ("questions per episode", _n(g["avg_questions"], 2)),

@@ -22,13 +22,18 @@ so a verdict needs three things of the pair; each one missing is named in the co
 
 The test is a permutation test on arms: per stream (task) the statistic is the mean slope
 of regret over the run arm's trials minus that over the control arm's, averaged over
-the streams both arms played; the arms' labels are then permuted among each stream's
-trials (the assignment the plan drew at random; with one trial per arm, a sign flip),
-`N_PERMUTATIONS` times. The one-sided p-value is the share of permutations whose
-statistic is at most the observed one (the observed counted among them); the verdict
-holds when p ≤ `ALPHA`. Under the null (the agent acts the same in both arms) the arms
-are exchangeable within a stream whatever the agent shares across streams or over
-time, so the rate of false verdicts is at most ALPHA.
+the streams of a scope (all of them, or one setting's) that both arms played; the arms'
+labels are then permuted among each stream's trials (the assignment the plan drew at
+random; with one trial per arm, a sign flip), `N_PERMUTATIONS` times. A scope's
+one-sided p-value is the share of permutations whose statistic is at most the observed
+one (the observed counted among them). An agent may learn in one setting only (a
+customer's tastes can be learnt where the customer stays, variable_category), so every
+scope is tested, and the p-values are adjusted for testing several (Westfall and
+Young's min-p, over the same permutations): a scope learns from feedback when its
+adjusted p ≤ `ALPHA`, and the agent does ("learns from feedback") when any scope does.
+Under the null (the agent acts the same in both arms) the arms are exchangeable within a
+stream whatever the agent shares across streams or over time, so the rate of false
+verdicts is at most ALPHA, for the agent as for each scope.
 """
 
 from __future__ import annotations
@@ -53,14 +58,10 @@ UNKNOWN_AGENT: Final = AgentInfo(label="unknown").identity()
 Trials = Mapping[str, Sequence[Sequence[float]]]
 
 
-def permutation_p(
-    run: Trials, control: Trials, *, seed: int = 0, n_perm: int = N_PERMUTATIONS
-) -> tuple[float, int]:
-    """(the one-sided p-value that the run's slopes are no lower than the control's, the
-    streams compared): the arms' labels permuted among each stream's trials. Streams
-    whose curves differ in length are compared each on its own; a stream is used when
-    both arms played it with curves of two or more episodes. p is 1.0 with no stream."""
-    rng = np.random.default_rng(seed)
+def _permuted(
+    run: Trials, control: Trials, rng: np.random.Generator, n_perm: int
+) -> tuple[float, np.ndarray, int]:
+    """(the observed statistic, its `n_perm` permuted values, the streams compared)."""
     observed = 0.0
     drawn = np.zeros(n_perm)
     used = 0
@@ -77,10 +78,63 @@ def permutation_p(
         drawn += shuffled[:, :k].mean(axis=1) - shuffled[:, k:].mean(axis=1)
         used += 1
     if used == 0:
-        return 1.0, 0
-    observed, drawn = observed / used, drawn / used
-    at_most = int(np.sum(drawn <= observed + 1e-12))
-    return (1 + at_most) / (1 + n_perm), used
+        return 0.0, drawn, 0
+    return observed / used, drawn / used, used
+
+
+def _p(observed: float, drawn: np.ndarray) -> float:
+    return (1 + int(np.sum(drawn <= observed + 1e-12))) / (1 + len(drawn))
+
+
+def permutation_p(
+    run: Trials, control: Trials, *, seed: int = 0, n_perm: int = N_PERMUTATIONS
+) -> tuple[float, int]:
+    """(the one-sided p-value that the run's slopes are no lower than the control's, the
+    streams compared): the arms' labels permuted among each stream's trials. Streams
+    whose curves differ in length are compared each on its own; a stream is used when
+    both arms played it with curves of two or more episodes. p is 1.0 with no stream."""
+    observed, drawn, used = _permuted(run, control, np.random.default_rng(seed), n_perm)
+    return (_p(observed, drawn), used) if used else (1.0, 0)
+
+
+def scope_tests(
+    scopes: Mapping[str, tuple[Trials, Trials]],
+    *,
+    seed: int = 0,
+    n_perm: int = N_PERMUTATIONS,
+) -> dict[str, tuple[float, float, int]]:
+    """Per scope: (p-value, p-value adjusted for testing every scope, streams compared).
+    `scopes` are disjoint sets of streams (settings) except "all", their union; each
+    setting's permutations are drawn once and "all" is made of them, so the adjustment
+    (min-p) sees the scopes' dependence."""
+    rng = np.random.default_rng(seed)
+    parts = {
+        name: _permuted(run, control, rng, n_perm)
+        for name, (run, control) in scopes.items()
+        if name != "all"
+    }
+    used = {k: v for k, v in parts.items() if v[2]}
+    if "all" in scopes and used:
+        total = sum(v[2] for v in used.values())
+        observed = sum(v[0] * v[2] for v in used.values()) / total
+        drawn = sum(v[1] * v[2] for v in used.values()) / total
+        used["all"] = (observed, drawn, total)
+    if not used:
+        return {name: (1.0, 1.0, 0) for name in scopes}
+    raw = {k: _p(o, d) for k, (o, d, _) in used.items()}
+    # each permutation's p-value in each scope, and the least of them: min-p's null
+    least = np.min(
+        [
+            (np.searchsorted(np.sort(d), d, side="right") + 1) / (1 + len(d))
+            for _, d, _ in used.values()
+        ],
+        axis=0,
+    )
+    out = {name: (1.0, 1.0, 0) for name in scopes}
+    for k, p in raw.items():
+        adjusted = (1 + int(np.sum(least <= p + 1e-12))) / (1 + n_perm)
+        out[k] = (p, max(p, adjusted), used[k][2])
+    return out
 
 
 def trials_of(by_task: Mapping[str, Mapping[str, Any]], setting: str | None) -> dict[str, Any]:
@@ -150,13 +204,23 @@ def judge(
     contrast["eligible"] = not notes
     contrast["blind"] = FeedbackMode(mode).blind
     contrast["verdict_note"] = "; ".join(notes) or None
-    scopes = [(contrast, None)] + [(c, s) for s, c in contrast.get("by_setting", {}).items()]
-    for scope, setting in scopes:
-        p, n = permutation_p(
-            trials_of(run["by_task"], setting), trials_of(control["by_task"], setting), seed=seed
-        )
+    settings = dict(contrast.get("by_setting", {}))
+    tests = scope_tests(
+        {
+            name: (trials_of(run["by_task"], s), trials_of(control["by_task"], s))
+            for name, s in [("all", None), *((s, s) for s in settings)]
+        },
+        seed=seed,
+    )
+    for name, scope in [("all", contrast), *settings.items()]:
+        p, adjusted, n = tests[name]
         scope["permutation_p"] = p if n else None
-        scope["learns_from_feedback"] = bool(not notes and n and p <= ALPHA)
+        scope["adjusted_p"] = adjusted if n else None
+        scope["learns_from_feedback"] = bool(not notes and n and adjusted <= ALPHA)
+    # the agent learns from feedback when any scope does (adjusted: the least adjusted p)
+    found = [tests[k][1] for k in tests if tests[k][2]]
+    contrast["family_p"] = min(found) if found else None
+    contrast["learns_from_feedback"] = bool(not notes and found and min(found) <= ALPHA)
 
 
 def overall(contrasts: Mapping[str, Mapping[str, Any]]) -> tuple[bool | None, str | None]:

@@ -13,6 +13,7 @@ from taurec.evaluator.stream.verdict import (
     judge,
     overall,
     permutation_p,
+    scope_tests,
 )
 from taurec.tasks.trajectory.format import AgentInfo
 
@@ -76,7 +77,11 @@ def test_one_agent_in_one_plan_is_eligible() -> None:
 
 def test_two_agents_under_one_label_are_not_eligible_and_it_says_why() -> None:
     (note,) = eligibility(group([LEARNER]), group([OTHER]))
-    assert "learner" in note and "popularity" in note and "the same label does not make the same agent" in note
+    assert (
+        "learner" in note
+        and "popularity" in note
+        and "the same label does not make the same agent" in note
+    )
 
 
 def test_separate_runs_are_not_eligible_and_it_says_what_to_do() -> None:
@@ -126,3 +131,51 @@ def test_a_pair_that_cannot_give_it_is_not_the_verdict_whatever_the_numbers() ->
 
 def test_no_control_is_no_verdict() -> None:
     assert overall({}) == (None, None)
+
+
+def test_a_setting_that_learns_gives_the_verdict_with_its_p_adjusted_for_the_others() -> None:
+    flat = {f"{s}{t}": v for s in "ab" for t, v in trials(0.0, n_tasks=20, seed=2).items()}
+    learns = trials(-2.0, n_tasks=20)
+    run = {
+        **{f"a{t}": v for t, v in learns.items()},
+        **{k: v for k, v in flat.items() if k[0] == "b"},
+    }
+    trials_pairs = {f"{s}{t}": v for s in "ab" for t, v in trials(0.0, 20, seed=5).items()}
+    setting = {k: ("learns" if k[0] == "a" else "stays") for k in run}
+    tests = scope_tests(
+        {
+            "all": (run, trials_pairs),
+            "learns": ({k: v for k, v in run.items() if setting[k] == "learns"},
+                       {k: v for k, v in trials_pairs.items() if setting[k] == "learns"}),
+            "stays": ({k: v for k, v in run.items() if setting[k] == "stays"},
+                      {k: v for k, v in trials_pairs.items() if setting[k] == "stays"}),
+        }
+    )  # fmt: skip
+    p, adjusted, n = tests["learns"]
+    assert n == 20 and p <= adjusted <= ALPHA
+    assert tests["stays"][1] > ALPHA
+    assert all(adjusted >= p for p, adjusted, _ in tests.values())
+
+
+def test_the_least_adjusted_p_stays_at_the_level_under_the_null() -> None:
+    fired = 0
+    for rep in range(400):
+
+        def arm(offset: int, rep: int = rep) -> dict:
+            return {
+                f"{s}{t}": v
+                for n, s in enumerate("abc")
+                for t, v in trials(0.0, 15, seed=rep * 6 + 2 * n + offset).items()
+            }
+
+        run, ctl = arm(0), arm(1)
+        scopes = {
+            "all": (run, ctl),
+            **{
+                s: ({k: v for k, v in run.items() if k[0] == s}, {k: v for k, v in ctl.items() if k[0] == s})
+                for s in "abc"
+            },
+        }  # fmt: skip
+        tests = scope_tests(scopes, seed=rep, n_perm=1000)
+        fired += min(a for _, a, _ in tests.values()) <= ALPHA
+    assert fired / 400 <= 0.05
