@@ -1,9 +1,12 @@
 """RL-ready exports of ranking episodes (`evaluator export LOGDIR --format grpo|ppr`).
 
 grpo: one JSON line per group (the G trials of one task under one agent label): the
-prompt, each rollout's tool-use trajectory, reward and advantage = reward − the group's
-mean reward (the rollout itself included, no division by the standard deviation, as in
-AgenticRec's list-wise GRPO); a group whose rewards are all negative is marked dropped.
+prompt, each rollout's tool-use trajectory, its completion (every model turn's text and
+tool calls as the model wrote them, from the log's model-call records, with the
+observations between them marked masked: `completion`), reward and advantage = reward −
+the group's mean reward (the rollout itself included, no division by the standard
+deviation, as in AgenticRec's list-wise GRPO); a group whose rewards are all negative is
+marked dropped.
 
 ppr: AgenticRec's hard-negative pairs (see `ppr_pairs`), as `PairTask`s of the "ppr"
 kind: JSON lines here, or a suite folder that `taurec run` plays; one pair per source
@@ -28,6 +31,40 @@ from taurec.tasks.ranking.task import MAX_HISTORY, RankingTask
 from taurec.tasks.trajectory.format import Trajectory
 
 
+def completion(trajectory: Trajectory) -> list[dict[str, Any]]:
+    """The rollout as a trainer rebuilds it: each of the agent's model calls as an
+    assistant turn (its text and tool calls, as the model-call record holds the reply;
+    `error` when the call failed), and each tool result as an observation between them
+    (`masked`: left out of the likelihood, as AgenticRec masks observations). Empty for
+    an agent that logged no model calls (a non-LLM baseline)."""
+    out: list[dict[str, Any]] = []
+    for ev in trajectory.events:
+        if ev["type"] == "model_call" and ev.get("caller") == "agent":
+            reply = ev.get("output") or {}
+            turn: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+            if reply.get("tool_calls"):
+                turn["tool_calls"] = reply["tool_calls"]
+            if ev.get("error"):
+                turn["error"] = ev["error"]
+            out.append(turn | {"seq": ev["seq"], "input": ev.get("input")})
+        elif ev["type"] == "tool_result":
+            content = ev.get("content")
+            text = content if isinstance(content, str) else None
+            out.append(
+                {
+                    "role": "tool",
+                    "call_id": ev.get("call_id"),
+                    "content": text if text is not None else content,
+                    "is_error": bool(ev.get("is_error")),
+                    "masked": True,
+                    "seq": ev["seq"],
+                }
+            )
+    if not any(t["role"] == "assistant" for t in out):
+        return []
+    return out
+
+
 def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[str, Any]:
     ranking, calls = ranking_answer(trajectory)
     steps = [
@@ -44,6 +81,7 @@ def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[st
         "tool_calls": calls,
         "reward": reward,
         "trajectory": steps,
+        "completion": completion(trajectory),
     }
 
 
