@@ -12,7 +12,9 @@ contestant saw feedback then counts as played). The run's `StreamProtocol` (feed
 as the task's, withheld or scrambled; BIEL's or taurec's rules; episode order) applies to
 every stream and is recorded in each header under `simulator.settings["protocol"]`. A
 sealed run's plan plays one trial of a stream at a time (open_limits.py): two side by
-side would pool their questions and feedback.
+side would pool their questions and feedback. A plan with a control arm (`taurec run
+--with-control`, `taurec plan new --with-control`) plays its control trials with the
+control's feedback, and every trial of it in an order drawn from its seed.
 """
 
 from __future__ import annotations
@@ -235,6 +237,8 @@ class StreamService:
         customer = self.make_customer()
         run_id = facts.run_id if run is None else run.run_id
         protocol = self.protocol
+        if run is not None and run.run.plan.control is not None:  # a plan with two arms
+            protocol = protocol.model_copy(update={"shuffle_order": True})  # orders per trial
         if run is not None and run.control is not None:  # the plan's control arm
             protocol = protocol.model_copy(update={"feedback": FeedbackMode(run.control)})
         simulator_settings = {**facts.simulator_settings, PROTOCOL_KEY: protocol.record()}
