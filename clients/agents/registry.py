@@ -10,6 +10,7 @@ asked for, so everything else works without it or its dependencies.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -187,10 +188,8 @@ def make_agent(name: str, settings: AgentSettings, kind: str = DEFAULT_KIND) -> 
         )
     agent = entry.make(settings)
     if not isinstance(getattr(agent, "agent_info", None), dict):
-        try:
+        with contextlib.suppress(AttributeError):  # slots, a read-only property: it keeps its own
             agent.agent_info = identity_of(name, settings)  # type: ignore[attr-defined]
-        except AttributeError:  # slots or a read-only property: it keeps what it has
-            pass
     return agent
 
 

@@ -117,7 +117,7 @@ def scope_tests(
     if "all" in scopes and used:
         total = sum(v[2] for v in used.values())
         observed = sum(v[0] * v[2] for v in used.values()) / total
-        drawn = sum(v[1] * v[2] for v in used.values()) / total
+        drawn = np.sum([v[1] * v[2] for v in used.values()], axis=0) / total
         used["all"] = (observed, drawn, total)
     if not used:
         return {name: (1.0, 1.0, 0) for name in scopes}

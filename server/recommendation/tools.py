@@ -324,7 +324,8 @@ def register_tools(mcp: MCPServer, service: Service) -> dict[str, frozenset[str]
         item_id = raw_argument("item_id", item_id)
         message = raw_argument("message", message)
         with _agent_errors():
-            return await service.recommend(episode_id, item_id, message, disclose)
+            shown = None if disclose is None else [str(d) for d in disclose]
+            return await service.recommend(episode_id, item_id, message, shown)
 
     async def abort_episode(
         *,

@@ -70,7 +70,7 @@ def _acts(raw: Any, participant: str, where: str, labels: LabelSet) -> list[Dial
 
 def _labels(doc: list[Any]) -> list[tuple[str, str]]:
     """Every (participant, intent label) of a DialogueKit document, in order."""
-    found = []
+    found: list[tuple[str, str]] = []
     for dialogue in doc:
         for u in (dialogue.get("conversation") or []) if isinstance(dialogue, dict) else []:
             who = (
@@ -79,7 +79,7 @@ def _labels(doc: list[Any]) -> list[tuple[str, str]]:
                 else None
             )
             for act in (u.get("dialogue_acts") or []) if who else []:
-                if isinstance(act, dict) and isinstance(act.get("intent"), str):
+                if who and isinstance(act, dict) and isinstance(act.get("intent"), str):
                     found.append((who, act["intent"]))
     return found
 

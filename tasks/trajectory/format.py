@@ -11,7 +11,6 @@ and docs/trajectory.md explains it.
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum

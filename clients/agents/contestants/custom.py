@@ -17,6 +17,7 @@ stream (streams run concurrently; nothing one instance keeps reaches another str
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -50,9 +51,8 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
     if not callable(factory):
         raise AgentUnavailable(f"--agent {spec!r}: {name} is not a class or factory")
     if is_stream_policy(factory):
-        made = _stream_agent(factory, settings, spec)
-        made.agent_info = custom_identity(None, _origin(where, name), module, settings)
-        return made
+        identity = custom_identity(None, _origin(where, name), module, settings)
+        return _stream_agent(factory, settings, spec, identity)
     agent = _call(factory, settings, spec)
     if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
         raise AgentUnavailable(
@@ -67,10 +67,8 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
     own = getattr(agent, "agent_info", None)
     mine = own if isinstance(own, dict) else None
     identity = custom_identity(mine, _origin(where, name), module, settings)
-    try:
+    with contextlib.suppress(AttributeError):  # a read-only agent_info: it reports its own
         agent.agent_info = identity  # type: ignore[attr-defined]
-    except AttributeError:  # a read-only agent_info: it reports its own
-        pass
     return agent
 
 
@@ -95,7 +93,8 @@ def custom_identity(
     model, settings), or kind "custom" and the run's model, with the class and the digest
     of its code added to the settings."""
     own = own or {}
-    mine = own.get("settings") if isinstance(own.get("settings"), dict) else {}
+    found = own.get("settings")
+    mine: dict[str, Any] = found if isinstance(found, dict) else {}
     return {
         "kind": own.get("kind") or "custom",
         "model": own.get("model", settings.model),
@@ -116,7 +115,9 @@ def is_stream_policy(factory: Any) -> bool:
     )
 
 
-def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Agent:
+def _stream_agent(
+    policy_class: type, settings: AgentSettings, spec: str, identity: dict[str, Any]
+) -> Agent:
     """A StreamAgent playing a fresh `policy_class` instance per stream. One instance is
     made here to check it (and to read its label), then dropped."""
     from taurec.clients.agents.stream.agents import StreamAgent
@@ -139,7 +140,7 @@ def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Age
             policy.observe = lambda view, item_id, feedback: None
         return policy
 
-    return StreamAgent(label, make)
+    return StreamAgent(label, make, identity)
 
 
 def _is_file(where: str) -> bool:

@@ -126,8 +126,9 @@ def test_with_two_controls_it_must_beat_both() -> None:
 
 def test_a_control_of_the_same_plan_is_preferred_to_one_played_apart() -> None:
     run = group("learner", FALLING)
-    apart, same = group("learner (feedback shuffled)", FLAT, plan="p2"), group(
-        "learner (feedback shuffled)", FLAT
+    apart, same = (
+        group("learner (feedback shuffled)", FLAT, plan="p2"),
+        group("learner (feedback shuffled)", FLAT),
     )
     compare_stream_groups([run, apart, same])  # type: ignore[list-item]
     assert run["learns_from_feedback"] is True

@@ -53,7 +53,9 @@ def test_false_verdicts_stay_at_the_level_when_the_arms_are_exchangeable() -> No
         shared = {t: rng.normal(0, 2) for t in range(40)}
         drift = rng.normal(0, 1)
 
-        def arm(rng: np.random.Generator = rng) -> dict:
+        def arm(
+            rng: np.random.Generator = rng, shared: dict = shared, drift: float = drift
+        ) -> dict:
             return {
                 f"t{t}": [
                     [40 + (shared[t] + drift) * k + rng.normal(0, 10) for k in range(10)]
