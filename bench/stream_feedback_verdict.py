@@ -216,7 +216,10 @@ def verdicts(
 
     out = {"overall": (bool(run["learns_from_feedback"]), tested(contrast["family_p"]))}
     for s, c in contrast["by_setting"].items():
-        out[s] = (bool(c["learns_from_feedback"]), tested(c["adjusted_p"]))
+        least = min(
+            (p for p in (c["adjusted_p"], c["regret_adjusted_p"]) if p is not None), default=None
+        )
+        out[s] = (bool(c["learns_from_feedback"]), tested(least))
     return out
 
 

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes
+from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes, studentized_interval
 from taurec.evaluator.stream.verdict import judge, overall
 from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
 
@@ -62,20 +62,6 @@ def base_label(label: str) -> tuple[str, str]:
 
 def _slope(curve: list[float]) -> float:
     return float(slopes(np.array([curve], dtype=float))[0])
-
-
-def studentized_interval(diffs: np.ndarray, picks: np.ndarray) -> list[float]:
-    """The 95% bootstrap-t interval of the mean of `diffs`, resampled by `picks` (B, n)."""
-    n = len(diffs)
-    mean, se = float(diffs.mean()), float(diffs.std(ddof=1) / math.sqrt(n))
-    if se == 0:
-        return [mean, mean]
-    drawn = diffs[picks]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = (drawn.mean(axis=1) - mean) / (drawn.std(axis=1, ddof=1) / math.sqrt(n))
-    t = t[np.isfinite(t)]
-    lo, hi = np.percentile(t, [2.5, 97.5])
-    return [mean - float(hi) * se, mean - float(lo) * se]
 
 
 def paired_contrast(

@@ -33,7 +33,13 @@ def _slope(g: dict[str, Any]) -> str:
 def _contrast(c: dict[str, Any], note: str | None = None) -> str:
     slo, shi = c["slope_contrast_ci"]
     rlo, rhi = c["regret_contrast_ci"]
-    verdict = "learns from feedback" if c.get("learns_from_feedback") else "not shown to learn"
+    verdict = (
+        "learns from feedback"
+        if c.get("learns_from_feedback")
+        else "beats it, but the control is not blind"
+        if c.get("beaten")
+        else "not shown to learn"
+    )
     p, adjusted = c.get("permutation_p"), c.get("adjusted_p")
     tested = ""
     if p is not None and not note:

@@ -18,19 +18,23 @@ so a verdict needs three things of the pair; each one missing is named in the co
 - **a blind control.** Scrambled feedback (`--feedback shuffled`) has the form of the
   real thing; withheld feedback is missing where feedback is due, so an agent could tell
   the control and do worse there on purpose. Every eligible control must be beaten,
-  and at least one of them must be blind.
+  and at least one of them must be blind; a scope beats a control that is not blind
+  (`beaten`) without "learns from feedback".
 
-The test is a permutation test on arms: per stream (task) the statistic is the mean slope
-of regret over the run arm's trials minus that over the control arm's, averaged over
-the streams of a scope (all of them, or one setting's) that both arms played; the arms'
-labels are then permuted among each stream's trials (the assignment the plan drew at
-random; with one trial per arm, a sign flip), `N_PERMUTATIONS` times. A scope's
-one-sided p-value is the share of permutations whose statistic is at most the observed
-one (the observed counted among them). An agent may learn in one setting only (a
-customer's tastes can be learnt where the customer stays, variable_category), so every
-scope is tested, and the p-values are adjusted for testing several (Westfall and
-Young's min-p, over the same permutations): a scope learns from feedback when its
-adjusted p ≤ `ALPHA`, and the agent does ("learns from feedback") when any scope does.
+The test is a permutation test on arms. Two statistics are tested (`STATISTICS`), per
+stream (task) the run arm's mean over its trials minus the control arm's, averaged over
+the streams of a scope (all of them, or one setting's) that both arms played: the slope
+of regret over the episodes (does regret fall faster with the feedback?) and the mean
+regret after the first episode (does the feedback lower it? No feedback of the stream
+has reached the first episode yet). The arms' labels are then permuted among each
+stream's trials (the assignment the plan drew at random; with one trial per arm, a sign
+flip), `N_PERMUTATIONS` times. A test's one-sided p-value is the share of permutations
+whose statistic is at most the observed one (the observed counted among them). An agent
+may learn in one setting only (a customer's tastes can be learnt where the customer
+stays, variable_category), so every scope is tested with both statistics, and the
+p-values are adjusted for testing several (Westfall and Young's min-p, over the same
+permutations): a scope learns from feedback when either of its adjusted p-values is at
+most `ALPHA`, and the agent does ("learns from feedback") when any scope does.
 Under the null (the agent acts the same in both arms) the arms are exchangeable within a
 stream whatever the agent shares across streams or over time, so the rate of false
 verdicts is at most ALPHA, for the agent as for each scope.
@@ -39,7 +43,7 @@ verdicts is at most ALPHA, for the agent as for each scope.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -58,12 +62,22 @@ UNKNOWN_AGENT: Final = AgentInfo(label="unknown").identity()
 Trials = Mapping[str, Sequence[Sequence[float]]]
 
 
+#: The statistics tested, each per trial's regret curve: its slope over the episodes, and
+#: its mean after the first episode (which no feedback of the stream can reach yet).
+STATISTICS: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
+    "slope": slopes,
+    "regret": lambda curves: curves[:, 1:].mean(axis=1),
+}
+
+
 def _permuted(
     run: Trials, control: Trials, rng: np.random.Generator, n_perm: int
-) -> tuple[float, np.ndarray, int]:
-    """(the observed statistic, its `n_perm` permuted values, the streams compared)."""
-    observed = 0.0
-    drawn = np.zeros(n_perm)
+) -> dict[str, tuple[float, np.ndarray, int]]:
+    """Per statistic: (the observed run − control difference averaged over streams, its
+    `n_perm` values with the arms' labels permuted among each stream's trials (the same
+    permutations for every statistic), the streams compared)."""
+    observed = dict.fromkeys(STATISTICS, 0.0)
+    drawn = {name: np.zeros(n_perm) for name in STATISTICS}
     used = 0
     for task in sorted(set(run) & set(control)):
         curves = [*run[task], *control[task]]
@@ -71,15 +85,16 @@ def _permuted(
             continue
         if len(curves[0]) < 2:
             continue
-        s = slopes(np.array(curves, dtype=float))
         k = len(run[task])
-        observed += float(s[:k].mean() - s[k:].mean())
-        shuffled = rng.permuted(np.tile(s, (n_perm, 1)), axis=1)
-        drawn += shuffled[:, :k].mean(axis=1) - shuffled[:, k:].mean(axis=1)
+        order = rng.permuted(np.tile(np.arange(len(curves)), (n_perm, 1)), axis=1)
+        for name, statistic in STATISTICS.items():
+            v = statistic(np.array(curves, dtype=float))
+            observed[name] += float(v[:k].mean() - v[k:].mean())
+            shuffled = v[order]
+            drawn[name] += shuffled[:, :k].mean(axis=1) - shuffled[:, k:].mean(axis=1)
         used += 1
-    if used == 0:
-        return 0.0, drawn, 0
-    return observed / used, drawn / used, used
+    div = max(used, 1)
+    return {name: (observed[name] / div, drawn[name] / div, used) for name in STATISTICS}
 
 
 def _p(observed: float, drawn: np.ndarray) -> float:
@@ -87,13 +102,19 @@ def _p(observed: float, drawn: np.ndarray) -> float:
 
 
 def permutation_p(
-    run: Trials, control: Trials, *, seed: int = 0, n_perm: int = N_PERMUTATIONS
+    run: Trials,
+    control: Trials,
+    *,
+    seed: int = 0,
+    n_perm: int = N_PERMUTATIONS,
+    statistic: str = "slope",
 ) -> tuple[float, int]:
-    """(the one-sided p-value that the run's slopes are no lower than the control's, the
-    streams compared): the arms' labels permuted among each stream's trials. Streams
-    whose curves differ in length are compared each on its own; a stream is used when
-    both arms played it with curves of two or more episodes. p is 1.0 with no stream."""
-    observed, drawn, used = _permuted(run, control, np.random.default_rng(seed), n_perm)
+    """(the one-sided p-value that the run's `statistic` (slope, or regret after the
+    first episode) is no lower than the control's, the streams compared): the arms'
+    labels permuted among each stream's trials. Streams whose curves differ in length
+    are compared each on their own; a stream is used when both arms played it with
+    curves of two or more episodes. p is 1.0 with no stream."""
+    observed, drawn, used = _permuted(run, control, np.random.default_rng(seed), n_perm)[statistic]
     return (_p(observed, drawn), used) if used else (1.0, 0)
 
 
@@ -102,38 +123,39 @@ def scope_tests(
     *,
     seed: int = 0,
     n_perm: int = N_PERMUTATIONS,
-) -> dict[str, tuple[float, float, int]]:
-    """Per scope: (p-value, p-value adjusted for testing every scope, streams compared).
-    `scopes` are disjoint sets of streams (settings) except "all", their union; each
-    setting's permutations are drawn once and "all" is made of them, so the adjustment
-    (min-p) sees the scopes' dependence."""
+) -> dict[str, dict[str, tuple[float, float, int]]]:
+    """Per scope, per statistic: (p-value, p-value adjusted for testing every scope and
+    statistic, streams compared). `scopes` are disjoint sets of streams (settings) except
+    "all", their union; each setting's permutations are drawn once and "all" is made of
+    them, so the adjustment (min-p) sees the tests' dependence."""
     rng = np.random.default_rng(seed)
     parts = {
         name: _permuted(run, control, rng, n_perm)
         for name, (run, control) in scopes.items()
         if name != "all"
     }
-    used = {k: v for k, v in parts.items() if v[2]}
-    if "all" in scopes and used:
-        total = sum(v[2] for v in used.values())
-        observed = sum(v[0] * v[2] for v in used.values()) / total
-        drawn = np.sum([v[1] * v[2] for v in used.values()], axis=0) / total
-        used["all"] = (observed, drawn, total)
+    used = {(scope, stat): v for scope, by in parts.items() for stat, v in by.items() if v[2]}
+    if "all" in scopes:
+        for stat in STATISTICS:
+            mine = [v for (_, s), v in used.items() if s == stat]
+            if mine:
+                total = sum(v[2] for v in mine)
+                observed = sum(v[0] * v[2] for v in mine) / total
+                drawn = np.sum([v[1] * v[2] for v in mine], axis=0) / total
+                used[("all", stat)] = (observed, drawn, total)
+    out = {name: dict.fromkeys(STATISTICS, (1.0, 1.0, 0)) for name in scopes}
     if not used:
-        return {name: (1.0, 1.0, 0) for name in scopes}
-    raw = {k: _p(o, d) for k, (o, d, _) in used.items()}
-    # each permutation's p-value in each scope, and the least of them: min-p's null
-    least = np.min(
-        [
-            (np.searchsorted(np.sort(d), d, side="right") + 1) / (1 + len(d))
-            for _, d, _ in used.values()
-        ],
-        axis=0,
-    )
-    out = {name: (1.0, 1.0, 0) for name in scopes}
-    for k, p in raw.items():
-        adjusted = (1 + int(np.sum(least <= p + 1e-12))) / (1 + n_perm)
-        out[k] = (p, max(p, adjusted), used[k][2])
+        return out
+    # the observed statistic counts as one of the permutations (index 0): each one's
+    # p-value in each test, and the least over tests, is min-p's null distribution
+    values = {k: np.concatenate([[o], d]) for k, (o, d, _) in used.items()}
+    pvals = {
+        k: np.searchsorted(np.sort(v), v + 1e-12, side="right") / len(v) for k, v in values.items()
+    }
+    least = np.min(list(pvals.values()), axis=0)
+    for (scope, stat), pk in pvals.items():
+        adjusted = float(np.sum(least <= pk[0] + 1e-12)) / len(least)
+        out[scope][stat] = (float(pk[0]), max(float(pk[0]), adjusted), used[(scope, stat)][2])
     return out
 
 
@@ -198,8 +220,10 @@ def judge(
     mode: str,
     seed: int,
 ) -> None:
-    """Set the contrast's `learns_from_feedback` (overall and per setting), its
-    `permutation_p`, `eligible`, `blind` and `verdict_note`, from the two groups."""
+    """Set the contrast's `beaten` (the test says the run does better, the pair can say
+    it) and `learns_from_feedback` (beaten, and the control is blind), overall and per
+    setting, with `permutation_p`, `adjusted_p`, `family_p`, `eligible`, `blind` and
+    `verdict_note`, from the two groups."""
     notes = eligibility(run, control)
     contrast["eligible"] = not notes
     contrast["blind"] = FeedbackMode(mode).blind
@@ -212,15 +236,26 @@ def judge(
         },
         seed=seed,
     )
+    blind = contrast["blind"]
+    adjusted_all = []
     for name, scope in [("all", contrast), *settings.items()]:
-        p, adjusted, n = tests[name]
-        scope["permutation_p"] = p if n else None
-        scope["adjusted_p"] = adjusted if n else None
-        scope["learns_from_feedback"] = bool(not notes and n and adjusted <= ALPHA)
-    # the agent learns from feedback when any scope does (adjusted: the least adjusted p)
-    found = [tests[k][1] for k in tests if tests[k][2]]
-    contrast["family_p"] = min(found) if found else None
-    contrast["learns_from_feedback"] = bool(not notes and found and min(found) <= ALPHA)
+        slope, regret = tests[name]["slope"], tests[name]["regret"]
+        n = slope[2]
+        scope["permutation_p"] = slope[0] if n else None
+        scope["adjusted_p"] = slope[1] if n else None
+        scope["regret_p"] = regret[0] if n else None
+        scope["regret_adjusted_p"] = regret[1] if n else None
+        least = min(slope[1], regret[1])
+        if n:
+            adjusted_all.append(least)
+        scope["beaten"] = bool(not notes and n and least <= ALPHA)
+        scope["learns_from_feedback"] = scope["beaten"] and blind
+    # the run beats the control when any test does (the least adjusted p); a control that
+    # is not blind can be beaten by an agent that tells it apart, so only a blind one says
+    # "learns from feedback"
+    contrast["family_p"] = min(adjusted_all) if adjusted_all else None
+    contrast["beaten"] = bool(not notes and adjusted_all and min(adjusted_all) <= ALPHA)
+    contrast["learns_from_feedback"] = contrast["beaten"] and blind
 
 
 def overall(contrasts: Mapping[str, Mapping[str, Any]]) -> tuple[bool | None, str | None]:
@@ -237,4 +272,4 @@ def overall(contrasts: Mapping[str, Mapping[str, Any]]) -> tuple[bool | None, st
             "no blind control: withheld feedback can be told from feedback where it is "
             "missing; add a scrambled-feedback arm (taurec run --with-control shuffled)"
         )
-    return all(c["learns_from_feedback"] for c in eligible), None
+    return all(c["beaten"] for c in eligible), None

@@ -121,7 +121,8 @@ def test_with_two_controls_it_must_beat_both() -> None:
     ]
     compare_stream_groups(groups)  # type: ignore[arg-type]
     assert run["learns_from_feedback"] is False
-    assert run["feedback_contrast"]["none"]["learns_from_feedback"]  # type: ignore[index]
+    withheld = run["feedback_contrast"]["none"]  # type: ignore[index]
+    assert withheld["beaten"] and not withheld["learns_from_feedback"]  # it is not blind
 
 
 def test_a_control_of_the_same_plan_is_preferred_to_one_played_apart() -> None:

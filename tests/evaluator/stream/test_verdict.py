@@ -1,6 +1,7 @@
 """'learns from feedback' is given only by a pair that can give it (one agent, arms drawn
 at random within one plan, a blind control among them), and by a permutation test on
-arms whose false verdicts stay at its level when the arms are exchangeable."""
+arms (slope and later regret, every scope, min-p adjusted) whose false verdicts stay at
+its level when the arms are exchangeable."""
 
 from __future__ import annotations
 
@@ -114,8 +115,12 @@ def by_task(t: dict) -> dict:
 
 
 def test_a_withheld_control_alone_never_gives_the_verdict() -> None:
-    verdict, note = overall({"none": judged("none", -2.0)})
+    contrast = judged("none", -2.0)
+    verdict, note = overall({"none": contrast})
     assert verdict is False and note is not None and "no blind control" in note
+    assert contrast["beaten"] and not contrast["learns_from_feedback"]
+    scope = contrast["by_setting"]["variable_category"]
+    assert scope["beaten"] and not scope["learns_from_feedback"]
 
 
 def test_a_blind_control_beaten_gives_the_verdict_overall_and_per_setting() -> None:
@@ -153,10 +158,11 @@ def test_a_setting_that_learns_gives_the_verdict_with_its_p_adjusted_for_the_oth
                       {k: v for k, v in trials_pairs.items() if setting[k] == "stays"}),
         }
     )  # fmt: skip
-    p, adjusted, n = tests["learns"]
+    p, adjusted, n = tests["learns"]["slope"]
     assert n == 20 and p <= adjusted <= ALPHA
-    assert tests["stays"][1] > ALPHA
-    assert all(adjusted >= p for p, adjusted, _ in tests.values())
+    assert tests["learns"]["regret"][1] <= ALPHA  # a falling curve lowers regret too
+    assert all(t[1] > ALPHA for t in tests["stays"].values())
+    assert all(a >= p for by in tests.values() for p, a, _ in by.values())
 
 
 def test_the_least_adjusted_p_stays_at_the_level_under_the_null() -> None:
@@ -179,5 +185,5 @@ def test_the_least_adjusted_p_stays_at_the_level_under_the_null() -> None:
             },
         }  # fmt: skip
         tests = scope_tests(scopes, seed=rep, n_perm=1000)
-        fired += min(a for _, a, _ in tests.values()) <= ALPHA
+        fired += min(a for by in tests.values() for _, a, _ in by.values()) <= ALPHA
     assert fired / 400 <= 0.05
