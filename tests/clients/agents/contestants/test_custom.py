@@ -162,3 +162,20 @@ def test_a_dry_run_of_ones_own_agent_plans_without_an_estimate(
     result = _run("--agent", f"{agents_file}:Abstainer", "--dry-run", "--log-dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "2 episodes planned" in result.stdout and "no estimate" in result.stdout
+
+
+def test_a_custom_agent_records_its_class_and_the_digest_of_its_file(agents_file: Path) -> None:
+    import hashlib
+
+    agent = make_custom_agent(f"{agents_file}:Abstainer", AgentSettings())
+    info = agent.agent_info  # type: ignore[attr-defined]
+    assert info["kind"] == "custom" and info["settings"]["class"] == "my_agents.py:Abstainer"
+    digest = hashlib.sha256(agents_file.read_bytes()).hexdigest()
+    assert info["settings"]["code_sha256"] == digest
+
+
+def test_two_custom_agents_are_told_apart_under_one_label(agents_file: Path) -> None:
+    one = make_custom_agent(f"{agents_file}:Abstainer", AgentSettings(label="same"))
+    other = make_custom_agent(f"{agents_file}:Seeded", AgentSettings(label="same"))
+    assert one.label == other.label
+    assert one.agent_info != other.agent_info  # type: ignore[attr-defined]
