@@ -4,8 +4,6 @@ how Streamable HTTP is exposed."""
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from pathlib import Path
 from typing import Final, Literal
 
@@ -23,6 +21,7 @@ from taurec.server.defaults import (
     MAX_REQUEST_BYTES,
     MAX_TOOL_CALLS_PER_EPISODE,
 )
+from taurec.server.hosts import LOOPBACK_NAMES, WILDCARD_HOSTS, is_host_name, is_loopback
 from taurec.server.http_rate import RateLimits
 from taurec.server.http_sessions import SessionLimits
 from taurec.tasks.runs.plan import LABEL_PATTERN
@@ -31,10 +30,6 @@ from taurec.tasks.stream.protocol import StreamProtocol
 SimulatorKind = Literal["rule", "abus", "agenda-requests", "llm", "llm-sp", "llm-dp"]
 #: The simulators that call an LLM (they need simulator_model).
 LLM_SIMULATORS: Final = frozenset({"llm", "llm-sp", "llm-dp"})
-#: Host names that always mean this machine.
-LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
-_WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::"})
-_HOST_LABEL: Final = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
 
 
 class ServerSettings(BaseModel):
@@ -261,18 +256,6 @@ class ServerSettings(BaseModel):
         return bool(self.plans)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or an IP address, IPv6 with or without brackets) is this
-    machine only. A wildcard (0.0.0.0, ::) is not: it listens on every interface."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 class HttpSettings(BaseModel):
     """How `taurec serve --transport http` is exposed: where it listens, who may call it,
     and how big a request may be. See docs/server.md (HTTP security)."""
@@ -360,7 +343,7 @@ class HttpSettings(BaseModel):
         names = []
         for host in hosts:
             name = host.strip().strip("[]").lower()
-            if not _is_host_name(name):
+            if not is_host_name(name):
                 raise ValueError(
                     f"allowed host {host!r} is not a host name or an IP address "
                     "(expected e.g. 'bench.example.org' or '192.168.1.5', without port)"
@@ -389,9 +372,9 @@ class HttpSettings(BaseModel):
         and `allowed_hosts`."""
         bound = self.host.strip().strip("[]").lower()
         names = set(self.allowed_hosts)
-        if bound in _WILDCARD_HOSTS or is_loopback(bound):
+        if bound in WILDCARD_HOSTS or is_loopback(bound):
             names |= LOOPBACK_NAMES
-        if bound not in _WILDCARD_HOSTS:
+        if bound not in WILDCARD_HOSTS:
             names.add(bound)
         return frozenset(names)
 
@@ -399,12 +382,3 @@ class HttpSettings(BaseModel):
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/mcp"
-
-
-def _is_host_name(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-        return True
-    except ValueError:
-        labels = name.removesuffix(".").split(".")
-        return len(name) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in labels)

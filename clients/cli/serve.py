@@ -242,9 +242,10 @@ def serve(
     from pydantic import ValidationError
 
     from taurec.catalog.errors import DataError
+    from taurec.server.hosts import is_loopback
     from taurec.server.http_rate import RateLimits
     from taurec.server.http_sessions import SessionLimits
-    from taurec.server.settings import HttpSettings, ServerSettings, is_loopback
+    from taurec.server.settings import HttpSettings, ServerSettings
     from taurec.tasks.errors import from_validation_error
     from taurec.tasks.runs.plan import read_plan
 
