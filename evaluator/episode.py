@@ -67,6 +67,7 @@ class EpisodeScore:
     rules: str = DEFAULT_RULES  # the rules profile that judged it
     simulator: str | None = None  # the simulated user's kind, from the header
     agent_model: str | None = None  # the model the agent reported, from the header
+    agent_identity: str | None = None  # AgentInfo.identity() of the header's agent
     started_at: str | None = None  # when the episode started (ISO 8601), from the header
     simulator_faults: list[SimulatorFault] = field(
         default_factory=list

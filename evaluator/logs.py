@@ -65,6 +65,7 @@ def _note_header(score: EpisodeScore, header: Header) -> None:
     score.suite_id = header.suite.id
     score.suite_spec = header.suite.spec
     score.agent_model = header.agent.model
+    score.agent_identity = header.agent.identity()
     score.started_at = header.started_at.isoformat(timespec="seconds")
 
 

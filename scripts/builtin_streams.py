@@ -4,7 +4,11 @@ items and personas once in pool.json. `--cross-stream biel` writes BIEL's own dr
 same plan (the suite shipped before it was drawn isolated; it has hard leaks).
 
 python scripts/builtin_streams.py                                  # the shipped folder
-python scripts/builtin_streams.py --out biel-builtin --cross-stream biel
+python scripts/builtin_streams.py --out biel-builtin --cross-stream biel --episode-order drawn
+
+`--cross-stream biel --episode-order drawn` is the suite shipped before the built-in one
+was drawn isolated; `--episode-order drawn` alone, the one shipped before its episodes
+were balanced (tasks/stream/ordering.py).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from taurec.tasks.stream.generator import (
     movie_streams,
 )
 from taurec.tasks.stream.leaks import stream_leaks
+from taurec.tasks.stream.ordering import EpisodeOrder
 from taurec.tasks.suite import SuiteManifest, load_suite, packaged_suites_dir, write_suite_dir
 
 #: How the manifest's description says the streams were drawn, per cross-stream mode.
@@ -40,8 +45,15 @@ def main() -> None:
         default=BUILTIN_PLAN.cross_stream,
         help="what streams may share (default: the plan's)",
     )
+    parser.add_argument(
+        "--episode-order",
+        choices=[o.value for o in EpisodeOrder],
+        default=None,
+        help="how each stream's episodes are ordered (default: the plan's, balanced)",
+    )
     args = parser.parse_args()
-    plan = replace(BUILTIN_PLAN, cross_stream=CrossStream(args.cross_stream))
+    order = None if args.episode_order is None else EpisodeOrder(args.episode_order)
+    plan = replace(BUILTIN_PLAN, cross_stream=CrossStream(args.cross_stream), episode_order=order)
     tasks = movie_streams(Catalog.load(BUILTIN), plan, BUILTIN_PERSONAS)
     manifest = SuiteManifest(
         format_version=1,
@@ -54,6 +66,12 @@ def main() -> None:
             f"feedback regret / stars / persona, {BUILTIN_PERSONAS} customers whose utilities "
             "come from hidden preference models on the logistic curve; "
             f"{DRAWN[plan.cross_stream]}"
+            + (
+                "; episodes as drawn"
+                if plan.episode_order is EpisodeOrder.DRAWN
+                else "; each stream's episodes ordered so a random pick's expected regret has "
+                "no trend"
+            )
         ),
     )
     write_suite_dir(args.out, manifest, tasks)

@@ -97,6 +97,12 @@ def check_plan_fits(
     missing = sorted({t for t, _ in plan.slots() if suite.get(t) is None})
     if missing:
         raise DataError(f"{path}: planned tasks not in the suite: {', '.join(missing[:5])}")
+    if plan.control is not None and suite.kind != "stream":
+        raise DataError(
+            f"{path}: the plan has a control arm ({plan.control}), which applies to stream "
+            f"suites; {suite.id!r} is a {suite.kind} suite",
+            field="control",
+        )
 
 
 def load_seals(
@@ -141,6 +147,12 @@ class Admission:
     @property
     def seed(self) -> int:
         return derive_seed(self.task_id, self.trial)
+
+    @property
+    def control(self) -> str | None:
+        """The control arm's feedback mode when this episode is in it, else None."""
+        plan = self.run.plan
+        return plan.control if plan.arm_of(self.task_id, self.trial) == "control" else None
 
 
 class Seals:

@@ -4,7 +4,8 @@ The second item source of stream suites (BIEL's own data). Each line is one prod
 the fields read are `parent_asin` (the id), `title`, `categories` (the category path;
 `main_category` when it is empty), `average_rating` (1-5 stars, kept on the 0-10 scale
 as ×2), `rating_number`, `price`, `store`, `features`, `description` and
-`details["Date First Available"]` (its year). A product without an id or a title is
+`details["Date First Available"]` (its year). The title is kept whole (BIEL's scoring
+payload and prompt carry it uncut). A product without an id or a title is
 skipped and counted; a line that is not a JSON object is an error naming the file and
 line. The data is read from a path the user gives: nothing of it ships.
 """
@@ -48,7 +49,7 @@ def product_item(record: dict[str, Any]) -> ChoiceItem | str:
     )
     return ChoiceItem(
         id=str(asin),
-        title=shorten(title, 200),
+        title=title,  # whole, as BIEL shows and scores it
         categories=path,
         year=_year(record.get("details")),
         rating=min(10.0, float(rating) * 2) if isinstance(rating, int | float) else None,

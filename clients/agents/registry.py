@@ -10,10 +10,11 @@ asked for, so everything else works without it or its dependencies.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from taurec.clients.agents.base import Agent, AgentSettings
 from taurec.tasks.kinds import DEFAULT_KIND, KindRegistry, UnknownKind
@@ -177,14 +178,35 @@ def agents_of(kind: str) -> dict[str, AgentEntry]:
 
 def make_agent(name: str, settings: AgentSettings, kind: str = DEFAULT_KIND) -> Agent:
     """The agent called `name` for tasks of `kind`; AgentUnavailable when it cannot be made
-    (unknown name, missing model, missing module)."""
+    (unknown name, missing model, missing module). An agent that reports no identity of
+    its own gets `identity_of(name, settings)` for its log headers (`agent_info`)."""
     entry = agents_of(kind).get(name)
     if entry is None:
         raise AgentUnavailable(
             f"unknown agent {name!r} for {kind!r} tasks; expected one of "
             f"{', '.join(agents_of(kind))}"
         )
-    return entry.make(settings)
+    agent = entry.make(settings)
+    if not isinstance(getattr(agent, "agent_info", None), dict):
+        with contextlib.suppress(AttributeError):  # slots, a read-only property: it keeps its own
+            agent.agent_info = identity_of(name, settings)  # type: ignore[attr-defined]
+    return agent
+
+
+def identity_of(kind: str, settings: AgentSettings) -> dict[str, Any]:
+    """Who an agent is, for its log headers: its kind, its model and the settings it plays
+    with (sampling, modes), but not its seed or label (the same agent with other
+    randomness, or another name, is the same agent)."""
+    chosen: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "reasoning_effort": settings.reasoning_effort,
+    }
+    chosen |= {k: v for k, v in settings.options.items() if k not in URL_OPTIONS}
+    return {
+        "kind": kind,
+        "model": settings.model,
+        "settings": {k: v for k, v in chosen.items() if v is not None},
+    }
 
 
 #: Agent options that say where the agent is, not how it plays: left out of labels.

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from taurec.clients.cli.stream_options import ControlName
 from taurec.clients.cli.suite_option import SuiteOpt
 from taurec.evaluator.cli.command_line import CommandGroup
 from taurec.evaluator.text import plural
@@ -36,6 +37,14 @@ def new(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    with_control: Annotated[
+        ControlName | None,
+        typer.Option(
+            "--with-control",
+            help="Stream suites: a control arm beside the run (shuffled: scrambled feedback, "
+            "blind; none: withheld), --trials each, drawn at random per (task, trial).",
+        ),
+    ] = None,
 ) -> None:
     """Write a plan (mode 0600). Keep the file with the server: it holds the bearer token,
     which is all the contestant gets. The plan pins the suite and the catalog served (the
@@ -63,6 +72,10 @@ def new(
                     f"{loaded.id!r}; expected ids such as {', '.join(ids[:3])}"
                 )
             ids = list(dict.fromkeys(wanted))
+        if with_control is not None and loaded.kind != "stream":
+            raise DataError(
+                f"--with-control applies to stream suites; this is a {loaded.kind} suite"
+            )
         if out.exists() and not force:
             raise DataError(f"{out} exists; give another --out, or --force to replace it")
         if out.is_dir():
@@ -75,6 +88,7 @@ def new(
             catalog_sha256=served.sha256(),
             task_ids=ids,
             trials=trials,
+            control=None if with_control is None else with_control.value,
         )
         write_plan(plan, out)
     except (DataError, OSError) as exc:
@@ -83,7 +97,8 @@ def new(
     serve_catalog = "" if catalog is None else f" --catalog {catalog}"
     typer.echo(
         f"plan {plan.plan_id[:12]}: label {plan.label}, suite {plan.suite.id}, "
-        f"{plural(len(ids), 'task')} x {plural(trials, 'trial')} = "
+        f"{plural(len(ids), 'task')} x {plural(trials, 'trial')}"
+        f"{f' per arm (run, control: {with_control.value})' if with_control else ''} = "
         f"{plural(len(plan.episodes), 'episode')}, catalog {plan.catalog_sha256[:12]} -> {out}\n"
         f"serve it: taurec serve --plan {out}{serve_catalog} ...; the contestant's bearer "
         f'token is the plan\'s "token" (keep the file itself private)',

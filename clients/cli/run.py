@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from taurec.clients.cli import stream_options as streams
 from taurec.clients.cli.run_options import (
     AGENT_HELP,
     A2aUrlOpt,
@@ -58,21 +59,6 @@ from taurec.clients.cli.simulator_options import (
     SimulatorName,
     SimulatorOpt,
     simulator_files_problem,
-)
-from taurec.clients.cli.stream_options import (
-    ConfidenceOpt,
-    ContextOpt,
-    FeedbackName,
-    FeedbackOpt,
-    PlanningIntervalOpt,
-    PlanningOpt,
-    RulesName,
-    RulesOpt,
-    ShuffleOrderOpt,
-    agent_stream_options,
-    protocol_flags,
-    stream_options_problem,
-    stream_protocol,
 )
 from taurec.clients.cli.suite_option import SuiteOpt
 from taurec.evaluator.text import plural
@@ -166,13 +152,15 @@ def run(
     ] = False,
     backend: BackendOpt = BackendName.LOCAL,
     ray_address: RayAddressOpt = None,
-    feedback: FeedbackOpt = FeedbackName.TASK,
-    rules: RulesOpt = RulesName.BIEL,
-    shuffle_order: ShuffleOrderOpt = False,
-    context: ContextOpt = None,
-    planning: PlanningOpt = None,
-    planning_interval: PlanningIntervalOpt = None,
-    confidence: ConfidenceOpt = False,
+    feedback: streams.FeedbackOpt = streams.FeedbackName.TASK,
+    rules: streams.RulesOpt = streams.RulesName.BIEL,
+    shuffle_order: streams.ShuffleOrderOpt = False,
+    customer_knows: streams.CustomerKnowsOpt = streams.CustomerKnowsName.TASTES,
+    with_control: streams.WithControlOpt = None,
+    context: streams.ContextOpt = None,
+    planning: streams.PlanningOpt = None,
+    planning_interval: streams.PlanningIntervalOpt = None,
+    confidence: streams.ConfidenceOpt = False,
 ) -> None:
     """Run an agent over tasks x trials through the MCP server, then score the logs."""
     if agent == "llm" and not dry_run:  # its key before the heavy imports; all keys below
@@ -205,7 +193,10 @@ def run(
 
     name = agent
     custom = is_custom(name)
-    protocol = stream_protocol(feedback, rules, shuffle_order)
+    stream_run = streams.stream_run(feedback, rules, shuffle_order, customer_knows, with_control)
+    if isinstance(stream_run, str):
+        fail(stream_run)
+    protocol = stream_run.protocol
     check_transport(
         transport,
         url,
@@ -221,7 +212,7 @@ def run(
     given = given_options(
         crs_url=crs_url, crs_dialogue=dialogue, a2a_url=a2a_url, answer_retries=answer_retries
     )
-    given |= agent_stream_options(context, planning, planning_interval, confidence)
+    given |= streams.agent_stream_options(context, planning, planning_interval, confidence)
     settings = AgentSettings(
         label=label,
         seed=seed or 0,
@@ -256,7 +247,7 @@ def run(
     except DataError as exc:
         fail(exc)
     task_ids = select_tasks(loaded, tasks)
-    if (problem := stream_options_problem(loaded.kind, protocol, name)) is not None:
+    if (problem := streams.stream_options_problem(loaded.kind, stream_run, name)) is not None:
         fail(problem)
     if not custom:
         known_agent(name, loaded.kind)
@@ -286,11 +277,13 @@ def run(
     # the agent's own label (a factory may derive it); a dry run makes no agent
     the_label = the_agent.label if the_agent is not None else default_label(name, settings)
     server = server.model_copy(update={"agent_label": the_label})
+    if stream_run.control is not None and transport is TransportName.HTTP:
+        fail("--with-control plays its arms under its own sealed plan: use inproc or stdio")
     try:
-        recorded = protocol.record() if loaded.kind == "stream" else None
         started = start(
-            out, loaded.id, the_label, task_ids, trials,
-            resume=resume, refuse_mixing=not dry_run, protocol=recorded,
+            out, loaded.id, the_label, task_ids, stream_run.trials(trials),
+            resume=resume, refuse_mixing=not dry_run,
+            protocols=stream_run.protocols() if loaded.kind == "stream" else None,
             sealed=None if transport is TransportName.HTTP else loaded,
         )  # fmt: skip
     except RunRefused as exc:
@@ -308,8 +301,9 @@ def run(
     if transport is not TransportName.HTTP:  # a server this run starts serves a sealed plan
         try:
             sealed, plan_path = local_plan(
-                out, the_label, loaded, task_ids, trials, specs, resume=resume
-            )
+                out, the_label, loaded, task_ids, trials, specs, resume=resume,
+                control=stream_run.control,
+            )  # fmt: skip
         except (DataError, OSError) as exc:
             fail(exc)
         run_label = sealed.run_id
@@ -335,7 +329,7 @@ def run(
         "--crs-url": crs_url, "--a2a-url": a2a_url,
         "--backend": backend.value if backend is not BackendName.LOCAL else None,
         "--ray-address": ray_address, "--episode-timeout": episode_timeout, "--fail-fast": fail_fast,
-        **protocol_flags(feedback, rules, shuffle_order),
+        **stream_run.flags,
         **{f"--{k.replace('_', '-')}": v for k, v in given.items() if k not in ("crs_url", "a2a_url")},
     }  # fmt: skip
     if todo:

@@ -33,6 +33,8 @@ from taurec.clients.cli.simulator_options import (
 )
 from taurec.clients.cli.startup import missing_key, port_problem
 from taurec.clients.cli.stream_options import (
+    CustomerKnowsName,
+    CustomerKnowsOpt,
     FeedbackName,
     FeedbackOpt,
     RulesName,
@@ -234,6 +236,7 @@ def serve(
     feedback: FeedbackOpt = FeedbackName.TASK,
     rules: RulesOpt = RulesName.BIEL,
     shuffle_order: ShuffleOrderOpt = False,
+    customer_knows: CustomerKnowsOpt = CustomerKnowsName.TASTES,
 ) -> None:
     """Serve the benchmark to MCP agents. Logs one JSONL file per episode."""
     from pydantic import ValidationError
@@ -277,7 +280,7 @@ def serve(
             max_tool_calls_per_episode=max_tool_calls_per_episode,
             max_open_per_client=max_open_per_client,
             idle_timeout_seconds=idle_timeout,
-            stream_protocol=stream_protocol(feedback, rules, shuffle_order),
+            stream_protocol=stream_protocol(feedback, rules, shuffle_order, customer_knows),
         )
         http = None
         if transport is TransportName.HTTP:

@@ -4,7 +4,11 @@ agent's own.
 Server side, recorded in every stream log's header: `--feedback task|none|shuffled`
 (the task's feedback, withheld, or scrambled: the last two make a control run),
 `--rules biel|taurec` (an id outside the choice set counts as a question, or is an
-error result) and `--shuffle-order` (episodes in an order drawn per trial). Agent side
+error result), `--shuffle-order` (episodes in an order drawn per trial) and
+`--customer-knows tastes|items` (what the rule-based or LLM customer knows: its tastes
+and the category, as BIEL's, or the choice set too). `taurec run --with-control
+shuffled|none` plays a run arm and a control arm in one sealed plan (`trials` each,
+each (task, trial) given to an arm at random, episodes in per-trial orders). Agent side
 (`taurec run --agent llm` on a stream suite): `--context raw|summary|none` (what the
 model carries across episodes), `--planning none|no_strat|greedy|pomdp` with
 `--planning-interval N` (BIEL's planning runs: every question, then a hidden interim pick)
@@ -13,6 +17,7 @@ and `--confidence` (state a confidence with each pick).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +36,16 @@ class FeedbackName(StrEnum):
 class RulesName(StrEnum):
     BIEL = "biel"
     TAUREC = "taurec"
+
+
+class ControlName(StrEnum):
+    SHUFFLED = "shuffled"
+    NONE = "none"
+
+
+class CustomerKnowsName(StrEnum):
+    TASTES = "tastes"
+    ITEMS = "items"
 
 
 class ContextName(StrEnum):
@@ -69,6 +84,24 @@ ShuffleOrderOpt = Annotated[
         "--shuffle-order", help="Stream suites: play each stream's episodes in a per-trial order."
     ),
 ]
+CustomerKnowsOpt = Annotated[
+    CustomerKnowsName,
+    typer.Option(
+        "--customer-knows",
+        help="Stream suites: what the customer knows: tastes (its persona and the category, "
+        "as BIEL's customer) or items (the choice set too: it describes a named item).",
+    ),
+]
+WithControlOpt = Annotated[
+    ControlName | None,
+    typer.Option(
+        "--with-control",
+        help="Stream suites: play a control arm (shuffled: scrambled feedback, the blind one; "
+        "none: withheld) beside the run in one sealed plan, --trials each, arms drawn at "
+        "random per (task, trial), episodes in per-trial orders: what 'learns from "
+        "feedback' needs.",
+    ),
+]
 ContextOpt = Annotated[
     ContextName | None,
     typer.Option(
@@ -99,23 +132,72 @@ ConfidenceOpt = Annotated[
 ]
 
 
-def stream_protocol(feedback: FeedbackName, rules: RulesName, shuffle: bool) -> StreamProtocol:
-    from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
+def stream_protocol(
+    feedback: FeedbackName,
+    rules: RulesName,
+    shuffle: bool,
+    knows: CustomerKnowsName = CustomerKnowsName.TASTES,
+) -> StreamProtocol:
+    from taurec.tasks.stream.protocol import (
+        CustomerKnows,
+        FeedbackMode,
+        StreamProtocol,
+        StreamRules,
+    )
 
     return StreamProtocol(
         feedback=FeedbackMode(feedback.value),
         rules=StreamRules(rules.value),
         shuffle_order=shuffle,
+        customer_knows=CustomerKnows(knows.value),
     )
 
 
-def protocol_flags(feedback: FeedbackName, rules: RulesName, shuffle: bool) -> dict[str, object]:
-    """The stream flags given (for a resume command), None for the defaults."""
-    return {
+@dataclass(frozen=True)
+class StreamRun:
+    """What a run's stream options ask for: the run arm's protocol, and the control arm's
+    feedback mode when `--with-control` plays one beside it."""
+
+    protocol: StreamProtocol
+    control: str | None
+    flags: dict[str, object]  # the stream flags given (for a resume command)
+
+    def protocols(self) -> list[dict[str, object]]:
+        """Every arm's protocol as the headers record it."""
+        from taurec.tasks.stream.protocol import FeedbackMode
+
+        arms = [self.protocol]
+        if self.control is not None:
+            arms.append(self.protocol.model_copy(update={"feedback": FeedbackMode(self.control)}))
+        return [a.record() for a in arms]
+
+    def trials(self, per_arm: int) -> int:
+        """The trials planned per task: `per_arm` for each arm."""
+        return per_arm * (2 if self.control is not None else 1)
+
+
+def stream_run(
+    feedback: FeedbackName,
+    rules: RulesName,
+    shuffle: bool,
+    knows: CustomerKnowsName,
+    control: ControlName | None,
+) -> StreamRun | str:
+    """The run's stream options, or one line on why they cannot go together."""
+    if control is not None and feedback is not FeedbackName.TASK:
+        return (
+            f"--with-control {control.value} plays the run arm with the task's feedback and "
+            f"the control arm with {control.value}; leave out --feedback {feedback.value}"
+        )
+    flags: dict[str, object] = {
         "--feedback": None if feedback is FeedbackName.TASK else feedback.value,
         "--rules": None if rules is RulesName.BIEL else rules.value,
-        "--shuffle-order": shuffle or None,
+        "--shuffle-order": (shuffle and control is None) or None,
+        "--customer-knows": None if knows is CustomerKnowsName.TASTES else knows.value,
+        "--with-control": None if control is None else control.value,
     }
+    protocol = stream_protocol(feedback, rules, shuffle or control is not None, knows)
+    return StreamRun(protocol, None if control is None else control.value, flags)
 
 
 def agent_stream_options(
@@ -134,21 +216,26 @@ def agent_stream_options(
     return {k: v for k, v in given.items() if v is not None}
 
 
-def stream_options_problem(kind: str, protocol: StreamProtocol, agent: str) -> str | None:
+def stream_options_problem(kind: str, run: StreamRun, agent: str) -> str | None:
     """One line when stream options are given for a suite of another kind, or an order
-    shuffle for an agent that reads the task's episodes in order (ceiling, oracle)."""
+    shuffle (also --with-control's) for an agent that reads the task's episodes in order
+    (ceiling, oracle)."""
     from taurec.clients.agents.registry import AgentUnavailable, agents_of
     from taurec.tasks.stream.protocol import protocol_problem
 
-    if (problem := protocol_problem(kind, protocol)) is not None:
+    if run.control is not None and kind != "stream":
+        return f"--with-control applies to stream suites; this is a {kind} suite"
+    if (problem := protocol_problem(kind, run.protocol)) is not None:
         return problem
     try:
         entry = agents_of(kind).get(agent)
     except AgentUnavailable:
         entry = None
-    if protocol.shuffle_order and entry is not None and entry.profile.task_order:
+    if run.protocol.shuffle_order and entry is not None and entry.profile.task_order:
+        flag = "--with-control" if run.control is not None else "--shuffle-order"
         return (
-            f"--shuffle-order: --agent {agent} reads the task's episodes in their order, so "
-            "it would read another episode's; play it without --shuffle-order"
+            f"{flag}: --agent {agent} reads the task's episodes in their order, so it would "
+            f"read another episode's (the arms play episodes in per-trial orders); play it "
+            f"without {flag}"
         )
     return None

@@ -146,6 +146,15 @@ def generate_streams_cmd(
             "(each stream drawn on its own, as BIEL's seeds; the default with --biel-*).",
         ),
     ] = None,
+    episode_order: Annotated[
+        str | None,
+        typer.Option(
+            "--episode-order",
+            help="How a stream's episodes are ordered: 'balanced' (so a random pick's "
+            "expected regret has no trend along the stream; the default) or 'drawn' (as "
+            "drawn, BIEL's; the default with --biel-*).",
+        ),
+    ] = None,
 ) -> None:
     """Write a stream suite (kind "stream") to OUT; it loads with --suite OUT."""
     from taurec.catalog.builders.amazon_products import load_products
@@ -164,6 +173,7 @@ def generate_streams_cmd(
         llm_utilities,
         model_utilities,
     )
+    from taurec.tasks.stream.ordering import EpisodeOrder
     from taurec.tasks.stream.task import FeedbackKind, StreamSetting
     from taurec.tasks.suite import TASKS_DIR, SuiteManifest, load_suite, write_suite_dir
 
@@ -188,6 +198,10 @@ def generate_streams_cmd(
             f"{cross_stream!r}; expected one of {', '.join(CROSS_STREAM)}",
             param_hint="--cross-stream",
         )
+    if episode_order is not None and episode_order not in ("balanced", "drawn"):
+        raise typer.BadParameter(
+            f"{episode_order!r}; expected balanced or drawn", param_hint="--episode-order"
+        )
     plan = StreamPlan(
         settings=tuple(StreamSetting(s) for s in _names(settings, StreamSetting, "--settings")),
         n=n,
@@ -195,6 +209,7 @@ def generate_streams_cmd(
         seed=seed,
         feedback=tuple(FeedbackKind(f) for f in _names(feedback, FeedbackKind, "--feedback")),
         cross_stream=None if cross_stream is None else CrossStream(cross_stream),
+        episode_order=None if episode_order is None else EpisodeOrder(episode_order),
     )
     try:
         if biel is not None:

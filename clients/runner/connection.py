@@ -116,6 +116,8 @@ def serve_arguments(settings: ServerSettings) -> list[str]:
         args += ["--rules", protocol.rules.value]
     if protocol.shuffle_order:
         args.append("--shuffle-order")
+    if protocol.customer_knows != defaults.stream_protocol.customer_knows:
+        args += ["--customer-knows", protocol.customer_knows.value]
     return args
 
 

@@ -135,17 +135,34 @@ class Existing:
         return len(self.complete) + len(self.incomplete)
 
 
+def _played_as(recorded: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A recorded stream protocol with the fields it lacks filled in as it was played
+    (a log written before a field existed), so that it compares with a new record."""
+    from taurec.tasks.stream.protocol import PROTOCOL_KEY, protocol_of
+
+    try:
+        played = protocol_of({PROTOCOL_KEY: recorded}) if recorded is not None else None
+    except ValueError:  # not a protocol: it matches nothing but itself
+        return recorded
+    return None if played is None else played.record()
+
+
 def existing(
-    out: Path, suite_id: str, label: str, protocol: dict[str, Any] | None = None
+    out: Path,
+    suite_id: str,
+    label: str,
+    protocols: Sequence[dict[str, Any]] | None = None,
 ) -> Existing:
-    """The logs of (suite, label) under `out`; with `protocol` (a stream run's), those
-    played under another protocol are set apart, never counted as this run's."""
+    """The logs of (suite, label) under `out`; with `protocols` (a stream run's: one, or
+    its run and control arms'), those played under another protocol are set apart, never
+    counted as this run's."""
     found = Existing()
+    played = None if protocols is None else [_played_as(p) for p in protocols]
     for path in episode_logs(out):
         s = summarize_log(path)
         if s.label != label or s.suite_id != suite_id or s.task_id is None or s.trial is None:
             continue
-        if protocol is not None and s.protocol != protocol:
+        if played is not None and _played_as(s.protocol) not in played:
             found.other_protocol.append(path)
             continue
         spec = EpisodeSpec(s.task_id, s.trial)

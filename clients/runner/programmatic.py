@@ -12,14 +12,17 @@ under `out/.plans/`) when it starts its own server.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from taurec.clients.agents.base import Agent
+from taurec.clients.agents.base import Agent, AgentSettings
+from taurec.clients.agents.contestants.custom import custom_identity
 from taurec.clients.runner.agent_errors import print_agent_errors
 from taurec.clients.runner.connection import Connection, Transport
 from taurec.clients.runner.runner import Runner, RunReport
@@ -36,6 +39,20 @@ from taurec.evaluator.logs import Resolver
 from taurec.server.run_facts import default_run_label
 from taurec.server.settings import ServerSettings
 from taurec.tasks.suite import load_suite, portable_suite_spec
+
+
+def identify(agent: Agent) -> None:
+    """Give an agent that reports no identity (`agent_info`) one for its log headers: kind
+    "custom", its class and the digest of the file that defines it (as `taurec run
+    --agent file.py:Class` records them)."""
+    if isinstance(getattr(agent, "agent_info", None), dict):
+        return
+    cls = type(agent)
+    module = sys.modules.get(cls.__module__)
+    origin = f"{cls.__module__}:{cls.__qualname__}"
+    if module is not None:
+        with contextlib.suppress(AttributeError):
+            agent.agent_info = custom_identity(None, origin, module, AgentSettings())  # type: ignore[attr-defined]
 
 
 def run_agent(
@@ -60,6 +77,7 @@ def run_agent(
     without a `label` string or an `async def run(self, episode)` is a RunRefused too."""
     _check_agent(agent)
     out = Path(out)
+    identify(agent)
     stderr = Console(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)
     stdout = Console(quiet=quiet)
     loaded = load_suite(suite)

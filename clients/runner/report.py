@@ -50,7 +50,9 @@ def print_report(
     label, suite id): only that run's groups and findings. Returns the check shown."""
 
     def shown(label: str, suite_id: str | None) -> bool:
-        return run is None or (label, suite_id) == run
+        # a stream group's label may add its protocol (" (feedback shuffled)"): labels
+        # hold no space, so what follows one is such a note
+        return run is None or (label.split(" (", 1)[0], suite_id) == run
 
     def groups(c: RunCheck) -> list[dict[str, Any]]:
         # every group is aggregated (a stream run is paired with its control run), then chosen

@@ -45,13 +45,21 @@ def local_plan(
     specs: Sequence[EpisodeSpec],
     *,
     resume: bool,
+    control: str | None = None,
 ) -> tuple[RunPlan, Path]:
     """The plan this run plays: on resume, the earlier one (DataError when it does not hold
-    every episode asked for); otherwise a new one, written under `out/.plans/`."""
+    every episode asked for, or has another control arm); otherwise a new one, written
+    under `out/.plans/`. `control`: a control arm's feedback mode (`trials` per arm)."""
     if resume:
         earlier = find_plan(out, label, suite)
         if earlier is not None:
             plan, path = earlier
+            if plan.control != control:
+                had = f"--with-control {plan.control}" if plan.control else "no --with-control"
+                raise DataError(
+                    f"--resume: the run's plan {path} was made with {had}; resume with the "
+                    "options of the first run, or use another --log-dir"
+                )
             slots = set(plan.slots())
             extra = [s for s in specs if (s.task_id, s.trial) not in slots]
             if extra:
@@ -69,6 +77,7 @@ def local_plan(
         catalog_sha256=suite.catalog.sha256(),
         task_ids=task_ids,
         trials=trials,
+        control=control,
     )
     path = out / PLANS_DIR / f"{plan.plan_id}.json"
     write_plan(plan, path)

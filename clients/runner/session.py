@@ -10,6 +10,7 @@ stdout. Refusals are RunRefused with one line saying what to do.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,22 +85,24 @@ def start(
     resume: bool,
     names: Names = CLI_NAMES,
     refuse_mixing: bool = True,
-    protocol: dict[str, Any] | None = None,
+    protocols: Sequence[dict[str, Any]] | None = None,
     sealed: Suite | None = None,
 ) -> RunStart:
     """The run's episodes, after checking `out`: RunRefused when it already holds logs of
     `label` on `suite_id` and this is not a resume (unless `refuse_mixing` is off, as for
-    a dry run, which plays nothing), or, for a stream run (`protocol`), logs of `label`
-    played under another stream protocol (a resume would take them for its own). `sealed`:
-    the suite, when the run serves its own sealed plan (a resume follows its register)."""
+    a dry run, which plays nothing), or, for a stream run (`protocols`: its one, or its
+    run and control arms'), logs of `label` played under another stream protocol (a
+    resume would take them for its own). `sealed`: the suite, when the run serves its own
+    sealed plan (a resume follows its register). `trials` counts every arm's."""
     check_out(out, names)
     specs = plan(task_ids, trials)
-    done = existing(out, suite_id, label, protocol)
+    done = existing(out, suite_id, label, protocols)
     if done.other_protocol and refuse_mixing:
         raise RunRefused(
             f"{out} holds {len(done.other_protocol)} episode logs of agent {label!r} on "
             f"suite {suite_id!r} played under another stream protocol (--feedback, --rules, "
-            f"--shuffle-order); choose another {names.out} for this one"
+            f"--shuffle-order, --customer-knows, --with-control); choose another {names.out} "
+            "for this one"
         )
     if done and not resume and refuse_mixing:
         raise RunRefused(

@@ -9,15 +9,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from taurec.catalog.collaborative import ItemItemModel
 from taurec.catalog.errors import DataError
+from taurec.catalog.interaction_sources import load_interactions
+from taurec.catalog.interactions import Interactions
+from taurec.catalog.splits import scheme_of, train_end
 from taurec.catalog.store import BUILTIN
 from taurec.evaluator.labels import LabelFilter
 from taurec.evaluator.logs import Resolver
-from taurec.evaluator.ranking.export import grpo_groups, ppr_pairs, ppr_record, suite_pairs
+from taurec.evaluator.ranking.export import (
+    balanced_pairs,
+    grpo_groups,
+    ppr_pairs,
+    ppr_record,
+    suite_pairs,
+)
+from taurec.evaluator.ranking.ppr_rules import RuleReport, rule_report
 from taurec.evaluator.ranking.scoring import score_ranking_episode
 from taurec.tasks.ranking.pair import PairTask
 from taurec.tasks.ranking.task import RankingTask
-from taurec.tasks.suite import SuiteManifest, write_suite_dir
+from taurec.tasks.suite import Suite, SuiteManifest, write_suite_dir
 from taurec.tasks.trajectory.format import Trajectory
 from taurec.tasks.trajectory.reader import read_log
 
@@ -106,19 +119,89 @@ def not_for_training(episodes: list[Episode], resolver: Resolver) -> list[str]:
     return sorted(out)
 
 
-def export_lines(episodes: list[Episode], fmt: str, seed: int) -> list[dict[str, Any]]:
+class ItemCounts:
+    """How popular each item was, two ways, in the interaction data of the task's suite:
+    its interactions before the task's target time (what item_info_search reports as "N
+    reviews"), and the users who took it in the data the suite's collaborative model and
+    its popularity baseline train on (records before the earliest target, and before the
+    train part's end under the global split)."""
+
+    def __init__(self, episodes: list[Episode], resolver: Resolver) -> None:
+        self._data: dict[str, tuple[Interactions, np.ndarray]] = {}
+        self._tasks: dict[str, tuple[str, RankingTask]] = {}
+        for _, task, trajectory, _ in episodes:
+            spec = trajectory.header.suite.spec or trajectory.header.suite.id
+            if spec not in self._data:
+                self._data[spec] = _counted(resolver.context(spec).suite)
+            self._tasks[task.id] = (spec, task)
+
+    def of(self, task: RankingTask, item_id: str) -> tuple[float, float]:
+        """(interactions before the task's time, users in the training data)."""
+        spec, _ = self._tasks[task.id]
+        data, trained = self._data[spec]
+        i = data.item_of(item_id)
+        return float(len(data.item_records_before(i, task.target_time))), float(trained[i])
+
+    def before(self, task_id: str, item_id: str) -> float:
+        return self.of(self._tasks[task_id][1], item_id)[0]
+
+    def trained(self, task_id: str, item_id: str) -> float:
+        return self.of(self._tasks[task_id][1], item_id)[1]
+
+
+def _counted(suite: Suite) -> tuple[Interactions, np.ndarray]:
+    data = load_interactions(str(suite.data["interactions"]), suite.catalog)
+    cutoff = min(t.target_time for t in suite.tasks if isinstance(t, RankingTask))
+    end = train_end(data, scheme_of(suite.data.get("split", "per-user"), "data.split"))
+    model = ItemItemModel(data, cutoff if end is None else min(cutoff, end))
+    return data, model.popularity
+
+
+def mined_pairs(
+    episodes: list[Episode], seed: int, mining: str, counts: ItemCounts | None
+) -> list[PairTask]:
+    """The PPR pairs of `episodes`: `balanced` (negatives balanced in popularity, one pair
+    per source task) or `agenticrec` (AgenticRec's: a negative from above the positive,
+    a pair per violating rollout)."""
+    if mining == "agenticrec":
+        return list(ppr_pairs(episodes, seed))
+    if counts is None:
+        raise ValueError("balanced mining needs the items' counts (ItemCounts)")
+    return balanced_pairs(episodes, seed, counts.of)
+
+
+def rules_of(pairs: list[PairTask], counts: ItemCounts) -> RuleReport:
+    """The popularity and frequency rules' accuracy on `pairs` (ppr_rules.py)."""
+    return rule_report(
+        pairs, {"before its time": counts.before, "in the training data": counts.trained}
+    )
+
+
+def export_lines(
+    episodes: list[Episode],
+    fmt: str,
+    seed: int,
+    mining: str = "balanced",
+    counts: ItemCounts | None = None,
+) -> list[dict[str, Any]]:
     if fmt == "grpo":
         return list(grpo_groups(episodes))
-    return [ppr_record(pair) for pair in ppr_pairs(episodes, seed)]
+    return [ppr_record(pair) for pair in mined_pairs(episodes, seed, mining, counts)]
 
 
-def write_ppr_suite(episodes: list[Episode], seed: int, folder: Path) -> int:
+def write_ppr_suite(
+    episodes: list[Episode],
+    seed: int,
+    folder: Path,
+    mining: str = "balanced",
+    counts: ItemCounts | None = None,
+) -> list[PairTask]:
     """Mine the PPR pairs of the ranking logs in `files` and write them as a suite folder
     of kind "ppr" (suite.json + tasks/), one pair per source task (`suite_pairs`); the
-    number of pair tasks. DataError when no
+    pair tasks. DataError when no
     rollout yields a pair. The tasks carry their titles, so the suite's catalog (the
     built-in one) is never read by its episodes."""
-    pairs: list[PairTask] = suite_pairs(list(ppr_pairs(episodes, seed)), seed)
+    pairs: list[PairTask] = suite_pairs(mined_pairs(episodes, seed, mining, counts), seed)
     if not pairs:
         raise DataError(
             f"no PPR pairs in {len(episodes)} ranking episodes: a pair needs a valid ranking "
@@ -135,7 +218,7 @@ def write_ppr_suite(episodes: list[Episode], seed: int, folder: Path) -> int:
         f"episodes of suite {', '.join(sources)}",
     )
     write_suite_dir(folder, manifest, pairs)
-    return len(pairs)
+    return pairs
 
 
 def _suite_ids(episodes: list[tuple[str, RankingTask, Trajectory, float]]) -> set[str]:

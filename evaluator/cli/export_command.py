@@ -19,6 +19,11 @@ class ExportFormat(StrEnum):
     PPR = "ppr"
 
 
+class PprMining(StrEnum):
+    BALANCED = "balanced"
+    AGENTICREC = "agenticrec"
+
+
 #: what each format is made of, as the note on skipped logs says it
 USES = {
     ExportFormat.GRPO: "ranking episodes",
@@ -39,6 +44,15 @@ def export_command(
         Path | None,
         typer.Option("--suite-out", help="ppr: write the pairs as a suite folder of kind ppr."),
     ] = None,
+    mining: Annotated[
+        PprMining,
+        typer.Option(
+            "--ppr-mining",
+            help="ppr: balanced (a negative more or less popular than the positive at random, "
+            "one pair per source task: no popularity or frequency rule answers them) or "
+            "agenticrec (the paper's: a negative from above the positive, a pair per rollout).",
+        ),
+    ] = PprMining.BALANCED,
 ) -> None:
     """Write ranking episodes as RL data: GRPO groups or PPR hard-negative pairs (JSONL),
     or with --suite-out the PPR pairs as a suite that `taurec run --suite DIR` plays.
@@ -50,15 +64,18 @@ def export_command(
 
     from taurec.catalog.errors import DataError
     from taurec.evaluator.cli.export import (
+        ItemCounts,
         Passed,
-        export_lines,
         export_resolver,
+        mined_pairs,
         not_for_training,
         ranking_episodes,
+        rules_of,
         write_ppr_suite,
     )
     from taurec.evaluator.files import NotARunFile
     from taurec.evaluator.labels import LabelFilter
+    from taurec.evaluator.ranking.export import grpo_groups, ppr_record
 
     if suite_out is not None and (fmt is not ExportFormat.PPR or out is not None):
         err.print("[red]error:[/red] --suite-out: expected --format ppr and no --out")
@@ -86,12 +103,21 @@ def export_command(
                 f"[yellow]note:[/yellow] rollouts of {markup(', '.join(held_out))}: for "
                 "training, mine a suite of the train part (taurec tasks generate --split train)"
             )
+        counts = ItemCounts(episodes, resolver) if fmt is ExportFormat.PPR else None
         if suite_out is not None:
-            n = write_ppr_suite(episodes, seed, suite_out)
+            assert counts is not None
+            pairs = write_ppr_suite(episodes, seed, suite_out, mining.value, counts)
             where = markup(str(suite_out))
-            err.print(f"wrote {n} ppr tasks to {where} (play them: taurec run --suite {where})")
+            err.print(
+                f"wrote {len(pairs)} ppr tasks to {where} (play them: taurec run --suite {where})"
+            )
+            err.print(rules_of(pairs, counts).line())
             return
-        lines = export_lines(episodes, fmt.value, seed)
+        if fmt is ExportFormat.GRPO:
+            lines = list(grpo_groups(episodes))
+        else:
+            pairs = mined_pairs(episodes, seed, mining.value, counts)
+            lines = [ppr_record(pair) for pair in pairs]
     except (FileNotFoundError, NotARunFile, DataError) as exc:
         err.print(f"[red]error:[/red] {markup(str(exc))}")
         raise typer.Exit(2) from None
@@ -101,3 +127,5 @@ def export_command(
     else:
         out.write_bytes(blob)
         err.print(f"wrote {len(lines)} {fmt.value} records to {out}")
+    if fmt is ExportFormat.PPR and counts is not None:
+        err.print(rules_of(pairs, counts).line())

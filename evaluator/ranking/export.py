@@ -1,12 +1,16 @@
 """RL-ready exports of ranking episodes (`evaluator export LOGDIR --format grpo|ppr`).
 
 grpo: one JSON line per group (the G trials of one task under one agent label): the
-prompt, each rollout's tool-use trajectory, reward and advantage = reward − the group's
-mean reward (the rollout itself included, no division by the standard deviation, as in
-AgenticRec's list-wise GRPO); a group whose rewards are all negative is marked dropped.
+prompt, each rollout's tool-use trajectory, its completion (every model turn's text and
+tool calls as the model wrote them, from the log's model-call records, with the
+observations between them marked masked: `completion`), reward and advantage = reward −
+the group's mean reward (the rollout itself included, no division by the standard
+deviation, as in AgenticRec's list-wise GRPO); a group whose rewards are all negative is
+marked dropped.
 
 ppr: AgenticRec's hard-negative pairs (see `ppr_pairs`), as `PairTask`s of the "ppr"
-kind: JSON lines here, or a suite folder that `taurec run` plays.
+kind: JSON lines here, or a suite folder that `taurec run` plays; one pair per source
+task either way (`one_per_source`), so that no positive repeats over a task's pairs.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from statistics import fmean
@@ -25,6 +29,40 @@ from taurec.tasks.ranking.metrics import score_ranking
 from taurec.tasks.ranking.pair import PairItem, PairTask, pair_prompt
 from taurec.tasks.ranking.task import MAX_HISTORY, RankingTask
 from taurec.tasks.trajectory.format import Trajectory
+
+
+def completion(trajectory: Trajectory) -> list[dict[str, Any]]:
+    """The rollout as a trainer rebuilds it: each of the agent's model calls as an
+    assistant turn (its text and tool calls, as the model-call record holds the reply;
+    `error` when the call failed), and each tool result as an observation between them
+    (`masked`: left out of the likelihood, as AgenticRec masks observations). Empty for
+    an agent that logged no model calls (a non-LLM baseline)."""
+    out: list[dict[str, Any]] = []
+    for ev in trajectory.events:
+        if ev["type"] == "model_call" and ev.get("caller") == "agent":
+            reply = ev.get("output") or {}
+            turn: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+            if reply.get("tool_calls"):
+                turn["tool_calls"] = reply["tool_calls"]
+            if ev.get("error"):
+                turn["error"] = ev["error"]
+            out.append(turn | {"seq": ev["seq"], "input": ev.get("input")})
+        elif ev["type"] == "tool_result":
+            content = ev.get("content")
+            text = content if isinstance(content, str) else None
+            out.append(
+                {
+                    "role": "tool",
+                    "call_id": ev.get("call_id"),
+                    "content": text if text is not None else content,
+                    "is_error": bool(ev.get("is_error")),
+                    "masked": True,
+                    "seq": ev["seq"],
+                }
+            )
+    if not any(t["role"] == "assistant" for t in out):
+        return []
+    return out
 
 
 def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[str, Any]:
@@ -43,6 +81,7 @@ def rollout(task: RankingTask, trajectory: Trajectory, reward: float) -> dict[st
         "tool_calls": calls,
         "reward": reward,
         "trajectory": steps,
+        "completion": completion(trajectory),
     }
 
 
@@ -117,18 +156,97 @@ def _slug(label: str) -> str:
     return slug if slug == label else f"{slug}-{sha256(label.encode()).hexdigest()[:6]}"
 
 
+#: (ranking task, item id) -> how popular the item was, by one or more measures
+ItemPopularity = Callable[[RankingTask, str], tuple[float, ...]]
+
+
+def _sides(task: RankingTask, popularity: ItemPopularity) -> dict[str, list[str]]:
+    """The candidates more popular than the positive by every measure, and those less
+    popular by every measure."""
+    mine = popularity(task, task.positive)
+    others = [(c, popularity(task, c)) for c in task.candidates if c != task.positive]
+    return {
+        "more": [
+            c for c, theirs in others if all(t > m for t, m in zip(theirs, mine, strict=True))
+        ],
+        "less": [
+            c for c, theirs in others if all(t < m for t, m in zip(theirs, mine, strict=True))
+        ],
+    }
+
+
+def balanced_negative(
+    task: RankingTask,
+    pool: Sequence[str],
+    popularity: ItemPopularity,
+    rng: random.Random,
+    side: str | None = None,
+) -> str | None:
+    """A negative whose popularity says nothing of the answer: on `side` (more or less
+    popular than the positive; drawn at random when None), an item of `pool` (the items
+    ranked above the positive) on that side, or, when the pool has none there, a
+    candidate on that side the rollout ranked lower. None when the positive is the most
+    or the least popular candidate (one side is empty: the side would not be free)."""
+    sides = _sides(task, popularity)
+    if not sides["more"] or not sides["less"]:
+        return None
+    chosen = sides[side or rng.choice(("more", "less"))]
+    hard = [c for c in pool if c in chosen]
+    return rng.choice(hard or chosen)
+
+
+def _violation(task: RankingTask, trajectory: Trajectory) -> list[str] | None:
+    """The items a valid rollout ranked above its positive (the whole list when it left
+    the positive out); None when it is invalid or ranked the positive first."""
+    ranking, calls = ranking_answer(trajectory)
+    outcome = score_ranking(task, ranking, calls)
+    if not outcome.valid or ranking is None or outcome.rank == 1:
+        return None
+    return ranking[: outcome.rank - 1] if outcome.rank is not None else list(ranking)
+
+
+def balanced_pairs(
+    episodes: list[tuple[str, RankingTask, Trajectory, float]],
+    seed: int,
+    popularity: ItemPopularity,
+) -> list[PairTask]:
+    """One pair per source task, from one of its violating rollouts (seeded), with the
+    negative more popular than the positive in exactly half of the pairs (one more in
+    one half when odd): the rollouts drawn are shuffled (seeded) and given the two sides
+    in turn, so no popularity rule beats a coin by more than one pair. A task whose
+    positive is the most or the least popular candidate gives no pair."""
+    eligible: dict[str, list[tuple[str, RankingTask, Trajectory, float]]] = defaultdict(list)
+    for episode in sorted(episodes, key=lambda e: (e[0], e[1].id, e[2].header.trial)):
+        _, task, trajectory, _ = episode
+        sides = _sides(task, popularity)
+        if _violation(task, trajectory) is not None and sides["more"] and sides["less"]:
+            eligible[task.id].append(episode)
+    rng = random.Random(f"ppr-balanced:{seed}")
+    chosen = [rng.choice(eligible[t]) for t in sorted(eligible)]
+    rng.shuffle(chosen)
+    turn = {
+        (e[0], e[1].id, e[2].header.trial): ("more", "less")[n % 2] for n, e in enumerate(chosen)
+    }
+    return list(ppr_pairs(chosen, seed, popularity=popularity, sides=turn))
+
+
 def ppr_pairs(
     episodes: list[tuple[str, RankingTask, Trajectory, float]],
     seed: int,
     *,
     fixed_order: bool = False,
+    popularity: ItemPopularity | None = None,
+    sides: dict[tuple[str, str, int], str] | None = None,
 ) -> Iterator[PairTask]:
     """AgenticRec's PPR pairs: two tasks (MORE, then LESS) per VALID rollout whose
     positive is not first (score_ranking decides validity: 10 distinct candidates within
     the tool budget). The negative is drawn uniformly from the items ranked above the
-    positive, or from the whole list when the positive is missing. In each task the
-    positive is item A or B with probability 1/2, so the correct letter is A in half the
-    tasks in expectation and a constant answer earns 0.5.
+    positive, or from the whole list when the positive is missing (AgenticRec's rule);
+    with `popularity`, by `balanced_negative` instead, on the side `sides` gives the
+    rollout (label, task, trial), or a coin toss's (a rollout whose positive is the most
+    or least popular candidate gives no pair; `balanced_pairs` gives the sides). In each task the positive is item A or B
+    with probability 1/2, so the correct letter is A in half the tasks in expectation
+    and a constant answer earns 0.5.
 
     Every draw comes from a generator seeded by (`seed`, label, task, trial), so a
     rollout's pairs do not change when other logs are added. `fixed_order` is the old,
@@ -138,14 +256,21 @@ def ppr_pairs(
     for label, task, trajectory, _ in sorted(
         episodes, key=lambda e: (e[0], e[1].id, e[2].header.trial)
     ):
-        ranking, calls = ranking_answer(trajectory)
-        outcome = score_ranking(task, ranking, calls)
-        if not outcome.valid or ranking is None or outcome.rank == 1:
+        pool = _violation(task, trajectory)
+        if pool is None:
             continue
-        pool = ranking[: outcome.rank - 1] if outcome.rank is not None else list(ranking)
+        outcome = score_ranking(task, *ranking_answer(trajectory))
         trial = trajectory.header.trial
         rng = random.Random(f"ppr:{seed}:{label}:{task.id}:{trial}")
-        negative = rng.choice(pool)
+        side = (sides or {}).get((label, task.id, trial))
+        drawn = (
+            rng.choice(pool)
+            if popularity is None
+            else balanced_negative(task, pool, popularity, rng, side)
+        )
+        if drawn is None:
+            continue
+        negative = drawn
         history, titles = _titles(_opening(trajectory))
         positive = PairItem(id=task.positive, title=titles.get(task.positive, task.positive))
         other = PairItem(id=negative, title=titles.get(negative, negative))
@@ -188,26 +313,39 @@ def ppr_record(pair: PairTask) -> dict[str, Any]:
     }
 
 
-def suite_pairs(pairs: list[PairTask], seed: int) -> list[PairTask]:
-    """The pairs a playable PPR suite holds: one pair (its MORE and its LESS task) per
-    source ranking task, drawn from that task's rollouts (seeded), under ids that say
-    nothing of their source (`pair_<n>.more|less`, numbered in a seeded order). Several
-    rollouts of one task share its positive: with all their pairs in one suite, "the item
-    in the most pairs" would find it."""
+def one_per_source(pairs: list[PairTask], seed: int) -> list[PairTask]:
+    """One pair (its MORE and its LESS task) per source ranking task, drawn from that
+    task's rollouts (seeded), in source order. Several rollouts of one task (or several
+    labels' rollouts of it) share its positive: with all their pairs in one export, "the
+    item in the most pairs" would find it."""
     by_source: dict[str, dict[tuple[str, int], list[PairTask]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for pair in pairs:
         by_source[pair.source_task_id][pair.source_label, pair.source_trial].append(pair)
+    rng = random.Random(f"ppr-one-per-source:{seed}")
+    out = []
+    for source in sorted(by_source):
+        rollouts = by_source[source]
+        out += rollouts[sorted(rollouts)[rng.randrange(len(rollouts))]]
+    return out
+
+
+def suite_pairs(pairs: list[PairTask], seed: int) -> list[PairTask]:
+    """The pairs a playable PPR suite holds: one per source ranking task
+    (`one_per_source`), under ids that say nothing of their source (`pair_<n>.more|less`,
+    numbered in a seeded order)."""
+    chosen = one_per_source(pairs, seed)
+    by_source: dict[str, list[PairTask]] = defaultdict(list)
+    for pair in chosen:
+        by_source[pair.source_task_id].append(pair)
     rng = random.Random(f"ppr-suite:{seed}")
     sources = sorted(by_source)
     rng.shuffle(sources)
     width = len(str(max(len(sources) - 1, 1)))
     out = []
     for n, source in enumerate(sources):
-        rollouts = by_source[source]
-        chosen = rollouts[sorted(rollouts)[rng.randrange(len(rollouts))]]
-        for pair in chosen:
+        for pair in by_source[source]:
             new_id = f"pair_{n:0{width}d}.{pair.direction.lower()}"
             out.append(PairTask.model_validate(pair.model_dump() | {"id": new_id}))
     return out

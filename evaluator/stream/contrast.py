@@ -3,16 +3,15 @@
 A falling regret curve (a negative slope) shows improvement over episodes, and an agent
 can show one without reading any feedback: a fixed schedule of better-ranked picks is
 enough. Learning from feedback is measured against a control run: the same agent on
-the same suite with the feedback withheld (`--feedback none`) or scrambled
-(`--feedback shuffled`). Per stream (task), the contrast is the run's slope of regret
-over episodes minus the control's, and likewise the mean regret; their means over the
+the same suite with the feedback scrambled (`--feedback shuffled`) or withheld
+(`--feedback none`). Per stream (task), the contrast is the run's slope of regret over
+episodes minus the control's, and likewise the mean regret; their means over the
 streams both runs played come with studentized (bootstrap-t) intervals that resample
-streams (each stream's run and control together, so the pairing is kept). Percentile
-intervals are too narrow with the 40 streams of a setting (false positives up to 4.2%
-per setting where 2.5% is nominal; bench/stream_feedback_verdict.py measures both).
-The verdict "learns from feedback" holds only when the slope contrast's interval lies
-wholly below 0: the agent improves more with feedback than without it. Overall and per
-setting.
+streams (each stream's run and control together, so the pairing is kept), to show the
+size of the effect. The verdict "learns from feedback" is verdict.py's: a permutation
+test on arms, given only when the pair is one agent, its arms were assigned at random
+within one plan (`taurec run --with-control`) and a blind control is among them.
+Overall and per setting.
 """
 
 from __future__ import annotations
@@ -24,7 +23,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes
+from taurec.evaluator.stream.metrics import DEFAULT_BOOTSTRAP, slopes, studentized_interval
+from taurec.evaluator.stream.verdict import judge, overall
 from taurec.tasks.stream.protocol import FeedbackMode, StreamProtocol, StreamRules
 
 #: A group label's note on its run's protocol: "learner (shuffled order, feedback none)".
@@ -64,20 +64,6 @@ def _slope(curve: list[float]) -> float:
     return float(slopes(np.array([curve], dtype=float))[0])
 
 
-def studentized_interval(diffs: np.ndarray, picks: np.ndarray) -> list[float]:
-    """The 95% bootstrap-t interval of the mean of `diffs`, resampled by `picks` (B, n)."""
-    n = len(diffs)
-    mean, se = float(diffs.mean()), float(diffs.std(ddof=1) / math.sqrt(n))
-    if se == 0:
-        return [mean, mean]
-    drawn = diffs[picks]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = (drawn.mean(axis=1) - mean) / (drawn.std(axis=1, ddof=1) / math.sqrt(n))
-    t = t[np.isfinite(t)]
-    lo, hi = np.percentile(t, [2.5, 97.5])
-    return [mean - float(hi) * se, mean - float(lo) * se]
-
-
 def paired_contrast(
     run: dict[str, list[float]],
     control: dict[str, list[float]],
@@ -97,7 +83,7 @@ def paired_contrast(
         "slope_contrast_ci": [math.nan, math.nan],
         "regret_contrast": math.nan,
         "regret_contrast_ci": [math.nan, math.nan],
-        "learns_from_feedback": False,
+        "ci_below_zero": False,
     }
     if not common:
         return out
@@ -111,7 +97,7 @@ def paired_contrast(
     picks = np.random.default_rng(seed).integers(0, len(common), size=(n_boot, len(common)))
     out["slope_contrast_ci"] = studentized_interval(slope_diff, picks)
     out["regret_contrast_ci"] = studentized_interval(regret_diff, picks)
-    out["learns_from_feedback"] = bool(out["slope_contrast_ci"][1] < 0)
+    out["ci_below_zero"] = bool(out["slope_contrast_ci"][1] < 0)
     return out
 
 
@@ -134,22 +120,32 @@ def contrast_report(
     }
 
 
+def _same_plan(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.get("plan_id") is not None and a.get("plan_id") == b.get("plan_id")
+
+
 def compare_stream_groups(groups: list[dict[str, Any]], seed: int = 0) -> None:
     """Give each run's group (feedback as the task's) the contrast with every control
-    group of the same agent label and suite: `feedback_contrast[mode]`, and the verdict
-    `learns_from_feedback` (None when there is no control to compare with)."""
-    controls: dict[tuple[str, Any], dict[str, dict[str, Any]]] = defaultdict(dict)
+    group of the same agent label and suite (one per feedback mode: the one played in
+    the same plan first): `feedback_contrast[mode]`, each judged by verdict.py, and the
+    verdict `learns_from_feedback` (None when there is no control to compare with) with
+    `verdict_note` saying why it is not given when no control can give it."""
+    controls: dict[tuple[str, Any], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     for g in groups:
         label, mode = base_label(g["label"])
         if mode != "task":
-            controls[(label, g["suite"]["sha256"])][mode] = g
+            controls[(label, g["suite"]["sha256"])].append((mode, g))
     for g in groups:
         label, mode = base_label(g["label"])
         if mode != "task":
             continue
-        found = controls.get((label, g["suite"]["sha256"]), {})
-        g["feedback_contrast"] = {
-            m: contrast_report(g["by_task"], c["by_task"], seed) for m, c in sorted(found.items())
-        }
-        verdicts = [c["learns_from_feedback"] for c in g["feedback_contrast"].values()]
-        g["learns_from_feedback"] = all(verdicts) if verdicts else None
+        found: dict[str, dict[str, Any]] = {}
+        for m, c in controls.get((label, g["suite"]["sha256"]), []):
+            if m not in found or (_same_plan(g, c) and not _same_plan(g, found[m])):
+                found[m] = c
+        contrasts = {}
+        for m, c in sorted(found.items()):
+            contrasts[m] = contrast_report(g["by_task"], c["by_task"], seed)
+            judge(contrasts[m], g, c, m, seed)
+        g["feedback_contrast"] = contrasts
+        g["learns_from_feedback"], g["verdict_note"] = overall(contrasts)

@@ -9,8 +9,8 @@ out of n.
 Per label: the learning curve (mean regret and mean questions by episode index, each
 with SE = sd(ddof=1)/√n, 0 when n < 2), the average regret, regret at episodes 5 and
 10, the improvement (episode 10 − episode 1; negative = better) and the slope of regret
-over episode index, both with percentile bootstrap CIs that resample whole streams (or
-whole tasks, with all their trials). A slope CI wholly below 0 is "improves": regret
+over episode index, both with studentized (bootstrap-t) CIs that resample whole streams
+(or whole tasks, with all their trials: each task's curve is the mean of its trials). A slope CI wholly below 0 is "improves": regret
 falls with the episode index. That alone does not show learning from feedback (a fixed
 schedule of better picks improves too); contrast.py compares a run with its control.
 
@@ -174,7 +174,28 @@ def stream_summary(
     out["slope"] = float(slopes(curve[None])[0])
     if len(index) < 2:  # one task: nothing to resample, no interval
         return out
-    out["improvement_ci"] = _interval(boot[:, last - 1] - boot[:, 0])
-    out["slope_ci"] = _interval(slopes(boot))
+    if counts.all():  # every task has every episode: studentized over tasks
+        per_task = sums / counts
+        out["improvement_ci"] = studentized_interval(per_task[:, last - 1] - per_task[:, 0], picks)
+        out["slope_ci"] = studentized_interval(slopes(per_task), picks)
+    else:
+        out["improvement_ci"] = _interval(boot[:, last - 1] - boot[:, 0])
+        out["slope_ci"] = _interval(slopes(boot))
     out["improves"] = bool(out["slope_ci"][1] < 0)
     return out
+
+
+def studentized_interval(values: np.ndarray, picks: np.ndarray) -> list[float]:
+    """The 95% bootstrap-t interval of the mean of `values`, resampled by `picks` (B, n).
+    With some 40 tasks a percentile interval is too narrow (a random pick "improved" in
+    5.5% of replications where 2.5% is nominal: bench/stream_feedback_verdict.py)."""
+    n = len(values)
+    mean, se = float(values.mean()), float(values.std(ddof=1) / math.sqrt(n))
+    if se == 0:
+        return [mean, mean]
+    drawn = values[picks]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (drawn.mean(axis=1) - mean) / (drawn.std(axis=1, ddof=1) / math.sqrt(n))
+    t = t[np.isfinite(t)]
+    lo, hi = np.percentile(t, [2.5, 97.5])
+    return [mean - float(hi) * se, mean - float(lo) * se]

@@ -1,8 +1,9 @@
 """The stream kind's rows in `evaluator score`'s table: one label's curve and verdicts.
 
 "improves" reads the slope of regret over episodes (a CI wholly below 0); "learns from
-feedback" reads the paired contrast with a control run (contrast.py) and appears only
-when the logs hold one. Abandoned streams are shown both ways: regret = best for the
+feedback" reads the paired contrast with a control run (contrast.py, judged by
+verdict.py: its permutation p-value, or why the pair cannot give the verdict) and
+appears only when the logs hold a control. Abandoned streams are shown both ways: regret = best for the
 episodes never reached (taurec), and the mean over reached episodes (BIEL's leaderboard).
 """
 
@@ -29,14 +30,27 @@ def _slope(g: dict[str, Any]) -> str:
     return f"{_n(g['slope'], 2)}  [{_n(lo, 2)}, {_n(hi, 2)}]  {verdict}"
 
 
-def _contrast(c: dict[str, Any]) -> str:
+def _contrast(c: dict[str, Any], note: str | None = None) -> str:
     slo, shi = c["slope_contrast_ci"]
     rlo, rhi = c["regret_contrast_ci"]
-    verdict = "learns from feedback" if c["learns_from_feedback"] else "not shown to learn"
+    verdict = (
+        "learns from feedback"
+        if c.get("learns_from_feedback")
+        else "beats it, but the control is not blind"
+        if c.get("beaten")
+        else "not shown to learn"
+    )
+    p, adjusted = c.get("permutation_p"), c.get("adjusted_p")
+    tested = ""
+    if p is not None and not note:
+        tested = f" (permutation p {p:.3f}" + (
+            f", adjusted {adjusted:.3f})" if adjusted is not None else ")"
+        )
+    why = f" ({note})" if note else ""
     return (
         f"slope {_n(c['slope_contrast'], 2)} [{_n(slo, 2)}, {_n(shi, 2)}], regret "
         f"{_n(c['regret_contrast'])} [{_n(rlo)}, {_n(rhi)}] over {c['streams']} streams: "
-        f"{verdict}"
+        f"{verdict}{tested}{why}"
     )
 
 
@@ -107,7 +121,17 @@ def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         ("slope per episode", _slope(g)),
     ]
     for mode, c in (g.get("feedback_contrast") or {}).items():
-        rows.append((f"vs feedback {mode} (paired)", _contrast(c)))
+        rows.append((f"vs feedback {mode} (paired)", _contrast(c, c.get("verdict_note"))))
+    if g.get("learns_from_feedback") is not None:
+        verdict = "yes" if g["learns_from_feedback"] else "not shown"
+        found = [
+            f"{mode} {c['family_p']:.3f}"
+            for mode, c in (g.get("feedback_contrast") or {}).items()
+            if c.get("family_p") is not None and c.get("eligible")
+        ]
+        least = f" (least adjusted p: {', '.join(found)})" if found else ""
+        why = f": {g['verdict_note']}" if g.get("verdict_note") else least
+        rows.append(("learns from feedback", verdict + why))
     rows += [
         ("questions per episode", _n(g["avg_questions"], 2)),
         (
@@ -120,7 +144,7 @@ def stream_rows(group: dict[str, Any]) -> list[tuple[str, str]]:
         for mode, c in (g.get("feedback_contrast") or {}).items():
             sc = c["by_setting"].get(setting)
             if sc:
-                rows.append((f"  vs feedback {mode}", _contrast(sc)))
+                rows.append((f"  vs feedback {mode}", _contrast(sc, c.get("verdict_note"))))
     rows += _planning(g) + _calibration(g)
     curve = " ".join(f"{p['regret']:.0f}±{p['regret_se']:.0f}" for p in g["curve"])
     rows.append(("regret by episode (±SE)", curve))

@@ -173,18 +173,21 @@ def setting_of(score: EpisodeScore) -> str:
 
 
 def by_task(scores: list[EpisodeScore]) -> dict[str, dict[str, Any]]:
-    """Per task: its setting and its regret curve, averaged over the task's trials (what
-    contrast.py pairs a run's streams with its control's by)."""
-    curves: dict[str, list[list[float]]] = defaultdict(list)
+    """Per task: its setting, its regret curve averaged over the task's trials (what
+    contrast.py pairs a run's streams with its control's by) and each trial's curve in
+    trial order (what verdict.py permutes)."""
+    curves: dict[str, list[tuple[int, list[float]]]] = defaultdict(list)
     setting: dict[str, str] = {}
     for s in scores:
-        curves[s.task_id].append([o.regret for o in outcomes_of(s)])
+        curves[s.task_id].append((s.trial, [o.regret for o in outcomes_of(s)]))
         setting[s.task_id] = setting_of(s)
-    return {
-        t: {"setting": setting[t], "regret": [float(x) for x in np.mean(c, axis=0)]}
-        for t, c in sorted(curves.items())
-        if c and all(len(x) == len(c[0]) for x in c) and c[0]
-    }
+    out = {}
+    for t, found in sorted(curves.items()):
+        c = [curve for _, curve in sorted(found, key=lambda f: f[0])]
+        if c and all(len(x) == len(c[0]) for x in c) and c[0]:
+            mean = [float(x) for x in np.mean(c, axis=0)]
+            out[t] = {"setting": setting[t], "regret": mean, "trials": c}
+    return out
 
 
 def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict[str, Any]:
@@ -202,6 +205,7 @@ def aggregate_streams(label: str, scores: list[EpisodeScore], seed: int) -> dict
         "feedback": base_label(label)[1],
         "n_episodes": len(scores),
         "n_tasks": len({s.task_id for s in scores}),
+        "agents": sorted({s.agent_identity for s in scores if s.agent_identity is not None}),
         "passed": sum(s.passed for s in scores),
         "infra_errors": sum(s.infra_error for s in scores),
         "incomplete": sum(not s.metrics or s.end_reason != "recommended" for s in scores),

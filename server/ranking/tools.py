@@ -11,6 +11,7 @@ header: a session ends after a gap of `SESSION_GAP` seconds; similar items and u
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,8 +94,9 @@ class RankingData:
     def find_title(self, name: str, task: RankingTask) -> int | None:
         """An exact (case-insensitive) title among the task's candidates and history, else
         among all items, else the closest title among the candidates and history, else
-        among all items (rapidfuzz WRatio >= 80). Titles repeat in real data (Amazon):
-        the task's own item comes first."""
+        among all items (rapidfuzz WRatio >= 80) that shares a word with the name
+        (`shares_a_word`: a fragment such as "the" or "night" matches no title). Titles
+        repeat in real data (Amazon): the task's own item comes first."""
         key = name.strip().casefold()
         local = [self.data.item_of(i) for i in [*task.candidates, *task.history]]
         exact = next((i for i in local if self.data.items[i].title.casefold() == key), None)
@@ -107,10 +109,25 @@ class RankingData:
                 i: self.data.items[i].title
                 for i in (pool if pool is not None else range(len(self.data.items)))
             }
-            hit = process.extractOne(name, choices, scorer=fuzz.WRatio, score_cutoff=80)
-            if hit is not None:
-                return int(hit[2])
+            hits = process.extract(name, choices, scorer=fuzz.WRatio, score_cutoff=80, limit=5)
+            for _title, _score, i in hits:
+                if shares_a_word(name, self.data.items[i].title):
+                    return int(i)
         return None
+
+
+#: Words too common to make a title match on their own.
+_COMMON: Final = frozenset({"the", "and", "for", "with", "from", "of", "a", "an", "in", "on", "to"})
+
+
+def shares_a_word(name: str, title: str) -> bool:
+    """Whether a word of `name` (three or more letters or digits, not a common word)
+    is a word of `title`, or one typo away from one (rapidfuzz ratio >= 80)."""
+    words = [w for w in re.findall(r"[0-9a-z]+", name.casefold()) if len(w) >= 3]
+    theirs = re.findall(r"[0-9a-z]+", title.casefold())
+    return any(
+        fuzz.ratio(w, t) >= 80 for w in words if w not in _COMMON for t in theirs if len(t) >= 3
+    )
 
 
 def _hide_from(data: Interactions, horizons: Mapping[str, int]) -> Interactions:

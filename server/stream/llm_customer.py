@@ -3,9 +3,11 @@ prompts over litellm, with a leak guard.
 
 Its prompt to answer a question holds who it is (the persona), that it is shopping for
 the episode's category for itself, its tastes in words (from the preference model, when
-the persona has one), the listing of any item of the choice set the question names, this
-episode's conversation so far, and BIEL's rules: be consistent, helpful and honest,
-concise (one or two sentences). It never holds a utility or anything derived from one (no
+the persona has one), this episode's conversation so far, and BIEL's rules: be
+consistent, helpful and honest, concise (one or two sentences). As BIEL's customer, it
+knows its persona and the category, not the products: asked about one, it says it does
+not know it and answers from its tastes. Under `customer_knows: items` the prompt also
+holds the listing of any item of the choice set the question names. It never holds a utility or anything derived from one (no
 band, no rank): the customer answers from its tastes, as BIEL's does. Its persona
 feedback (when the stream's feedback is `persona`) follows BIEL's feedback prompt: the
 fixed "Perfect! ..." at regret 0, otherwise a tone set by the regret band, the
@@ -105,10 +107,7 @@ def answer_prompt(ctx: CustomerContext, question: str) -> list[dict[str, str]]:
         f"You are role-playing a customer shopping for {ctx.category} for yourself.",
         f"Who you are:\n{ctx.persona.description}",
         tastes(ctx),
-        "Items the question names, as the shop lists them:\n"
-        + "\n".join(f"- {listing(i)}" for i in named)
-        if named
-        else "",
+        _named(ctx, named),
         f"The conversation so far:\n{conversation(ctx)}",
         RULES,
     ]
@@ -116,6 +115,24 @@ def answer_prompt(ctx: CustomerContext, question: str) -> list[dict[str, str]]:
         {"role": "system", "content": "\n\n".join(p for p in parts if p)},
         {"role": "user", "content": question},
     ]
+
+
+#: The answering prompt's line for a question naming items, when the customer does not
+#: know the products (as BIEL's customer).
+UNKNOWN_ITEMS: Final = (
+    "You do not know the shop's products. If the question asks about a particular "
+    "product, say you don't know it and answer from your tastes in general."
+)
+
+
+def _named(ctx: CustomerContext, named: list[ChoiceItem]) -> str:
+    if not named:
+        return ""
+    if not ctx.knows_items:
+        return UNKNOWN_ITEMS
+    return "Items the question names, as the shop lists them:\n" + "\n".join(
+        f"- {listing(i)}" for i in named
+    )
 
 
 def feedback_prompt(ctx: CustomerContext, item: ChoiceItem, mood: str) -> list[dict[str, str]]:
@@ -187,13 +204,17 @@ class LLMCustomer:
         item: ChoiceItem,
         prefs: PreferenceModel | None,
         seed: int,
+        judged: ChoiceItem | None = None,
     ) -> str:
-        """Persona feedback: BIEL's fixed reply at regret 0, else words in the band's tone."""
+        """Persona feedback: BIEL's fixed reply at regret 0, else words in the band's tone
+        on the recommended `item` (in scrambled feedback the tone is `judged`'s)."""
         regret = regret_of(chosen, best)
         if regret == 0:
             return PERFECT
         messages = feedback_prompt(ctx, item, tone(regret))
-        return self._guarded(messages, lambda: persona_feedback(chosen, best, item, prefs, seed))
+        return self._guarded(
+            messages, lambda: persona_feedback(chosen, best, item, prefs, seed, judged=judged)
+        )
 
     def stats(self) -> dict[str, int]:
         return {"calls": self.calls, "leaks_caught": self.leaks, "rule_fallbacks": self.fallbacks}

@@ -12,7 +12,9 @@ contestant saw feedback then counts as played). The run's `StreamProtocol` (feed
 as the task's, withheld or scrambled; BIEL's or taurec's rules; episode order) applies to
 every stream and is recorded in each header under `simulator.settings["protocol"]`. A
 sealed run's plan plays one trial of a stream at a time (open_limits.py): two side by
-side would pool their questions and feedback.
+side would pool their questions and feedback. A plan with a control arm (`taurec run
+--with-control`, `taurec plan new --with-control`) plays its control trials with the
+control's feedback, and every trial of it in an order drawn from its seed.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from taurec.tasks.errors import (
 )
 from taurec.tasks.runs.plan import label_problem
 from taurec.tasks.stream.customer import Customer, RuleCustomer
-from taurec.tasks.stream.protocol import PROTOCOL_KEY, StreamProtocol
+from taurec.tasks.stream.protocol import PROTOCOL_KEY, FeedbackMode, StreamProtocol
 from taurec.tasks.stream.session import EpisodeView, StreamSession
 from taurec.tasks.stream.task import StreamTask
 from taurec.tasks.suite import Suite, portable_suite_spec
@@ -82,7 +84,31 @@ class StreamAborted(BaseModel):
     end_reason: EndReason
 
 
+def _check_controls(seals: Seals, protocol: StreamProtocol) -> None:
+    """DataError unless every plan's control arm is a control this server can play: a
+    feedback mode other than the task's, beside a run arm with the task's feedback."""
+    for run in seals.runs:
+        control = run.plan.control
+        if control is None:
+            continue
+        if control not in {m.value for m in FeedbackMode} - {FeedbackMode.TASK.value}:
+            raise DataError(
+                f"plan {run.plan.plan_id[:12]}: its control arm's feedback is {control!r}; "
+                "expected shuffled or none",
+                field="control",
+            )
+        if protocol.feedback is not FeedbackMode.TASK:
+            raise DataError(
+                f"plan {run.plan.plan_id[:12]} has a control arm ({control}), so its run arm "
+                f"plays the task's feedback; serve it without --feedback "
+                f"{protocol.feedback.value}",
+                field="feedback",
+            )
+
+
 def opening_text(session: StreamSession) -> str:
+    """How the stream works. It names the feedback kind the view names (the task's, also
+    in a control run), so the opening never says which run this is."""
     task = session.task
     heard = (
         "(no feedback in this run)"
@@ -156,6 +182,7 @@ class StreamService:
                 facts.log_key,
                 server_version=facts.server_version,
             )
+            _check_controls(seals, protocol)
         if customer is None:
             return cls(settings, suite, facts, seals, protocol=protocol)
         llm = customer
@@ -217,6 +244,12 @@ class StreamService:
         facts = self.facts
         customer = self.make_customer()
         run_id = facts.run_id if run is None else run.run_id
+        protocol = self.protocol
+        if run is not None and run.run.plan.control is not None:  # a plan with two arms
+            protocol = protocol.model_copy(update={"shuffle_order": True})  # orders per trial
+        if run is not None and run.control is not None:  # the plan's control arm
+            protocol = protocol.model_copy(update={"feedback": FeedbackMode(run.control)})
+        simulator_settings = {**facts.simulator_settings, PROTOCOL_KEY: protocol.record()}
         header = Header(
             run_id=run_id,
             episode_id=episode_id,
@@ -230,8 +263,8 @@ class StreamService:
             seed=seed,
             simulator=SimulatorInfo(
                 kind=customer.kind,
-                model=simulator_model(facts.simulator_settings),
-                settings=facts.simulator_settings,
+                model=simulator_model(simulator_settings),
+                settings=simulator_settings,
             ),
             server_version=facts.server_version,
             started_at=now_utc(),
@@ -253,7 +286,7 @@ class StreamService:
         path = log_path(facts.log_dir, run_id, task.id, trial, episode_id)
         stream = StreamEpisode(
             episode_id,
-            StreamSession(task, seed, customer, self.protocol),
+            StreamSession(task, seed, customer, protocol),
             attach(TrajectoryWriter(path, header, facts.log_key), facts.prompts),
             trial,
             retire,

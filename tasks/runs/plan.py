@@ -2,7 +2,12 @@
 it is.
 
 A plan names the agent label, the suite (id, spec and sha256), the catalog sha256, the
-(task, trial) episodes to play and a fresh bearer token. `taurec serve --plan plan.json`
+(task, trial) episodes to play and a fresh bearer token. A plan with a control arm
+(`control`: the feedback mode of a stream suite's control, e.g. "shuffled") holds twice
+the trials, each (task, trial) given to the `run` or the `control` arm at random (half
+of each task's trials each, drawn with the token's secrecy): the contestant cannot tell
+which arm an episode is in, and the server plays a control episode with the control's
+feedback. `taurec serve --plan plan.json`
 serves it: the token decides the label (a client never chooses it), each planned episode
 can be started once, nothing outside the plan can be started. The plan file holds the
 token, so it stays with whoever runs the server; the contestant gets the token alone. The
@@ -22,7 +27,14 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from taurec.catalog.errors import DataError
 
@@ -49,11 +61,17 @@ def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+Arm = Literal["run", "control"]
+
+
 class PlannedEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task_id: str = Field(min_length=1)
     trial: int = Field(ge=0, le=10_000)
+    arm: Arm | None = Field(
+        default=None, description="A plan with a control arm: the arm this episode is in."
+    )
 
 
 class PlanSuite(BaseModel):
@@ -78,6 +96,12 @@ class RunPlan(BaseModel):
     episodes: list[PlannedEpisode] = Field(min_length=1)
     token: str = Field(min_length=2 * 16, repr=False, description="The bearer token.")
     created_at: datetime
+    control: str | None = Field(
+        default=None,
+        pattern=r"^[a-z]+$",
+        description="The control arm's feedback mode (a stream suite's: shuffled or none); "
+        "None: a plan without a control arm.",
+    )
 
     @field_validator("label")
     @classmethod
@@ -98,6 +122,22 @@ class RunPlan(BaseModel):
             seen.add(key)
         return value
 
+    @model_validator(mode="after")
+    def _arms(self) -> RunPlan:
+        armed = {e.arm is not None for e in self.episodes}
+        if (self.control is not None) != (armed == {True}):
+            raise ValueError(
+                "a plan with a control arm gives every episode an arm (run or control), "
+                "and a plan without one gives none"
+            )
+        return self
+
+    def arm_of(self, task_id: str, trial: int) -> Arm | None:
+        """The arm of a planned (task, trial) (None: the plan has no control arm)."""
+        return next(
+            (e.arm for e in self.episodes if (e.task_id, e.trial) == (task_id, trial)), None
+        )
+
     @property
     def run_id(self) -> str:
         """The run folder and every header's run_id for this plan's episodes."""
@@ -105,7 +145,7 @@ class RunPlan(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """The plan as the register records it: the token replaced by its sha256."""
-        record = self.model_dump(mode="json", exclude={"token"})
+        record = self.model_dump(mode="json", exclude={"token"}, exclude_none=True)
         record["token_sha256"] = token_sha256(self.token)
         return record
 
@@ -122,27 +162,43 @@ def new_plan(
     catalog_sha256: str,
     task_ids: Sequence[str],
     trials: int,
+    control: str | None = None,
 ) -> RunPlan:
-    """A fresh plan: every task x trial (trial-major, as runs play them), a new token."""
+    """A fresh plan: every task x trial (trial-major, as runs play them), a new token.
+    With `control`, `trials` per arm: 2 x trials per task, half of each task's trials
+    drawn at random (a system source, like the token) for the control arm."""
     if trials < 1:
         raise DataError(f"trials must be at least 1, got {trials}", field="trials")
     problem = label_problem(label)
     if problem is not None:
         raise DataError(problem, field="label")
+    if control is None:
+        episodes = [PlannedEpisode(task_id=t, trial=k) for k in range(trials) for t in task_ids]
+    else:
+        draw = secrets.SystemRandom()
+        controls = {t: set(draw.sample(range(2 * trials), trials)) for t in task_ids}
+        episodes = [
+            PlannedEpisode(task_id=t, trial=k, arm="control" if k in controls[t] else "run")
+            for k in range(2 * trials)
+            for t in task_ids
+        ]
     return RunPlan(
         plan_id=secrets.token_hex(16),
         label=label,
         suite=PlanSuite(id=suite_id, spec=suite_spec, sha256=suite_sha256),
         catalog_sha256=catalog_sha256,
-        episodes=[PlannedEpisode(task_id=t, trial=k) for k in range(trials) for t in task_ids],
+        episodes=episodes,
         token=secrets.token_hex(TOKEN_BYTES),
         created_at=datetime.now(UTC),
+        control=control,
     )
 
 
 def write_plan(plan: RunPlan, path: Path) -> None:
     """Write the plan file (it holds the token: mode 0600), whole or not at all."""
-    data = orjson.dumps(plan.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+    # fields left at None are left out: a plan without a control arm reads as before
+    doc = plan.model_dump(mode="json", exclude_none=True)
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -16,7 +16,8 @@ product of the category, so any choice set of it is scored (BIEL's cache is spar
 holds the pairs its own runs scored). The tasks say `utility_source: llm`: the
 utilities are data, not a preference model's. Streams are drawn as BIEL's seeds are
 (`cross_stream` biel) unless the plan says otherwise: a sparse cache rarely covers
-enough pairs for a customer never to meet a best item of theirs in two streams.
+enough pairs for a customer never to meet a best item of theirs in two streams; and
+their episodes are played as drawn (`episode_order` drawn), as BIEL's planner has them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from taurec.tasks.stream.generator import (
     StreamPlan,
     generate_streams,
 )
+from taurec.tasks.stream.ordering import EpisodeOrder
 from taurec.tasks.stream.task import MIN_BEST_UTILITY, StreamTask
 
 
@@ -115,6 +117,8 @@ def biel_streams(data: BielData, plan: StreamPlan) -> BielStreams:
     """The plan's streams over BIEL's data; a `GenerationError` also says what was skipped."""
     if plan.cross_stream is None:
         plan = replace(plan, cross_stream=CrossStream.BIEL)
+    if plan.episode_order is None:  # as BIEL's planner draws them
+        plan = replace(plan, episode_order=EpisodeOrder.DRAWN)
     pairs = covered_pairs(data)
     categories = [c for c in data.categories if any(c.id in v for v in pairs.values())]
     personas = [p for p in data.personas if p.id in pairs]

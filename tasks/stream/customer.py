@@ -1,12 +1,16 @@
 """The simulated customer of a stream episode: answers the agent's questions in words.
 
-Rule-based (the default): it reads which items of the choice set a question names and
-which topics it touches (a category or theme, length, era, acclaim, language, maker,
-price, or "what are you after?"), and answers like a person, from its stated tastes and
-the items' listed attributes: asked about an item, it says how one or two of that item's
-attributes meet its tastes ("It's a western, which I like, though it sounds long for
-me."). It never reads the utilities: no answer is a verdict on an item, and an agent that
-wants the best item has to reason about tastes. A persona without a preference model
+Rule-based (the default): it reads which topics a question touches (a category or
+theme, length, era, acclaim, language, maker, price, or "what are you after?") and
+answers like a person, from its stated tastes. By default it knows its persona and the
+category, not the products, as BIEL's customer does: asked about an item of the set by
+id or title, it does not know that item, says so, and answers from its tastes in
+general (the same words whichever item is named: no answer grades an item). With
+`knows_items` (protocol `customer_knows: items`) it also knows the choice set and says
+how one or two of a named item's attributes meet its tastes ("It's a western, which I
+like, though it sounds long for me."): an agent can then grade items by asking about
+them, which `bench/stream_item_probe.py` measures. It never reads the utilities, so no
+answer states a score or names the best item. A persona without a preference model
 (LLM-scored utilities) answers from its description. The same question in the same
 context gets the same words; a repeated answer is marked as one ("As I said, ..."). No
 answer holds a digit.
@@ -49,6 +53,8 @@ TOPIC_HINTS: Final = {
     "price": ("money", "frugal", "thrifty", "affordable", "value", "bargain", "luxury"),
 }
 MAX_SENTENCES: Final = 3
+#: What a customer who does not know the products says when asked about one.
+UNKNOWN_ITEM: Final = "I don't know that one, so I can't say how I'd feel about it."
 #: How an answer already given in this episode starts when it is given again.
 AGAIN: Final = "As I said, "
 
@@ -66,6 +72,9 @@ class CustomerContext:
     #: This episode's questions so far, with the answers given (BIEL shows them to its
     #: customer when it answers and when it reacts to the recommendation).
     dialogue: tuple[tuple[str, str], ...] = ()
+    #: Whether it knows the choice set's items (and so describes one it is asked about);
+    #: by default it knows its tastes and the category only, as BIEL's customer.
+    knows_items: bool = False
 
 
 class Customer(Protocol):
@@ -83,7 +92,11 @@ class Customer(Protocol):
         item: ChoiceItem,
         prefs: PreferenceModel | None,
         seed: int,
-    ) -> str: ...
+        judged: ChoiceItem | None = None,
+    ) -> str:
+        """Persona feedback on the recommended `item`; `judged`: the item whose utility
+        `chosen` is and whose attributes give the reason, when not `item` (scrambled)."""
+        ...
 
 
 class RuleCustomer:
@@ -100,9 +113,10 @@ class RuleCustomer:
         item: ChoiceItem,
         prefs: PreferenceModel | None,
         seed: int,
+        judged: ChoiceItem | None = None,
     ) -> str:
         """Persona feedback in words (see feedback.persona_feedback)."""
-        return persona_feedback(chosen, best, item, prefs, seed)
+        return persona_feedback(chosen, best, item, prefs, seed, judged=judged)
 
     def answer(self, ctx: CustomerContext, question: str) -> str:
         q = normalised(question)
@@ -112,10 +126,13 @@ class RuleCustomer:
             rest = rest.replace(item.title.lower(), " ").replace(item.id.lower(), " ")
         topics = [t for t, phrases in TOPIC_WORDS.items() if _mentions(rest, phrases)]
         prefs = ctx.persona.preferences
+        known = list(named) if ctx.knows_items else []
         if prefs is None:
-            said = self._from_description(ctx, named, rest, topics)
+            said = self._from_description(ctx, known, rest, topics)
         else:
-            said = self._from_preferences(ctx, prefs, named, rest, topics)
+            said = self._from_preferences(ctx, prefs, known, rest, topics)
+        if named and not known:  # it does not know the products (as BIEL's customer)
+            said = [UNKNOWN_ITEM, *said]  # and what it wants in general
         text = " ".join(list(dict.fromkeys(s for s in said if s))[:MAX_SENTENCES])
         text = words.DIGIT.sub("", text).strip() or "I'm not sure, honestly."
         earlier = [a for q_, a in ctx.dialogue if _same_subject(ctx.items, q_, named)]

@@ -75,38 +75,47 @@ def tone(regret: float) -> str:
     return next(name for bound, name in TONE_BANDS if regret <= bound)
 
 
-def _reason(item: ChoiceItem, prefs: PreferenceModel | None, liked: bool) -> str:
-    """One sentence on why, from the customer's tastes as they apply to this item."""
+_PHRASES: Final = {
+    ("categories", True): "It is the kind of {cat} I enjoy.",
+    ("categories", False): "I'm not really into {cat}.",
+    ("keywords", True): "I love a story like this.",
+    ("keywords", False): "The subject matter puts me off.",
+    ("era", True): "It's from the kind of era I like.",
+    ("era", False): "It feels like the wrong era for me.",
+    ("runtime", True): "The length suits me.",
+    ("runtime", False): "The length doesn't suit me.",
+    ("rating", True): "People seem to love it, which matters to me.",
+    ("rating", False): "It doesn't seem very well regarded.",
+    ("language", True): "The language works for me.",
+    ("language", False): "I'd rather not read subtitles.",
+    ("maker", True): "I like who made it.",
+    ("maker", False): "I'm not a fan of who made it.",
+    ("price", True): "The price is fair.",
+    ("price", False): "It's more than I want to spend.",
+}
+
+
+def _reason(
+    judged: ChoiceItem, prefs: PreferenceModel | None, liked: bool, about: ChoiceItem
+) -> str:
+    """One sentence on why: the attribute of `judged` that pleased (or displeased) the
+    customer most, as their tastes weigh it. A category is named from `about`'s (the item
+    recommended): in scrambled feedback `judged` is another item, and a reason naming a
+    kind the recommended item is not would give the control away; when `about` has no
+    such kind, the next attribute of `judged` is given instead."""
     if prefs is None:
         return ""
-    parts = prefs.components(item)
-    if not parts:
-        return ""
-    name, value = (max if liked else min)(parts.items(), key=lambda kv: kv[1])
-    if (liked and value <= 0) or (not liked and value >= 0):
-        return ""
-    phrases = {
-        ("categories", True): "It is the kind of {cat} I enjoy.",
-        ("categories", False): "I'm not really into {cat}.",
-        ("keywords", True): "I love a story like this.",
-        ("keywords", False): "The subject matter puts me off.",
-        ("era", True): "It's from the kind of era I like.",
-        ("era", False): "It feels like the wrong era for me.",
-        ("runtime", True): "The length suits me.",
-        ("runtime", False): "The length doesn't suit me.",
-        ("rating", True): "People seem to love it, which matters to me.",
-        ("rating", False): "It doesn't seem very well regarded.",
-        ("language", True): "The language works for me.",
-        ("language", False): "I'd rather not read subtitles.",
-        ("maker", True): "I like who made it.",
-        ("maker", False): "I'm not a fan of who made it.",
-        ("price", True): "The price is fair.",
-        ("price", False): "It's more than I want to spend.",
-    }
+    parts = sorted(prefs.components(judged).items(), key=lambda kv: kv[1], reverse=liked)
     weights = prefs.categories
-    cats = [c for c in item.categories if (weights.get(c, 0) > 0) == liked and c in weights]
-    cat = (cats[0] if cats else "thing").lower()
-    return phrases[(name, liked)].format(cat=cat)
+    for name, value in parts:  # strongest first: a wrong sign means none is left
+        if (liked and value <= 0) or (not liked and value >= 0):
+            return ""
+        if name != "categories":
+            return _PHRASES[(name, liked)]
+        cats = [c for c in about.categories if (weights.get(c, 0) > 0) == liked and c in weights]
+        if cats or about is judged:
+            return _PHRASES[(name, liked)].format(cat=(cats[0] if cats else "thing").lower())
+    return ""
 
 
 def persona_feedback(
@@ -115,16 +124,19 @@ def persona_feedback(
     item: ChoiceItem,
     prefs: PreferenceModel | None,
     seed: int,
+    judged: ChoiceItem | None = None,
 ) -> str:
     """The customer's reaction in words: a tone from the regret band and a reason from
-    their tastes. Regret 0 gives BIEL's fixed reply. Never contains a digit."""
+    their tastes, drawn from `judged` (the item recommended, `item`, unless scrambled
+    feedback judges another; `chosen` is then that item's utility). Regret 0 gives BIEL's
+    fixed reply. Never contains a digit."""
     regret = regret_of(chosen, best)
     if regret == 0:
         return PERFECT
     mood = tone(regret)
     rng = random.Random(f"persona-feedback:{seed}")
     text = rng.choice(OPENERS[mood])
-    reason = _reason(item, prefs, liked=mood == "positive")
+    reason = _reason(judged or item, prefs, liked=mood == "positive", about=item)
     if reason and not _DIGIT.search(reason):
         text += " " + reason
     return text
@@ -140,8 +152,13 @@ def feedback_text(
     item: ChoiceItem,
     prefs: PreferenceModel | None,
     seed: int,
+    *,
+    about: ChoiceItem | None = None,
 ) -> str | None:
-    """The feedback of `kind` on choosing `item` (None for `none`)."""
+    """The feedback of `kind` on `item`, whose utility is `chosen` (None for `none`);
+    `about`: the item recommended, when the feedback judges another (scrambled)."""
+    if kind is FeedbackKind.PERSONA:
+        return persona_feedback(chosen, best, about or item, prefs, seed, judged=item)
     return FEEDBACK[kind](chosen, best, item, prefs, seed)
 
 

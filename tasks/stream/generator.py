@@ -11,6 +11,11 @@ persona's preference model or given by another `UtilityFn`; as BIEL does, a (per
 category) pair whose best utility is below 60 is skipped and another drawn.
 Deterministic per seed.
 
+Each stream's episodes are then played in the order `StreamPlan.episode_order` says
+(ordering.py): by default reordered so that a random pick's expected regret has no
+trend along the stream (`balanced`), or as drawn (`drawn`, BIEL's; the default over
+BIEL's released data).
+
 Across streams (`StreamPlan.cross_stream`, see tasks/stream/leaks.py): by default
 (`isolated`) an episode is drawn again when its customer met one of its best items as a
 best item in an earlier stream, whose feedback would give the answer away to a contestant
@@ -40,6 +45,7 @@ from taurec.catalog.personas import Persona, persona_pool
 from taurec.catalog.preferences import Curve, utility
 from taurec.catalog.store import Catalog
 from taurec.tasks.stream.leaks import BestIndex, stream_leaks
+from taurec.tasks.stream.ordering import EpisodeOrder, balanced
 from taurec.tasks.stream.task import (
     DEFAULT_EPISODES,
     MIN_BEST_UTILITY,
@@ -79,6 +85,8 @@ class StreamPlan:
     id_prefix: str = "stream"
     #: None: the source's default (isolated; biel over BIEL's released data).
     cross_stream: CrossStream | None = None
+    #: None: the source's default (balanced; drawn over BIEL's released data).
+    episode_order: EpisodeOrder | None = None
 
 
 #: Utilities of a choice set for a persona, or None to skip the pair (best below 60).
@@ -239,6 +247,8 @@ def _stream(
         )
     if len(episodes) < plan.episodes:
         raise GenerationError(f"{setting.value} stream {k}: too few episodes")
+    if plan.episode_order is not EpisodeOrder.DRAWN:
+        episodes = balanced(episodes, f"{plan.seed}:{setting.value}:{k}")
     personas = pairing.personas
     shown = sorted({i for e in episodes for i in e.item_ids})
     persona_ids = {e.persona_id for e in episodes}
@@ -269,7 +279,11 @@ def generate_streams(
     choice sets from `sample_choice_set` unless `sampler` says otherwise. `pairs` (persona
     id -> category ids) limits the (persona, category) pairs drawn, e.g. to those a score
     cache covers; by default any persona meets any category."""
-    plan = replace(plan, cross_stream=plan.cross_stream or CrossStream.ISOLATED)
+    plan = replace(
+        plan,
+        cross_stream=plan.cross_stream or CrossStream.ISOLATED,
+        episode_order=plan.episode_order or EpisodeOrder.BALANCED,
+    )
     by_id = {i.id: i for i in items}
     if not categories:
         raise GenerationError("no categories; expected at least one with 15 or more items")

@@ -24,6 +24,7 @@ from taurec.tasks.errors import short_repr
 from taurec.tasks.stream.customer import Customer, CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import feedback_text
 from taurec.tasks.stream.protocol import (
+    CustomerKnows,
     FeedbackMode,
     StreamProtocol,
     StreamRules,
@@ -98,9 +99,10 @@ class StreamSession:
 
     @property
     def feedback_kind(self) -> str:
-        """What the agent is told it will hear: withheld feedback is `none`; scrambled
-        feedback keeps the task's kind (it is a placebo)."""
-        if self.protocol.feedback is FeedbackMode.NONE:
+        """What the agent is told it will hear: the task's kind, also in a control run (a
+        control must not announce itself). Logs of labelled controls (written before)
+        said `none` for withheld feedback."""
+        if self.protocol.labelled_control and self.protocol.feedback is FeedbackMode.NONE:
             return FeedbackKind.NONE.value
         return self.task.feedback.value
 
@@ -193,20 +195,27 @@ class StreamSession:
         )
 
     def _feedback(self, spec: StreamEpisodeSpec, item_id: str, seed: int) -> str | None:
-        """The feedback on `item_id`: the task's kind, withheld, or scrambled: with the
-        utility of the item a seeded permutation of the set maps it to, and no reason
-        drawn from the customer's tastes (a reason would tell about the chosen item)."""
+        """The feedback on `item_id`: the task's kind, withheld, or scrambled: the
+        feedback on the item a seeded permutation of the set maps it to (its utility, and
+        for persona feedback a reason drawn from it, told of the chosen item's kind:
+        feedback_text's `about`), so it keeps its form and says nothing of the choice.
+        Labelled controls (logs written before) gave scrambled persona feedback no reason."""
         mode = self.protocol.feedback
         if mode is FeedbackMode.NONE:
             return None
         prefs = self.task.persona_index[spec.persona_id].preferences
-        utility_of = item_id
+        item = self.task.item_index[item_id]
+        judged = item
         if mode is FeedbackMode.SHUFFLED:
-            utility_of, prefs = scrambled(spec.item_ids, seed)[item_id], None
-        chosen, item = spec.utilities[utility_of], self.task.item_index[item_id]
+            judged = self.task.item_index[scrambled(spec.item_ids, seed)[item_id]]
+            if self.protocol.labelled_control:
+                prefs = None
+        chosen = spec.utilities[judged.id]
         if self.task.feedback is FeedbackKind.PERSONA:  # the customer's own words
-            return self.customer.react(self._context(), chosen, spec.best, item, prefs, seed)
-        return feedback_text(self.task.feedback, chosen, spec.best, item, prefs, seed)
+            return self.customer.react(
+                self._context(), chosen, spec.best, item, prefs, seed, judged=judged
+            )
+        return feedback_text(self.task.feedback, chosen, spec.best, judged, prefs, seed, about=item)
 
     def interim(
         self, item_id: str, confidence: Confidence | dict[str, Any] | None = None
@@ -230,6 +239,7 @@ class StreamSession:
             items=[self.task.item_index[i] for i in spec.item_ids],
             utilities=spec.utilities,
             dialogue=tuple(self.dialogue),
+            knows_items=self.protocol.customer_knows is CustomerKnows.ITEMS,
         )
 
     def next_episode(self) -> EpisodeView:

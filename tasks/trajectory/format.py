@@ -10,6 +10,7 @@ and docs/trajectory.md explains it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -59,6 +60,13 @@ class AgentInfo(_Record):
     kind: str | None = Field(default=None, description="scripted, oracle, llm, human, ...")
     model: str | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+
+    def identity(self) -> str:
+        """Who the agent is, its label left out (kind, model, settings: for a custom agent
+        its class and a digest of its code), as one comparable string: two runs under one
+        label are one agent only when these agree."""
+        doc = {"kind": self.kind, "model": self.model, "settings": self.settings}
+        return json.dumps(doc, sort_keys=True, default=str)
 
 
 class SimulatorInfo(_Record):

@@ -86,3 +86,11 @@ def test_details_stored_as_a_json_string_still_give_the_year(tmp_path: Path) -> 
     broken = record(2, details="{not json")
     items = load_products(write(tmp_path / "m.jsonl", [record(1, details=text), broken])).items
     assert [i.year for i in items] == [2019, None]
+
+
+def test_a_long_title_is_kept_whole() -> None:
+    from taurec.catalog.builders.amazon_products import product_item
+
+    long = "Steel wall rack " + "with shelves " * 40
+    item = product_item(record(1, title=long))
+    assert not isinstance(item, str) and item.title == long.strip()

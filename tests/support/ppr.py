@@ -46,5 +46,5 @@ def write_pair_suite(folder: Path, n: int = 6, seed: int = 0) -> Path:
     anyio.run(play_rankings, suite, folder / "ranking-logs", [3, None, 2, 1])
     out = folder / "pairs"
     episodes = ranking_episodes(find_logs([folder / "ranking-logs"]), Resolver(suite=suite))
-    write_ppr_suite(episodes, seed, out)
+    write_ppr_suite(episodes, seed, out, mining="agenticrec")  # every violating rollout
     return out

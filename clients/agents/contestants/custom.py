@@ -4,8 +4,11 @@ The class (or any callable that returns an agent) is looked up and made here; th
 treats it as it treats the built-in agents (progress, resume, sealing, the final table).
 A class whose constructor takes one required argument (or one named `settings`) gets the
 run's AgentSettings (label, seed, suite, ...); one that takes none is called without.
-`--label` overrides the `label` of the agent made. Every failure is an AgentUnavailable
-with one line saying what was wrong.
+`--label` overrides the `label` of the agent made. Its log headers record who it is
+(`agent_info`): its own kind, model and settings if it reports them, with the class it
+was made from and a digest of the file that defines it (`code_digest`), so two runs under
+one label are known to be one agent only when these agree. Every failure is an
+AgentUnavailable with one line saying what was wrong.
 
 A stream policy class (an `act` and no `run`: clients/agents/stream/api.py) is played on
 stream suites: it is wrapped in a StreamAgent that makes a fresh instance for every
@@ -14,6 +17,8 @@ stream (streams run concurrently; nothing one instance keeps reaches another str
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -46,7 +51,8 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
     if not callable(factory):
         raise AgentUnavailable(f"--agent {spec!r}: {name} is not a class or factory")
     if is_stream_policy(factory):
-        return _stream_agent(factory, settings, spec)
+        identity = custom_identity(None, _origin(where, name), module, settings)
+        return _stream_agent(factory, settings, spec, identity)
     agent = _call(factory, settings, spec)
     if not inspect.iscoroutinefunction(getattr(agent, "run", None)):
         raise AgentUnavailable(
@@ -69,6 +75,11 @@ def make_custom_agent(spec: str, settings: AgentSettings) -> Agent:
         )
     if not isinstance(label, str) or not label or not isinstance(agent, Agent):
         raise AgentUnavailable(f"--agent {spec!r}: its label must be a non-empty string")
+    own = getattr(agent, "agent_info", None)
+    mine = own if isinstance(own, dict) else None
+    identity = custom_identity(mine, _origin(where, name), module, settings)
+    with contextlib.suppress(AttributeError):  # a read-only agent_info: it reports its own
+        agent.agent_info = identity  # type: ignore[attr-defined]
     return agent
 
 
@@ -80,6 +91,40 @@ def _label_of(agent: object) -> object:
         return None
 
 
+def code_digest(module: ModuleType) -> str | None:
+    """The sha256 of the file that defines `module` (None: it has no file to read)."""
+    try:
+        path = inspect.getsourcefile(module)
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
+    except (OSError, TypeError):
+        return None
+
+
+def _origin(where: str, name: str) -> str:
+    """The class as --agent names it, a file by its name only (not where it lies)."""
+    return f"{Path(where).name if _is_file(where) else where}:{name}"
+
+
+def custom_identity(
+    own: dict[str, Any] | None, origin: str, module: ModuleType, settings: AgentSettings
+) -> dict[str, Any]:
+    """A custom agent's identity for its log headers: what it reports of itself (kind,
+    model, settings), or kind "custom" and the run's model, with the class and the digest
+    of its code added to the settings."""
+    own = own or {}
+    found = own.get("settings")
+    mine: dict[str, Any] = found if isinstance(found, dict) else {}
+    return {
+        "kind": own.get("kind") or "custom",
+        "model": own.get("model", settings.model),
+        "settings": {
+            **mine,
+            "class": origin,
+            "code_sha256": code_digest(module),
+        },
+    }
+
+
 def is_stream_policy(factory: Any) -> bool:
     """A class with an `act` and no `run`: a stream policy (stream/api.py)."""
     return (
@@ -89,7 +134,9 @@ def is_stream_policy(factory: Any) -> bool:
     )
 
 
-def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Agent:
+def _stream_agent(
+    policy_class: type, settings: AgentSettings, spec: str, identity: dict[str, Any]
+) -> Agent:
     """A StreamAgent playing a fresh `policy_class` instance per stream. One instance is
     made here to check it (and to read its label), then dropped."""
     from taurec.clients.agents.stream.agents import StreamAgent
@@ -112,11 +159,15 @@ def _stream_agent(policy_class: type, settings: AgentSettings, spec: str) -> Age
             policy.observe = lambda view, item_id, feedback: None
         return policy
 
-    return StreamAgent(label, make)
+    return StreamAgent(label, make, identity)
+
+
+def _is_file(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or "\\" in where
 
 
 def _load(where: str, spec: str) -> ModuleType:
-    if where.endswith(".py") or "/" in where or "\\" in where:
+    if _is_file(where):
         return _load_file(Path(where), spec)
     try:
         return importlib.import_module(where)

@@ -19,3 +19,14 @@ def test_urls_and_given_labels_stay_out_of_it() -> None:
     assert default_label("crs", AgentSettings(options={"crs_url": "http://x/"})) == "crs"
     assert default_label("llm", AgentSettings(label="mine", model="m")) == "mine"
     assert default_label("learner", AgentSettings()) == "learner"
+
+
+def test_every_registered_agent_reports_its_name_and_settings_but_not_its_seed() -> None:
+    from taurec.clients.agents.base import AgentSettings
+    from taurec.clients.agents.registry import make_agent
+
+    made = make_agent("learner", AgentSettings(seed=3, suite="stream:builtin"), "stream")
+    again = make_agent("learner", AgentSettings(seed=9, suite="stream:builtin"), "stream")
+    info = made.agent_info  # type: ignore[attr-defined]
+    assert info == {"kind": "learner", "model": None, "settings": {}}
+    assert again.agent_info == info  # type: ignore[attr-defined]

@@ -1,14 +1,17 @@
-"""Learning from feedback, measured end to end: each agent plays stream:builtin twice,
-with the tasks' feedback and as a control run with the feedback withheld
-(`taurec run --feedback none`, into its own folder), and `evaluator score` pairs the two.
+"""Learning from feedback, measured end to end: each agent plays stream:builtin with a
+control arm beside it in one sealed plan (`taurec run --with-control shuffled`), and
+`evaluator score` pairs the arms.
 
 An agent that improves on a fixed schedule without reading feedback is "improves" and
 never "learns from feedback"; the learning reference agent is "learns from feedback"
-overall."""
+overall. Runs and controls played apart, or by two agents under one label, never get
+the verdict, and the table says why. The plan's arms are drawn from a seeded source here
+(it is the system's in a real run) so that the outcome is the same every time."""
 
 from __future__ import annotations
 
 import json
+import random
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,8 +27,9 @@ runner = CliRunner()
 SCHEDULE = str(Path(__file__).parents[2] / "support" / "stream_schedule.py") + ":ScheduleAgent"
 
 
-def play(out: Path, agent: str, *extra: str) -> None:
-    args = ["run", "--suite", "stream:builtin", "--agent", agent, "--trials", "1"]
+def play(out: Path, agent: str, *extra: str, label: str | None = None) -> None:
+    args = ["run", "--suite", "stream:builtin", "--agent", agent, "--trials", "2"]
+    args += ["--label", label] if label else []
     result = runner.invoke(taurec, [*args, "--log-dir", str(out), *extra])
     assert result.exit_code == 0, result.output
 
@@ -40,30 +44,53 @@ def groups(root: str) -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("logs")
-    for name, agent in (("schedule", SCHEDULE), ("learner", "learner")):
-        play(root / name, agent)
-        play(root / f"{name}-control", agent, "--feedback", "none")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("taurec.tasks.runs.plan.secrets.SystemRandom", lambda: random.Random(7))
+        for name, agent in (("schedule", SCHEDULE), ("learner", "learner")):
+            play(root / name, agent, "--with-control", "shuffled")
     return groups(str(root))
 
 
 def test_a_schedule_improves_but_does_not_learn_from_feedback(
     scored: dict[str, dict[str, Any]],
 ) -> None:
-    run, control = scored["schedule"], scored["schedule (feedback none)"]
+    run = scored["schedule (shuffled order)"]
+    control = scored["schedule (shuffled order, feedback shuffled)"]
     assert run["improves"] and control["improves"]
-    assert run["learns_from_feedback"] is False
-    contrast = run["feedback_contrast"]["none"]
-    assert contrast["streams"] == 120 and contrast["slope_contrast"] == 0.0
-    assert not any(c["learns_from_feedback"] for c in contrast["by_setting"].values())
-    assert control["feedback"] == "none" and "feedback_contrast" not in control
+    assert run["learns_from_feedback"] is False and run["verdict_note"] is None
+    contrast = run["feedback_contrast"]["shuffled"]
+    assert contrast["streams"] == 120 and contrast["eligible"] and contrast["blind"]
+    assert contrast["family_p"] > 0.025
+    assert control["feedback"] == "shuffled" and "feedback_contrast" not in control
 
 
 def test_the_learner_learns_from_feedback_overall(scored: dict[str, dict[str, Any]]) -> None:
-    run = scored["learner"]
-    contrast = run["feedback_contrast"]["none"]
+    run = scored["learner (shuffled order)"]
+    contrast = run["feedback_contrast"]["shuffled"]
     assert run["learns_from_feedback"] is True
-    assert contrast["slope_contrast_ci"][1] < 0 and contrast["regret_contrast"] < 0
+    assert contrast["family_p"] <= 0.025 and contrast["regret_contrast"] < 0
     assert contrast["by_setting"]["variable_category"]["learns_from_feedback"]
+    assert not contrast["by_setting"]["variable_settings"]["learns_from_feedback"]
+    assert json.loads(run["agents"][0])["kind"] == "learner"
+
+
+def test_runs_played_apart_get_the_contrast_and_not_the_verdict(tmp_path: Path) -> None:
+    some = ["--tasks", "stream-variable-category-regret-000,stream-variable-category-stars-001"]
+    play(tmp_path / "run", "learner", *some)
+    play(tmp_path / "control", "learner", "--feedback", "shuffled", *some)
+    run = groups(str(tmp_path))["learner"]
+    assert run["learns_from_feedback"] is False
+    assert "separate runs" in run["verdict_note"]
+    assert "--with-control" in run["verdict_note"]
+
+
+def test_a_borrowed_label_is_not_the_same_agent(tmp_path: Path) -> None:
+    some = ["--tasks", "stream-variable-category-regret-000"]
+    play(tmp_path / "run", SCHEDULE, *some, label="mine")
+    play(tmp_path / "control", "popularity", "--feedback", "shuffled", *some, label="mine")
+    run = groups(str(tmp_path))["mine"]
+    assert run["learns_from_feedback"] is False
+    assert "the same label does not make the same agent" in run["verdict_note"]
 
 
 def test_a_control_run_is_refused_in_the_real_runs_folder_even_on_resume(
@@ -81,10 +108,23 @@ def test_a_control_run_is_refused_in_the_real_runs_folder_even_on_resume(
         assert "played under another stream protocol" in result.stderr
 
 
+def test_a_with_control_run_resumes_with_both_arms(tmp_path: Path) -> None:
+    out = tmp_path / "logs"
+    some = ["--tasks", "stream-variable-category-regret-000", "--with-control", "none"]
+    play(out, "random", *some)
+    play(out, "random", *some, "--resume")
+    plan = json.loads(next((out / ".plans").glob("*.json")).read_text())
+    assert plan["control"] == "none"
+    assert sorted(e["arm"] for e in plan["episodes"]) == ["control", "control", "run", "run"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--suite", "stream:builtin", "--agent", "ceiling", "--shuffle-order"], "--agent ceiling reads"),
+        (["--suite", "stream:builtin", "--agent", "ceiling", "--with-control", "shuffled"], "--with-control: --agent ceiling reads"),
+        (["--suite", "stream:builtin", "--agent", "random", "--with-control", "none", "--feedback", "none"], "leave out --feedback none"),
+        (["--agent", "scripted", "--with-control", "shuffled"], "--with-control applies to stream suites"),
         (["--agent", "scripted", "--feedback", "none"], "applies to stream suites; this is a recommendation suite"),
     ],
 )  # fmt: skip

@@ -204,4 +204,6 @@ def test_a_server_the_run_starts_over_stdio_gets_the_stream_protocol(tmp_path: P
         "feedback": "none",
         "rules": "biel",
         "shuffle_order": True,
+        "customer_knows": "tastes",
+        "labelled_control": False,
     }

@@ -77,3 +77,33 @@ def test_the_table_is_of_this_run_without_an_earlier_runs_findings(
     shown = capsys.readouterr()
     assert "agent: second" in shown.out and "agent: abstainer" not in shown.out
     assert "log missing" not in shown.err and "count as failures" not in shown.err
+
+
+class _Quiet:
+    label = "quiet"
+
+    async def run(self, episode: object) -> None:  # pragma: no cover - never played
+        return None
+
+
+def test_run_agent_gives_an_agent_without_an_identity_its_class_and_code_digest() -> None:
+    import hashlib
+
+    from taurec.clients.runner.programmatic import identify
+
+    agent = _Quiet()
+    identify(agent)
+    info = agent.agent_info  # type: ignore[attr-defined]
+    assert info["kind"] == "custom" and info["settings"]["class"].endswith(":_Quiet")
+    assert (
+        info["settings"]["code_sha256"] == hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    )
+
+
+def test_an_agent_that_reports_its_identity_keeps_it() -> None:
+    from taurec.clients.runner.programmatic import identify
+
+    agent = _Quiet()
+    agent.agent_info = {"kind": "mine", "model": None, "settings": {}}  # type: ignore[attr-defined]
+    identify(agent)
+    assert agent.agent_info["kind"] == "mine"  # type: ignore[attr-defined]

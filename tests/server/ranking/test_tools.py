@@ -13,6 +13,7 @@ from taurec.server.ranking.tools import (
     get_similar_items,
     get_similar_users,
     item_info_search,
+    shares_a_word,
 )
 
 TASKS = small_tasks()
@@ -56,6 +57,29 @@ def test_item_info_search_reports_facts_rating_and_popularity(rd: RankingData):
 def test_an_unknown_title_is_an_error_the_agent_can_act_on(rd: RankingData):
     with pytest.raises(ToolInputError, match='No item named "zzqx qqq" was found'):
         item_info_search(rd, TASKS[0], "zzqx qqq")
+
+
+def test_a_fragment_or_a_common_word_matches_no_title(rd: RankingData):
+    """A junk query once matched a real title by its letters ('night' in 'Firstlight')
+    and earned the tool bonus; a fuzzy match must share a word with the title."""
+    task = TASKS[0]
+    title = _title(rd, task.candidates[0])
+    for junk in ("the", "The", "and of", max(title.split(), key=len)[-3:]):
+        assert rd.find_title(junk, task) is None, junk
+
+
+def test_a_title_with_a_typo_is_still_found(rd: RankingData):
+    task = TASKS[0]
+    title = _title(rd, task.candidates[0])
+    word = max(title.split(), key=len)
+    typo = title.replace(word, word[:-1], 1) if len(word) > 4 else title + "x"
+    assert rd.find_title(typo, task) == rd.data.item_of(task.candidates[0])
+
+
+def test_shares_a_word_reads_whole_words_allowing_one_typo():
+    assert shares_a_word("Weatherd Ceremony", "The Weathered Ceremony")
+    assert not shares_a_word("night", "Jarrohaven: Firstlight")
+    assert not shares_a_word("the", "The Pocket-Sized Kite")
 
 
 def test_candidates_analyze_groups_every_candidate_by_category(rd: RankingData):

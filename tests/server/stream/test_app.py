@@ -106,6 +106,8 @@ async def test_under_biels_rules_an_item_outside_the_set_costs_a_question_and_re
         "feedback": "task",
         "rules": "biel",
         "shuffle_order": False,
+        "customer_knows": "tastes",
+        "labelled_control": False,
     }
     score = score_log(log, Resolver(suite=SUITE))
     assert score.replay_mismatches == 0 and score.problems == []

@@ -13,7 +13,12 @@ from support.streams import make_stream
 
 from taurec.evaluator.logs import Resolver, score_log
 from taurec.server.settings import ServerSettings
-from taurec.server.stream.llm_customer import TONES, LLMCustomer, LLMCustomerSettings
+from taurec.server.stream.llm_customer import (
+    TONES,
+    UNKNOWN_ITEMS,
+    LLMCustomer,
+    LLMCustomerSettings,
+)
 from taurec.server.stream.service import StreamService
 from taurec.tasks.stream.customer import CustomerContext, RuleCustomer
 from taurec.tasks.stream.feedback import PERFECT
@@ -38,7 +43,10 @@ def mocked(replies: list[str], seen: list[list[dict[str, str]]]) -> Any:
 
 
 def context(
-    utilities: dict[str, float] | None = None, dialogue: tuple[tuple[str, str], ...] = ()
+    utilities: dict[str, float] | None = None,
+    dialogue: tuple[tuple[str, str], ...] = (),
+    *,
+    knows_items: bool = False,
 ) -> CustomerContext:
     task = make_stream()
     ep = task.episodes[0]
@@ -48,6 +56,7 @@ def context(
         items=[task.item_index[i] for i in ep.item_ids],
         utilities=ep.utilities if utilities is None else utilities,
         dialogue=dialogue,
+        knows_items=knows_items,
     )
 
 
@@ -97,8 +106,16 @@ def test_the_prompt_holds_no_utility_and_nothing_drawn_from_one() -> None:
         assert answer_prompt(context(dict.fromkeys(ctx.utilities, 50.0)), question) == text
 
 
-def test_the_prompt_lists_only_the_items_the_question_names() -> None:
+def test_by_default_the_prompt_lists_no_item_and_says_the_products_are_unknown() -> None:
     ctx = context()
+    named = answer_prompt(ctx, f"What about {ctx.items[0].id}?")
+    assert not any(i.title in named for i in ctx.items)
+    assert UNKNOWN_ITEMS in named
+    assert UNKNOWN_ITEMS not in answer_prompt(ctx, "What do you want?")
+
+
+def test_knowing_the_items_the_prompt_lists_only_the_items_the_question_names() -> None:
+    ctx = context(knows_items=True)
     first, others = ctx.items[0], ctx.items[1:]
     assert not any(i.title in answer_prompt(ctx, "What do you want?") for i in ctx.items)
     named = answer_prompt(ctx, f"What about {first.id}?")

@@ -1,6 +1,10 @@
 """The rule-based customer answers like a person: from its tastes (its preference model,
-or its description) and the items' attributes, consistently, never with a number, and
-never from the utilities: no answer changes when they are permuted or replaced."""
+or its description), consistently, never with a number, and never from the utilities: no
+answer changes when they are permuted or replaced. By default it knows its tastes and
+the category, not the products (as BIEL's customer): asked about a named item it says it
+does not know it and answers from its tastes in general, whichever item is named. Knowing
+the items (`knows_items`, the named option) it describes a named item's attributes
+against its tastes."""
 
 from __future__ import annotations
 
@@ -44,7 +48,12 @@ def builtin_task() -> StreamTask:
 
 
 def context(
-    task: StreamTask, n: int = 0, *, bare: bool = False, dialogue: tuple = ()
+    task: StreamTask,
+    n: int = 0,
+    *,
+    bare: bool = False,
+    dialogue: tuple = (),
+    knows_items: bool = False,
 ) -> CustomerContext:
     ep = task.episodes[n]
     persona = task.persona_index[ep.persona_id]
@@ -56,6 +65,7 @@ def context(
         items=[task.item_index[i] for i in ep.item_ids],
         utilities=ep.utilities,
         dialogue=dialogue,
+        knows_items=knows_items,
     )
 
 
@@ -74,8 +84,8 @@ def test_answers_never_state_a_number() -> None:
     task = make_stream(episodes=5)
     customer = RuleCustomer()
     for n in range(5):
-        for bare in (False, True):
-            ctx = context(task, n, bare=bare)
+        for bare, knows in ((False, False), (False, True), (True, False), (True, True)):
+            ctx = context(task, n, bare=bare, knows_items=knows)
             for q in questions(ctx):
                 assert not re.search(r"\d", customer.answer(ctx, q)), q
 
@@ -111,6 +121,7 @@ def test_answers_do_not_change_when_the_utilities_are_permuted_or_replaced(
         items=ctx.items,
         utilities=dict(zip(ctx.utilities, values, strict=True)),
         dialogue=ctx.dialogue,
+        knows_items=ctx.knows_items,
     )
     customer = RuleCustomer()
     for q in questions(ctx):
@@ -121,8 +132,8 @@ def test_no_answer_about_a_named_item_grades_it() -> None:
     task = make_stream(episodes=3)
     customer = RuleCustomer()
     for n in range(3):
-        for bare in (False, True):
-            ctx = context(task, n, bare=bare)
+        for bare, knows in ((False, False), (False, True), (True, False), (True, True)):
+            ctx = context(task, n, bare=bare, knows_items=knows)
             for item in ctx.items:
                 for q in (f"What about {item.id}?", f"Would you like {item.title}?"):
                     answer = customer.answer(ctx, q).lower()
@@ -133,9 +144,48 @@ def movie(**fields: object) -> ChoiceItem:
     return ChoiceItem.model_validate({"id": "m1", "title": "Dust Road", **fields})
 
 
-def one_item(prefs: PreferenceModel, item: ChoiceItem) -> CustomerContext:
+def one_item(
+    prefs: PreferenceModel, item: ChoiceItem, *, knows_items: bool = True
+) -> CustomerContext:
     persona = Persona(id="p", description="x", preferences=prefs)
-    return CustomerContext(persona=persona, category="Westerns", items=[item], utilities={})
+    return CustomerContext(
+        persona=persona,
+        category="Westerns",
+        items=[item],
+        utilities={},
+        knows_items=knows_items,
+    )
+
+
+def test_by_default_a_named_item_is_unknown_and_the_answer_is_its_tastes_in_general() -> None:
+    prefs = PreferenceModel(categories={"Western": 0.5}, runtime=100, runtime_weight=0.4)
+    ctx = one_item(prefs, movie(categories=["Western"], runtime=150), knows_items=False)
+    assert RuleCustomer().answer(ctx, "What about m1?") == (
+        "I don't know that one, so I can't say how I'd feel about it. I'm shopping for "
+        "westerns for myself. I especially enjoy western."
+    )
+
+
+def test_by_default_every_named_item_gets_the_same_words() -> None:
+    task = make_stream(episodes=3)
+    customer = RuleCustomer()
+    for n in range(3):
+        for bare in (False, True):
+            ctx = context(task, n, bare=bare)
+            answers = {customer.answer(ctx, f"What about {i.id}?") for i in ctx.items}
+            answers |= {customer.answer(ctx, f"What about {i.title}?") for i in ctx.items}
+            trio = ", ".join(i.id for i in ctx.items[:3])
+            answers.add(customer.answer(ctx, f"What about {trio}?"))
+            assert len(answers) == 1, answers
+
+
+def test_by_default_a_topic_asked_with_a_named_item_is_answered_from_the_tastes() -> None:
+    prefs = PreferenceModel(categories={"Western": 0.9}, runtime=100, runtime_weight=0.3)
+    ctx = one_item(prefs, movie(categories=["Western"], runtime=160), knows_items=False)
+    assert RuleCustomer().answer(ctx, "Is Dust Road too long?") == (
+        "I don't know that one, so I can't say how I'd feel about it. I'd like a normal "
+        "length, around two hours or a little less."
+    )
 
 
 def test_a_named_item_is_described_by_how_its_attributes_meet_the_tastes() -> None:
@@ -213,14 +263,27 @@ def test_the_same_words_about_another_item_are_not_marked_as_said_before() -> No
     persona = Persona(id="p", description="x", preferences=prefs)
     said = (("What about m1?", "It's a western, which I like."),)
     ctx = CustomerContext(
-        persona=persona, category="Westerns", items=items, utilities={}, dialogue=said
+        persona=persona,
+        category="Westerns",
+        items=items,
+        utilities={},
+        dialogue=said,
+        knows_items=True,
     )
     assert RuleCustomer().answer(ctx, "What about m2?") == "It's a western, which I like."
 
 
-def bare(description: str, items: list[ChoiceItem] | None = None) -> CustomerContext:
+def bare(
+    description: str, items: list[ChoiceItem] | None = None, *, knows_items: bool = True
+) -> CustomerContext:
     persona = Persona(id="p", description=description)
-    return CustomerContext(persona=persona, category="Westerns", items=items or [], utilities={})
+    return CustomerContext(
+        persona=persona,
+        category="Westerns",
+        items=items or [],
+        utilities={},
+        knows_items=knows_items,
+    )
 
 
 DESCRIPTION = (
@@ -253,3 +316,9 @@ def test_a_persona_without_a_model_relates_a_named_item_to_its_description() -> 
     item = movie(categories=["Western", "Family"])
     answer = RuleCustomer().answer(bare(DESCRIPTION, [item]), "What about m1?")
     assert answer.startswith("It's a western, and about me:") and "western" in answer
+
+
+def test_by_default_a_persona_without_a_model_does_not_relate_a_named_item() -> None:
+    item = movie(categories=["Western", "Family"])
+    answer = RuleCustomer().answer(bare(DESCRIPTION, [item], knows_items=False), "What about m1?")
+    assert answer.startswith("I don't know that one") and "western" not in answer.split(".")[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from support.streams import make_stream
 
@@ -89,10 +91,19 @@ def test_a_recommendation_returns_biels_feedback() -> None:
     assert not result.stream_complete
 
 
-def test_withheld_feedback_is_none_and_the_view_says_so() -> None:
+def test_withheld_feedback_is_none_and_the_view_keeps_the_tasks_kind() -> None:
     s = session(StreamProtocol(feedback=FeedbackMode.NONE), feedback=FeedbackKind.STARS)
-    assert s.view().feedback_kind == "none"
+    assert s.view().feedback_kind == "stars"  # a control does not announce itself
     assert s.recommend(s.task.episodes[0].item_ids[0]).feedback is None
+
+
+def test_a_labelled_control_of_an_old_log_replays_with_the_view_saying_none() -> None:
+    old = StreamProtocol(feedback=FeedbackMode.NONE, labelled_control=True)
+    assert session(old, feedback=FeedbackKind.STARS).view().feedback_kind == "none"
+
+
+def test_only_scrambled_feedback_is_a_blind_control() -> None:
+    assert [m.value for m in FeedbackMode if m.blind] == ["shuffled"]
 
 
 def test_shuffled_feedback_describes_the_item_the_sets_permutation_maps_to() -> None:
@@ -194,14 +205,49 @@ def test_replaying_accepted_calls_restores_the_state() -> None:
     assert (again.index, again.questions, again.chosen) == (1, 0, [first])
 
 
-def test_scrambled_persona_feedback_gives_a_tone_but_no_reason_from_the_tastes() -> None:
+def _reasons(protocol: StreamProtocol) -> list[str]:
+    """The reason sentence (after the opener) of the persona feedback on each item of
+    episode 1's set, "" where there is none."""
     from taurec.tasks.stream.feedback import OPENERS, PERFECT
 
-    plain = {text for texts in OPENERS.values() for text in texts} | {PERFECT}
+    openers = sorted({t for texts in OPENERS.values() for t in texts} | {PERFECT}, key=len)
+    out = []
+    for item in make_stream(feedback=FeedbackKind.PERSONA).episodes[0].item_ids:
+        text = session(protocol, feedback=FeedbackKind.PERSONA).recommend(item).feedback or ""
+        opener = next(o for o in reversed(openers) if text.startswith(o))
+        out.append(text.removeprefix(opener).strip())
+    return out
+
+
+def test_scrambled_persona_feedback_carries_a_reason_as_the_real_feedback_does() -> None:
+    real = _reasons(StreamProtocol())
+    scrambled_ = _reasons(StreamProtocol(feedback=FeedbackMode.SHUFFLED))
+    assert sum(bool(r) for r in scrambled_) > 0
+    assert abs(sum(bool(r) for r in scrambled_) - sum(bool(r) for r in real)) <= 2
+    assert scrambled_ != real
+
+
+def test_a_scrambled_reason_names_only_a_kind_the_recommended_item_is() -> None:
+    from taurec.tasks.stream.task import StreamTask
+    from taurec.tasks.suite import load_suite
+
+    tasks = [t for t in load_suite("stream:builtin").tasks if isinstance(t, StreamTask)]
+    task = next(t for t in tasks if t.feedback is FeedbackKind.PERSONA)
     protocol = StreamProtocol(feedback=FeedbackMode.SHUFFLED)
-    for item in make_stream(feedback=FeedbackKind.PERSONA).episodes[0].item_ids[:10]:
-        s = session(protocol, feedback=FeedbackKind.PERSONA)
-        assert s.recommend(item).feedback in plain
+    named_kinds = 0
+    for item_id in task.episodes[0].item_ids:
+        text = StreamSession(task, seed=3, protocol=protocol).recommend(item_id).feedback or ""
+        kinds = {c.lower() for c in task.item_index[item_id].categories}
+        for pattern in (r"It is the kind of (.+) I enjoy\.", r"I'm not really into (.+)\."):
+            if m := re.search(pattern, text):
+                assert m.group(1) in kinds, (text, kinds)
+                named_kinds += 1
+    assert named_kinds > 0
+
+
+def test_a_labelled_control_of_an_old_log_gives_scrambled_persona_feedback_no_reason() -> None:
+    old = StreamProtocol(feedback=FeedbackMode.SHUFFLED, labelled_control=True)
+    assert not any(_reasons(old))
 
 
 def test_a_forced_pick_carries_no_confidence_stated_for_another_id() -> None:

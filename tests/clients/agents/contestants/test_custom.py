@@ -191,3 +191,20 @@ def test_run_agent_refuses_an_object_without_a_label_in_one_line(tmp_path: Path)
     with pytest.raises(RunRefused, match=r"^NoLabel has no label: an agent needs a `label`"):
         run_agent(NoLabel(), tasks=["t001"], out=tmp_path / "logs", quiet=True)  # type: ignore[arg-type]
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_custom_agent_records_its_class_and_the_digest_of_its_file(agents_file: Path) -> None:
+    import hashlib
+
+    agent = make_custom_agent(f"{agents_file}:Abstainer", AgentSettings())
+    info = agent.agent_info  # type: ignore[attr-defined]
+    assert info["kind"] == "custom" and info["settings"]["class"] == "my_agents.py:Abstainer"
+    digest = hashlib.sha256(agents_file.read_bytes()).hexdigest()
+    assert info["settings"]["code_sha256"] == digest
+
+
+def test_two_custom_agents_are_told_apart_under_one_label(agents_file: Path) -> None:
+    one = make_custom_agent(f"{agents_file}:Abstainer", AgentSettings(label="same"))
+    other = make_custom_agent(f"{agents_file}:Seeded", AgentSettings(label="same"))
+    assert one.label == other.label
+    assert one.agent_info != other.agent_info  # type: ignore[attr-defined]

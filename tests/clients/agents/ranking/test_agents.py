@@ -164,6 +164,34 @@ async def test_the_llm_agent_turns_a_boxed_answer_into_submit_ranking(
     assert [e["type"] for e in events].index("model_call") < events.index(calls[0])
 
 
+async def test_the_grpo_export_keeps_every_model_turns_text(
+    suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from taurec.evaluator.ranking.export import grpo_groups
+    from taurec.tasks.trajectory.format import Trajectory
+
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    profile = [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_user_profile", "arguments": "{}"},
+        }
+    ]
+    answer = "I weighed the profile. <answer>\\boxed{[3, 1, 2, 4, 5, 6, 7, 8, 9, 10]}</answer>"
+    log = await _play_llm(suite, tmp_path, _Script(profile, answer))
+    parsed = read_log(log)
+    assert parsed.header is not None
+    task = load_suite(suite).tasks[0]
+    trajectory = Trajectory(header=parsed.header, events=parsed.events)
+    (group,) = grpo_groups([("llm", task, trajectory, 0.0)])
+    turns = group["rollouts"][0]["completion"]
+    assert [t["role"] for t in turns] == ["assistant", "tool", "assistant", "tool"]
+    assert turns[0]["tool_calls"][0]["function"]["name"] == "get_user_profile"
+    assert turns[1]["masked"] and "tool_calls" not in turns[1]
+    assert turns[2]["content"] == answer and turns[2]["input"]
+
+
 def _submission(log: Path) -> dict[str, Any]:
     return next(
         e["arguments"]
