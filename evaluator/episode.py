@@ -69,6 +69,10 @@ class EpisodeScore:
     agent_model: str | None = None  # the model the agent reported, from the header
     agent_identity: str | None = None  # AgentInfo.identity() of the header's agent
     started_at: str | None = None  # when the episode started (ISO 8601), from the header
+    duration_s: float | None = None  # seconds from the start to the end record (or last event)
+    end_detail: str | None = None  # the end record's detail (scrubbed), e.g. an agent's error
+    error: str | None = None  # the last line of the agent's traceback, when it logged one
+    graded: bool = True  # the kind grades an episode pass or fail (a stream is a curve)
     simulator_faults: list[SimulatorFault] = field(
         default_factory=list
     )  # see recommendation/simulator_audit.py

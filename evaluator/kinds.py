@@ -55,6 +55,9 @@ class EvaluatorKind:
     #: the scorer replays logged read-only calls only to check their results, never to
     #: score: a sealed log whose signature verified may skip that (evaluator/logs.py)
     signed_skips_replay: bool = False
+    #: an episode passes or fails (False: the kind reads its episodes as a curve, as the
+    #: stream kind does; only one that ended in an error counts as failed)
+    graded: bool = True
 
 
 EVALUATOR_KINDS: KindRegistry[EvaluatorKind] = KindRegistry(

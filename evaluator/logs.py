@@ -15,6 +15,7 @@ from typing import Any
 
 from taurec.catalog.errors import DataError
 from taurec.evaluator.episode import EpisodeScore
+from taurec.evaluator.episode_end import note_end
 from taurec.evaluator.files import find_logs
 from taurec.evaluator.kinds import EVALUATOR_KINDS
 from taurec.evaluator.memory import collector_paused
@@ -55,6 +56,7 @@ def _failed(log: ParsedLog, problems: list[str]) -> EpisodeScore:
     )
     if h is not None:
         _note_header(score, h)
+    note_end(score, log.events)
     score.not_a_log = log.foreign
     return score
 
@@ -119,6 +121,8 @@ def score_log(log: ParsedLog, resolver: Resolver, *, signed: bool = False) -> Ep
     score.suite_id, score.suite_spec, score.suite_sha256 = ctx.suite.id, ctx.spec, ctx.sha256
     note_dialogue(score, task, trajectory, ctx.catalog)
     note_model_usage(score, trajectory.events)
+    note_end(score, trajectory.events)
+    score.graded = kind.graded
     return score
 
 

@@ -61,7 +61,21 @@ def judge(
         report = judge_logs(logdir, settings)
     except (UnknownAspect, JudgeError, ValueError) as exc:
         raise _fail(exc) from None
+    if not report.scores:  # an empty table would look like a judgement of nothing
+        raise _fail(_nothing_judged(logdir, report))
     _print(report, Console(highlight=False))
+
+
+def _nothing_judged(logdir: Path, report: JudgeReport) -> str:
+    """Why a judge run judged no episode: no logs, or none held a dialogue."""
+    if not report.skipped:
+        return f"{logdir}: no episode logs found; expected a folder `taurec run --out` wrote"
+    first = report.skipped[0]
+    return (
+        f"{logdir}: none of its {len(report.skipped)} logs holds a dialogue to judge (the "
+        f"judge reads the user's and the agent's messages); the first: {first.path}: "
+        f"{first.why}"
+    )
 
 
 def _print(report: JudgeReport, console: Console) -> None:

@@ -28,12 +28,28 @@ def _message(ev: dict[str, Any], role: str) -> dict[str, Any]:
     return entry
 
 
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def _took_ms(result: dict[str, Any], called_at: Any) -> float | None:
+    """How long a tool call took, in ms: its result's logged latency, else the time
+    between the call and its result in the log."""
+    latency = _number(result.get("latency_ms"))
+    if latency is not None:
+        return latency
+    start, end = _number(called_at), _number(result.get("t"))
+    return None if start is None or end is None else max(end - start, 0.0) * 1000
+
+
 def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per message, tool call (its result inside, under `result`) and end
     record, in log order. Every entry has `seq` and `role`; a tool entry's result keeps
-    its own `seq`. A result whose call is not logged gets an entry of its own."""
+    its own `seq` and how long the call took (`ms`, None when the log cannot say). A result whose call is not logged gets an entry of its own."""
     entries: list[dict[str, Any]] = []
     pending: dict[str, dict[str, Any]] = {}  # call_id -> the tool entry awaiting its result
+    started: dict[str, Any] = {}  # call_id -> when the call was logged (seconds)
     for ev in events:
         kind = ev.get("type")
         if kind == "user_message":
@@ -52,11 +68,13 @@ def conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
             entries.append(entry)
             pending[str(ev.get("call_id"))] = entry
+            started[str(ev.get("call_id"))] = ev.get("t")
         elif kind == "tool_result":
             result = {
                 "seq": ev["seq"],
                 "is_error": bool(ev.get("is_error", False)),
                 "content": payload(ev.get("content")),
+                "ms": _took_ms(ev, started.pop(str(ev.get("call_id")), None)),
             }
             call = pending.pop(str(ev.get("call_id")), None)
             if call is None:

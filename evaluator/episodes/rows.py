@@ -10,6 +10,7 @@ from typing import Any
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.policies.checks import Verdict
+from taurec.tasks.trajectory.format import EndReason
 
 #: The columns of a row, in order (`metrics` is a dict, flattened by the CSV writer).
 COLUMNS = (
@@ -21,8 +22,12 @@ COLUMNS = (
     "trial",
     "stratum",
     "passed",
+    "graded",
+    "result",
     "reward",
     "end_reason",
+    "end_detail",
+    "error",
     "outcome",
     "item_id",
     "failed_constraints",
@@ -36,6 +41,9 @@ COLUMNS = (
     "problems",
     "turns",
     "tool_calls",
+    "duration_s",
+    "prompt_tokens",
+    "completion_tokens",
     "cost_usd",
     "path",
     "episode_id",
@@ -72,13 +80,41 @@ def _stream_failure(score: EpisodeScore) -> str:
 FAILURES = {"ranking": _ranking_failure, "stream": _stream_failure}
 
 
+#: What the `result` column says of an episode.
+PASS, FAIL, UNGRADED = "pass", "fail", "ungraded"
+
+
+def result(score: EpisodeScore) -> str:
+    """`pass` or `fail` for a kind that grades its episodes; for one that reads them as a
+    curve (streams), `ungraded`, or `fail` when the episode ended in an error or was not
+    scored. The viewer, the report and `evaluator episodes` all read this."""
+    if score.graded:
+        return PASS if score.passed else FAIL
+    broken = score.infra_error or score.end_reason == EndReason.AGENT_ERROR
+    return FAIL if broken or score.sealed_failure or not score.metrics else UNGRADED
+
+
+def _agent_error(score: EpisodeScore) -> str | None:
+    """An agent error's one line: its traceback's last line, else the end's detail."""
+    if score.end_reason != EndReason.AGENT_ERROR:
+        return None
+    said = score.error or score.end_detail
+    return f"agent error: {said}" if said else "agent error"
+
+
 def failure_summary(score: EpisodeScore) -> str | None:
     """One line on why a failed episode failed, beyond its failed constraints and
     policies (which have columns of their own); None when those say it all."""
     if score.sealed_failure:
         return score.sealed_failure
     if score.infra_error:
-        return score.problems[0] if score.problems else "infrastructure error"
+        if score.problems:
+            return score.problems[0]
+        detail = score.end_detail
+        return f"infrastructure error: {detail}" if detail else "infrastructure error"
+    crashed = _agent_error(score)
+    if crashed is not None:
+        return crashed
     summary = FAILURES.get(score.kind)
     if summary is not None:
         return summary(score)
@@ -103,8 +139,12 @@ def episode_row(score: EpisodeScore) -> dict[str, Any]:
         "trial": score.trial,
         "stratum": stratum(score),
         "passed": score.passed,
+        "graded": score.graded,
+        "result": result(score),
         "reward": _finite(score.reward),
         "end_reason": score.end_reason,
+        "end_detail": score.end_detail,
+        "error": score.error,
         "outcome": score.outcome,
         "item_id": score.item_id,
         "failed_constraints": [v.text for v in score.constraint_verdicts if not v.holds],
@@ -112,7 +152,7 @@ def episode_row(score: EpisodeScore) -> dict[str, Any]:
             r.policy.value for r in score.policy_results if r.verdict is Verdict.FAIL
         ],
         "metrics": {k: _finite(v) for k, v in score.metrics.items()},
-        "failure": None if score.passed else failure_summary(score),
+        "failure": None if result(score) != FAIL else failure_summary(score),
         "simulator": getattr(score, "simulator", None),
         "simulator_faults": len(faults),
         "simulator_fault_kinds": sorted({str(getattr(f, "kind", f)) for f in faults}),
@@ -120,6 +160,9 @@ def episode_row(score: EpisodeScore) -> dict[str, Any]:
         "problems": list(score.problems),
         "turns": score.turns,
         "tool_calls": score.tool_calls,
+        "duration_s": _finite(score.duration_s),
+        "prompt_tokens": score.prompt_tokens,
+        "completion_tokens": score.completion_tokens,
         "cost_usd": score.cost_usd,
         "path": score.path,
         "episode_id": score.episode_id,

@@ -72,6 +72,9 @@ def _why(row: dict[str, Any]) -> str:
     return LIST_SEP.join(parts)
 
 
+_RESULT_MARKUP = {"pass": "[green]pass[/green]", "fail": "[red]fail[/red]"}
+
+
 def rows_table(rows: list[dict[str, Any]]) -> Table:
     table = Table(title=f"{len(rows)} episode{'s' if len(rows) != 1 else ''}", title_justify="left")
     for col in ("label", "task", "trial", "result", "reward", "end", "why", "log"):
@@ -82,7 +85,7 @@ def rows_table(rows: list[dict[str, Any]]) -> Table:
             markup(r["label"]),
             markup(r["task"]),
             str(r["trial"]),
-            "[green]pass[/green]" if r["passed"] else "[red]fail[/red]",
+            _RESULT_MARKUP.get(r["result"], markup(r["result"])),
             reward,
             markup(r["end_reason"]),
             markup(_why(r)),
@@ -92,9 +95,9 @@ def rows_table(rows: list[dict[str, Any]]) -> Table:
 
 
 def write_rows(scores: list[EpisodeScore], *, failed: bool, fmt: str) -> None:
-    """Print the rows of `scores` (only the failed ones with `failed`) to stdout as
+    """Print the rows of `scores` (only the failed ones with `failed`: result "fail") to stdout as
     "json", "csv" or "table"."""
-    rows = [r for r in episode_rows(scores) if not (failed and r["passed"])]
+    rows = [r for r in episode_rows(scores) if not (failed and r["result"] != "fail")]
     if fmt == "json":
         sys.stdout.buffer.write(rows_json(rows))
     elif fmt == "csv":

@@ -37,9 +37,15 @@ def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
     "wrong-committer" for the reverse, "balanced" otherwise, "none" with neither.
     "agent-error" when every episode that was not an infrastructure error ended in an
     agent error: the agent never chose, so there is no mode to diagnose.
+    `agent_error_rate`: the false abstentions that ended in an agent error (it crashed
+    rather than chose not to commit), as a share of all episodes, so a plot can tell them
+    apart from abstentions.
     """
     solvable = [s for s in scores if not s.infra_error and s.no_valid is False]
     false_abstain = sum(1 for s in solvable if s.outcome != "item")
+    crashed = sum(
+        1 for s in solvable if s.outcome != "item" and s.end_reason == EndReason.AGENT_ERROR
+    )
     wrong = sum(
         1
         for s in scores
@@ -61,6 +67,7 @@ def failure_mode(scores: list[EpisodeScore]) -> dict[str, Any]:
         "mode": mode,
         "false_abstention_rate": false_abstain / n,
         "wrong_commit_rate": wrong / n,
+        "agent_error_rate": crashed / n,
     }
 
 

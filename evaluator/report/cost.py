@@ -18,11 +18,15 @@ LABELLED_POINTS = 8
 
 
 def _cost(s: Series) -> tuple[float | None, float | None]:
-    eff = s.group.get("efficiency") or {}
-    p, c = eff.get("prompt_tokens"), eff.get("completion_tokens")
-    tokens = None if p is None and c is None else float((p or 0) + (c or 0))
-    cost = eff.get("cost_usd")
-    return (None if cost is None else float(cost)), tokens
+    """A series' cost (USD) and tokens (prompt + completion) over all its episodes, as the
+    scorer's rows give them (None: no episode logged any)."""
+    costs = [e.cost_usd for e in s.scores if e.cost_usd is not None]
+    counts = [
+        (e.prompt_tokens or 0) + (e.completion_tokens or 0)
+        for e in s.scores
+        if e.prompt_tokens is not None or e.completion_tokens is not None
+    ]
+    return (float(sum(costs)) if costs else None), (float(sum(counts)) if counts else None)
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[int]:
@@ -38,47 +42,59 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
 
 
 def cost_pareto(data: ReportData) -> Section | None:
-    candidates = [
-        s for s in data.series if "efficiency" in s.group and pass1(s.group)[0] is not None
-    ]
-    with_cost = [s for s in candidates if _cost(s)[0] is not None]
-    use_cost = bool(with_cost)
-    shown = with_cost if use_cost else [s for s in candidates if _cost(s)[1] is not None]
-    if not shown:
+    spent = [(s, *_cost(s)) for s in data.series]
+    logged = [(s, cost, tokens) for s, cost, tokens in spent if (cost, tokens) != (None, None)]
+    if not logged:
         return None
+    graded = [(s, c, t) for s, c, t in logged if pass1(s.group)[0] is not None]
+    use_cost = any(c is not None for _, c, _ in graded) or not graded
+    measure = "cost" if use_cost else "tokens"
     axis = (
         "cost (USD, whole run, as each agent reported it)"
         if use_cost
         else "tokens (prompt + completion, whole run, as each agent reported them)"
     )
-    points = [
-        (float(_cost(s)[0 if use_cost else 1] or 0.0), float(pass1(s.group)[0] or 0.0))
-        for s in shown
-    ]
-    front = pareto_front(points)
-    rows: list[list[Cell]] = [
-        [s.name, x, Percent(y), "yes" if i in front else "no"]
-        for i, (s, (x, y)) in enumerate(zip(shown, points, strict=True))
-    ]
+    value = {s.name: (c if use_cost else t) for s, c, t in logged}
+    shown = [s for s, _, _ in graded if value[s.name] is not None]
+    points = [(float(value[s.name] or 0.0), float(pass1(s.group)[0] or 0.0)) for s in shown]
+    front = {shown[i].name for i in pareto_front(points)}
+    rows: list[list[Cell]] = []
+    for s, _, _ in logged:
+        rate = pass1(s.group)[0]
+        on = "-" if rate is None or value[s.name] is None else "yes" if s.name in front else "no"
+        rows.append([s.name, value[s.name], "-" if rate is None else Percent(rate), on])
     table = Table("Cost and pass^1", ["series", axis, "pass^1", "on the front"], rows)
-    if len(shown) == 1:  # one point plots nothing: say it
-        x, y = points[0]
-        spent = f"${x:,.4g}" if use_cost else f"{x:,.0f} tokens"
-        return Section(
-            "cost",
-            "Cost against pass^1",
-            f"Only {shown[0].name} logged its {'cost' if use_cost else 'tokens'}: {spent} "
-            f"(as its agent reported it) for a pass^1 of {percent(y)}. With two series or "
-            "more, a plot shows which no other beats on both.",
-            tables=[table],
-        )
+    no_rate = [s.name for s, _, _ in logged if pass1(s.group)[0] is None]
+    unrated = (
+        f" {', '.join(no_rate)} logged {measure} too, listed without a pass^1 (its kind has none)."
+        if no_rate
+        else ""
+    )
+    if len(shown) < 2:  # one point plots nothing: say it
+        if not shown:
+            text = (
+                f"No series with a pass^1 logged its {measure}; the table gives what each logged."
+            )
+        else:
+            x, y = points[0]
+            figure = f"${x:,.4g}" if use_cost else f"{x:,.0f} tokens"
+            text = (
+                f"Of the series with a pass^1, only {shown[0].name} logged its {measure}: "
+                f"{figure} (as its agent reported it) for a pass^1 of {percent(y)}. With two "
+                "series or more, a plot shows which no other beats on both."
+            )
+        return Section("cost", "Cost against pass^1", text + unrated, tables=[table])
     return Section(
         "cost",
         "Cost against pass^1",
         "Each series' total cost (or tokens, when no cost was logged) against its pass^1; the "
         "dotted line joins the series no other series beats on both. The figures are what "
-        "each agent reported of its own model calls: nothing checks them.",
-        [_cost_plot(data, shown, points, front, axis)],
+        "each agent reported of its own model calls: nothing checks them." + unrated,
+        [
+            _cost_plot(
+                data, shown, points, [i for i, s in enumerate(shown) if s.name in front], axis
+            )
+        ],
         [table],
     )
 

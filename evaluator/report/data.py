@@ -83,16 +83,34 @@ def report_data(
     by_key: dict[GroupKey, list[EpisodeScore]] = defaultdict(list)
     for s in scores:
         by_key[score_key(s)].append(s)
+    series = [
+        Series(name, g, by_key.get(group_key(g), []))
+        for name, g in zip(series_names(groups), groups, strict=True)
+    ]
+    return ReportData(series, judgements, links)
+
+
+def series_names(groups: list[dict[str, Any]]) -> list[str]:
+    """Each group's name in the report, one per group and no two alike (a plot's colours
+    and legend go by name): its label, with its kind when the label has groups of
+    several kinds, and its run when it has several runs of one kind."""
+    kinds_of: dict[str, set[str]] = defaultdict(set)
     runs_of: dict[tuple[str, str], int] = defaultdict(int)
     for g in groups:
+        kinds_of[g["label"]].add(g["kind"])
         runs_of[(g["label"], g["kind"])] += 1
-    series = []
+    names: list[str] = []
     for g in groups:
-        name = str(g["label"])
+        extra = [str(g["kind"])] if len(kinds_of[g["label"]]) > 1 else []
         if runs_of[(g["label"], g["kind"])] > 1:
-            name = f"{name} ({_run_name(g)})"
-        series.append(Series(name, g, by_key.get(group_key(g), [])))
-    return ReportData(series, judgements, links)
+            extra.append(_run_name(g))
+        name = f"{g['label']} ({', '.join(extra)})" if extra else str(g["label"])
+        taken, n = set(names), 2
+        unique = name
+        while unique in taken:  # two runs that print alike: numbered
+            unique, n = f"{name} #{n}", n + 1
+        names.append(unique)
+    return names
 
 
 def load_judgements(

@@ -84,12 +84,16 @@ def failed_episodes(data: ReportData) -> Section | None:
         from taurec.evaluator.episodes.rows import episode_rows
     except ImportError:
         return None
-    scores = [e for s in data.series for e in s.scores if not e.passed]
-    if not scores:
+    # failed as the scorer's rows say (the viewer and `evaluator episodes --failed` read
+    # the same): a stream only when it ended in an error
+    every = [e for s in data.series for e in s.scores]
+    failed = [
+        (e, r) for e, r in zip(every, episode_rows(every), strict=True) if r["result"] == "fail"
+    ]
+    if not failed:
         return None
     rows: list[list[Cell]] = []
-    listed = scores[:MAX_FAILED_ROWS]
-    for score, row in zip(listed, episode_rows(listed), strict=True):
+    for score, row in failed[:MAX_FAILED_ROWS]:
         rows.append(
             [
                 row.get("label"),
@@ -103,13 +107,13 @@ def failed_episodes(data: ReportData) -> Section | None:
                 _log(score, row.get("path"), data),
             ]
         )
-    shown = f"the first {MAX_FAILED_ROWS} of " if len(scores) > MAX_FAILED_ROWS else ""
+    shown = f"the first {MAX_FAILED_ROWS} of " if len(failed) > MAX_FAILED_ROWS else ""
     headers = ["label", "task", "trial", "stratum", "end reason", "failed constraints"]
     headers += ["failed policies", "why", "log"]
     return Section(
         "failed-episodes",
         "Failed episodes",
-        f"Listing {shown}{len(scores)} failed episodes with what failed. "
+        f"Listing {shown}{len(failed)} failed episodes with what failed. "
         + (
             "Each log links to the episode's page in the viewer, which shows its evidence."
             if data.links is not None and data.links.viewer is not None

@@ -5,6 +5,7 @@ None when the logs hold nothing it can show."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import plotly.graph_objects as go
@@ -50,7 +51,7 @@ def overview(data: ReportData) -> Section:
                 g["suite"].get("id"),
                 g["n_episodes"],
                 g["n_tasks"],
-                g["passed"],
+                g["passed"] if all(e.graded for e in s.scores) else "-",  # a curve: no passes
                 Estimate(value, lo, hi, rate=True),
                 g["infra_errors"],
             ]
@@ -215,6 +216,20 @@ def policy_violations(data: ReportData) -> Section | None:
     )
 
 
+def _abstained(mode: dict[str, Any]) -> float:
+    """False abstentions that were chosen: those that ended in an agent error apart."""
+    return max(mode["false_abstention_rate"] - mode.get("agent_error_rate", 0.0), 0.0)
+
+
+#: The failure-mode bars: a false abstention the agent chose, one it crashed into (τ-Rec's
+#: no-rec counts both), a wrong commit.
+_MODE_BARS: tuple[tuple[str, Callable[[dict[str, Any]], float]], ...] = (
+    ("false abstention", _abstained),
+    ("agent error (no commit)", lambda mode: mode.get("agent_error_rate", 0.0)),
+    ("wrong commit", lambda mode: mode["wrong_commit_rate"]),
+)
+
+
 def failure_modes(data: ReportData) -> Section | None:
     if not data.series:
         return None
@@ -222,14 +237,11 @@ def failure_modes(data: ReportData) -> Section | None:
     figures, tables = [], []
     if modes:
         fig = go.Figure()
-        for field, title in (
-            ("false_abstention_rate", "false abstention"),
-            ("wrong_commit_rate", "wrong commit"),
-        ):
+        for title, rate in _MODE_BARS:
             fig.add_trace(
                 go.Bar(
                     x=[plot_text(s.name) for s in modes],
-                    y=[s.group["failure_mode"][field] for s in modes],
+                    y=[rate(s.group["failure_mode"]) for s in modes],
                     name=title,
                     hovertemplate=f"%{{x}}<br>{title}: %{{y:{PERCENT}}}<extra></extra>",
                 )
@@ -245,12 +257,11 @@ def failure_modes(data: ReportData) -> Section | None:
             [
                 s.name,
                 s.group["failure_mode"]["mode"],
-                Percent(s.group["failure_mode"]["false_abstention_rate"]),
-                Percent(s.group["failure_mode"]["wrong_commit_rate"]),
+                *(Percent(rate(s.group["failure_mode"])) for _, rate in _MODE_BARS),
             ]
             for s in modes
         ]
-        headers = ["series", "mode", "false abstention", "wrong commit"]
+        headers = ["series", "mode", *(title for title, _ in _MODE_BARS)]
         tables.append(Table("Failure modes", headers, rows))
     ends = {s.name: Counter(e.end_reason for e in s.scores) for s in data.series}
     reasons = sorted({r for c in ends.values() for r in c})
@@ -278,8 +289,9 @@ def failure_modes(data: ReportData) -> Section | None:
     return Section(
         "failures",
         "Failure modes",
-        "Whether an agent fails by abstaining on tasks that have an answer or by committing "
-        "a wrong item, and how its episodes ended.",
+        "Whether an agent fails by abstaining on tasks that have an answer, by ending in an "
+        "error without a commit (τ-Rec's no-rec rate counts both) or by committing a wrong "
+        "item, and how its episodes ended.",
         figures,
         tables,
     )

@@ -260,5 +260,6 @@ EVALUATOR_KINDS.register("stream")(
         summary_rows=stream_rows,
         view=KindView("stream", lambda score, task, events, title_of: stream_view(score, events)),
         compare=compare_stream_groups,
+        graded=False,
     )
 )

@@ -38,7 +38,9 @@
       return {
         ...g,
         n: g.rows.length,
-        passed: g.rows.filter((r) => r.passed).length,
+        passed: g.rows.filter((r) => r.result === "pass").length,
+        failed: g.rows.filter((r) => r.result === "fail").length,
+        graded: g.rows.every((r) => r.graded !== false),
         models: [...new Set(g.rows.map((r) => r.model).filter(Boolean))].sort(),
         suites: [...new Set(g.rows.map((r) => r.suite).filter(Boolean))].sort(),
         started: started.length ? started[0] : null,
@@ -58,7 +60,7 @@
     ];
   }
   function result(g, h) {
-    if (g.kind !== "stream") {
+    if (g.graded) {
       return h.el("span", {}, (100 * g.passed / g.n).toFixed(1) + "% passed", h.el("span", { class: "muted" }, " (" + g.passed + " of " + g.n + ")"));
     }
     const s = curve.summary(g.rows);
@@ -68,9 +70,10 @@
       curve.draw(s.curve, 150, 36, { title: "mean regret by episode over " + s.streams + " streams" }),
       h.el("div", {}, "avg regret " + curve.fmt(s.avg) + " · slope " + slope + " / episode"));
   }
+  // the episodes the scorer's rows call failed (a stream's: those that ended in an error)
   function failed(g, h) {
-    if (g.kind === "stream") return h.el("span", { class: "muted", title: "a stream is read by its regret, not pass/fail" }, "–");
-    return h.el("a", { href: "#", class: "fail", onclick: (e) => { e.preventDefault(); h.pick({ label: g.label, result: "fail" }); } }, String(g.n - g.passed));
+    if (!g.failed && !g.graded) return h.el("span", { class: "muted", title: "read by its regret curve: failed only when an episode ended in an error" }, "–");
+    return h.el("a", { href: "#", class: "fail", onclick: (e) => { e.preventDefault(); h.pick({ label: g.label, result: "fail" }); } }, String(g.failed));
   }
   // fill `tbody` with the groups of `rows`; h: { el, pick({filter: value}) }
   function render(tbody, rows, h) {

@@ -112,11 +112,19 @@
   }
 
   // ---- filters and list ------------------------------------------------------------
-  // a stream is read by its regret curve, not pass/fail
-  const graded = (r) => r.kind !== "stream";
-  const resultOf = (r) => (!graded(r) ? "stream" : r.passed ? "pass" : "fail");
-  // the one-line failure reason, but not a stream's regret count: its curve says more
-  const failureLine = (r) => (r.passed || (!graded(r) && curve.regrets(r).length) ? null : r.failure);
+  // the scorer's row says whether an episode passed, failed, or is read as a curve (a
+  // stream: by its regret, failed only when it ended in an error); its failure line is
+  // there only when it failed
+  const graded = (r) => r.graded !== false;
+  const resultOf = (r) => r.result;
+  const failureLine = (r) => (r.result === "fail" ? r.failure : null);
+  // seconds, tokens and dollars as the list and the episode page show them
+  const seconds = (v) => (typeof v === "number" ? (v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US")) + " s" : "–");
+  const tokens = (r) => (r.prompt_tokens === null && r.completion_tokens === null ? null : (r.prompt_tokens || 0) + (r.completion_tokens || 0));
+  const usage = (r) => {
+    const t = tokens(r);
+    return [t === null ? null : fmt(t) + " tok", typeof r.cost_usd === "number" ? "$" + fmt(r.cost_usd, 4) : null].filter(Boolean).join(" · ") || "–";
+  };
   const FILTERS = [
     ["label", "label", (r) => [r.label]],
     ["kind", "kind", (r) => [r.kind]],
@@ -162,7 +170,7 @@
   function haystack(r) {
     if (!state.hay.has(r.key)) {
       const said = state.words && state.words.words ? state.words.words[r.key] : "";
-      state.hay.set(r.key, [r.label, r.task, r.model, r.end_reason, r.item_id, why(r), ...(r.problems || []), said].filter(Boolean).join("\n").toLowerCase());
+      state.hay.set(r.key, [r.label, r.task, r.model, r.end_reason, r.end_detail, r.error, r.item_id, why(r), ...(r.problems || []), said].filter(Boolean).join("\n").toLowerCase());
     }
     return state.hay.get(r.key);
   }
@@ -177,7 +185,8 @@
     { key: "reward", title: "reward", sort: (r) => (r.reward === null ? -Infinity : r.reward), cell: (r) => fmt(r.reward, 2) },
     { key: "end", title: "end", sort: (r) => r.end_reason, cell: (r) => r.end_reason },
     { key: "turns", title: "turns", sort: (r) => r.turns, cell: (r) => String(r.turns) },
-    { key: "tools", title: "tool calls", sort: (r) => r.tool_calls, cell: (r) => String(r.tool_calls) },
+    { key: "tools", title: "tools", sort: (r) => r.tool_calls, cell: (r) => String(r.tool_calls) },
+    { key: "time", title: "time", sort: (r) => (r.duration_s === null ? -Infinity : r.duration_s), cell: (r) => el("span", { title: "tokens · cost: " + usage(r) }, seconds(r.duration_s)) },
     { key: "why", title: "why it failed", sort: (r) => why(r), cell: (r) => el("span", { class: "why" }, why(r)) },
   ];
   function renderList() {
@@ -265,14 +274,16 @@
     const h = doc.header || {};
     fill(art, [
       el("h2", {}, r.label + " · " + r.task + " · trial " + r.trial),
-      el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, graded(r) ? (r.passed ? "PASS" : "FAIL") : "STREAM · avg regret " + curve.fmt(curve.mean(curve.regrets(r).map((p) => p[1])))), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
-      reasons.length ? [el("h3", {}, graded(r) && !r.passed ? "Why it failed" : "Notes"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
+      el("p", { class: "verdict-head" }, el("span", { class: resultOf(r), id: "verdict" }, graded(r) || r.result === "fail" ? r.result.toUpperCase() : r.kind.toUpperCase() + " · avg regret " + curve.fmt(curve.mean(curve.regrets(r).map((p) => p[1])))), " reward " + fmt(r.reward, 2) + " · ended: " + r.end_reason + (r.item_id ? " · committed " + r.item_id : "")),
+      reasons.length ? [el("h3", {}, r.result === "fail" ? "Why it failed" : "Notes"), el("ul", { class: "reasons", id: "reasons" }, reasons.map((x) => el("li", {}, x)))] : null,
       renderTraceback(doc.conversation),
       el("dl", { class: "kv" },
         el("dt", {}, "kind"), el("dd", {}, r.kind), el("dt", {}, "stratum"), el("dd", {}, r.stratum || "–"),
         el("dt", {}, "simulator"), el("dd", {}, (h.simulator && h.simulator.kind) || r.simulator || "–"),
         el("dt", {}, "run"), el("dd", {}, (r.mode || "") + " " + (r.run || "")),
         el("dt", {}, "started"), el("dd", {}, h.started_at || "–"),
+        el("dt", {}, "duration"), el("dd", { id: "duration" }, seconds(r.duration_s)),
+        el("dt", {}, "tokens · cost"), el("dd", { id: "usage" }, usage(r) + (tokens(r) === null ? "" : " (" + fmt(r.prompt_tokens || 0) + " in, " + fmt(r.completion_tokens || 0) + " out)")),
         el("dt", {}, "log"), el("dd", {}, r.path)),
       verdictTable("Constraints", ["constraint", "reveal", "item value", "holds", "evidence"], v.constraints.map((c) => el("tr", {}, el("td", {}, c.text), el("td", {}, c.reveal), el("td", {}, c.actual), el("td", { class: c.holds ? "pass" : "fail" }, c.holds ? "yes" : "no"), el("td", {}, seqLink(c.seq))))),
       verdictTable("Policies", ["policy", "verdict", "reason", "evidence"], v.policies.map((p) => el("tr", {}, el("td", {}, p.policy), el("td", { class: p.verdict === "pass" ? "pass" : p.verdict === "fail" ? "fail" : "na" }, p.verdict), el("td", {}, p.reason), el("td", {}, seqLink(p.seq))))),
@@ -365,7 +376,7 @@
       const res = e.result;
       const args = Object.entries(e.arguments || {}).map(([k, v]) => k + "=" + JSON.stringify(v)).join(", ");
       const node = el("details", { class: "tool" + (res && res.is_error ? " error" : ""), id: "ev-" + e.seq },
-        el("summary", {}, "seq " + e.seq + " · " + e.name + "(" + (args.length > 90 ? args.slice(0, 90) + "…" : args) + ")" + (res ? (res.is_error ? " → error" : " → result") : " → no result")),
+        el("summary", {}, "seq " + e.seq + " · " + e.name + "(" + (args.length > 90 ? args.slice(0, 90) + "…" : args) + ")" + (res ? (res.is_error ? " → error" : " → result") + (typeof res.ms === "number" ? " · " + fmt(res.ms, res.ms < 10 ? 1 : 0) + " ms" : "") : " → no result")),
         el("div", {}, "arguments", el("pre", {}, json(e.arguments))),
         res ? el("div", { id: "ev-" + res.seq }, "result (seq " + res.seq + ")" + (res.is_error ? ", an error" : ""), el("pre", {}, typeof res.content === "string" ? res.content : json(res.content))) : null);
       return node;

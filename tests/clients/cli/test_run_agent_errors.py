@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.crashing_agents import AGENTS
 from typer.testing import CliRunner
 
 from taurec.clients.cli.main import app
@@ -15,31 +16,6 @@ from taurec.clients.runner.programmatic import run_agent
 from taurec.evaluator.cli.main import app as evaluator
 
 runner = CliRunner()
-
-AGENTS = """
-class Crasher:
-    label = "crasher"
-
-    async def run(self, episode):
-        await episode.say("Hello!")
-        raise ValueError("boom in the agent")
-
-
-class Quitter:
-    label = "quitter"
-
-    async def run(self, episode):
-        await episode.say("Hello!")
-
-
-class CrashesOnT002:
-    label = "t002-crasher"
-
-    async def run(self, episode):
-        if episode.task_id == "t002":
-            raise KeyError("t002")
-        await episode.recommend(None)
-"""
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,20 @@ def test_a_tool_result_is_folded_into_its_call():
     user, tool = conversation(events)
     assert user == {"seq": 1, "role": "user", "text": "Hi"}
     assert tool["name"] == "search_catalog" and tool["arguments"] == {"query": "x"}
-    assert tool["result"] == {"seq": 3, "is_error": False, "content": {"items": []}}
+    # the log gives no latency: the time between the call (t 2 s) and its result (t 3 s)
+    assert tool["result"] == {"seq": 3, "is_error": False, "content": {"items": []}, "ms": 1000.0}
     assert entry_seqs(tool) == [2, 3]
+
+
+def test_a_tool_call_takes_its_logged_latency_when_there_is_one():
+    events = [
+        _ev(1, "tool_call", call_id="a", name="get_item", arguments={}),
+        _ev(2, "tool_result", call_id="a", is_error=False, content={}, latency_ms=12.5),
+        _ev(3, "tool_call", call_id="b", name="get_item", arguments={}),
+    ]
+    timed, unanswered = conversation(events)
+    assert timed["result"]["ms"] == 12.5
+    assert unanswered["result"] is None
 
 
 def test_the_users_acts_are_kept_with_who_produced_them():

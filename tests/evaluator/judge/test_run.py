@@ -257,3 +257,17 @@ def test_a_forged_cache_is_not_reused_nor_signed_anew(logs):
     assert report.discarded is not None and str(path) in report.discarded
     (aspects,) = load_judgements(logs.out).values()
     assert aspects["fluency"].mean == 2.0
+
+
+def test_a_folder_with_no_dialogue_to_judge_exits_2_saying_why(logs, mocked_litellm, tmp_path):
+    path = logs.episode("ta", 0, item="c1")
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    kept = [r for r in lines if r["type"] != "agent_message"]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in kept))
+    result = runner.invoke(app, ["judge", str(logs.out), "--model", MODEL])
+    assert result.exit_code == 2 and mocked_litellm.calls == 0
+    assert "none of its 1 logs holds a dialogue to judge" in result.output
+    assert "episode without user and agent messages" in result.output
+    (tmp_path / "empty").mkdir()
+    empty = runner.invoke(app, ["judge", str(tmp_path / "empty"), "--model", MODEL])
+    assert empty.exit_code == 2 and "no episode logs found" in empty.output

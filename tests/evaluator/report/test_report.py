@@ -333,7 +333,13 @@ def test_no_simulator_fault_section_without_faults():
 def test_failed_episodes_are_listed_from_the_episode_rows(monkeypatch):
     def rows(scores: list[EpisodeScore]) -> list[dict[str, Any]]:
         return [
-            {"label": s.label, "task": s.task_id, "trial": s.trial, "failed_policies": ["p1"]}
+            {
+                "label": s.label,
+                "task": s.task_id,
+                "trial": s.trial,
+                "failed_policies": ["p1"],
+                "result": "pass" if s.passed else "fail",
+            }
             for s in scores
         ]
 
