@@ -9,7 +9,7 @@ from rich.table import Table
 
 from taurec.evaluator.episode import EpisodeScore
 from taurec.evaluator.episodes.view import display_value
-from taurec.evaluator.sealed import RunCheck
+from taurec.evaluator.sealed import COUNTS_AS_FAILED, RunCheck
 from taurec.evaluator.text import markup
 from taurec.tasks.trajectory.signing import LogKey
 
@@ -96,10 +96,37 @@ def replay_counts(scores: list[EpisodeScore]) -> dict[str, int]:
     }
 
 
+def folded_problems(problems: list[str]) -> list[str]:
+    """The problem lines with the planned episodes that count as failed for one reason
+    folded into one line (a run stopped early has hundreds never started), in the order
+    their reasons first appear."""
+    order: list[str | tuple[str]] = []  # a problem line, or (why,): its episodes' line
+    slots: dict[str, list[str]] = {}  # why -> the episodes it fails
+    for p in problems:
+        slot, found, why = p.partition(COUNTS_AS_FAILED)
+        if not found:
+            order.append(p)
+            continue
+        if why not in slots:
+            slots[why] = []
+            order.append((why,))
+        slots[why].append(slot)
+    return [p if isinstance(p, str) else _failed_line(p[0], slots[p[0]]) for p in order]
+
+
+def _failed_line(why: str, failed: list[str]) -> str:
+    if len(failed) == 1:
+        return f"{failed[0]}{COUNTS_AS_FAILED}{why}"
+    shown = ", ".join(failed[:3]) + (", ..." if len(failed) > 3 else "")
+    hint = "; taurec run --resume plays them" if why.startswith("never started") else ""
+    return f"{len(failed):,} planned episodes count as failed: {why} ({shown}){hint}"
+
+
 def report_check(
     check: RunCheck, problems: list[str], key: LogKey | None, console: Console
 ) -> None:
     """On stderr: per-log problems, run-level findings, and every log not counted."""
+    problems = folded_problems(problems)
     for p in problems[:SHOWN]:
         console.print(f"[yellow]problem:[/yellow] {markup(p)}")
     if len(problems) > SHOWN:

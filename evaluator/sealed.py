@@ -23,6 +23,9 @@ from taurec.evaluator.text import plain
 from taurec.tasks.runs.register import RegisterState, read_register
 from taurec.tasks.trajectory.signing import LogKey
 
+#: How a planned episode's problem line says it counts as failed (and why, after it).
+COUNTS_AS_FAILED = " counts as failed: "
+
 
 @dataclass
 class Register:
@@ -244,7 +247,7 @@ def _failure(
         outcome="none",
         item_id=None,
         infra_error=True,
-        problems=[f"{plain(slot[0])} trial {slot[1]} counts as failed: {why}"],
+        problems=[f"{plain(slot[0])} trial {slot[1]}{COUNTS_AS_FAILED}{why}"],
         episode_id=log.episode_id if log is not None else None,
         mode="sealed",
         plan_id=register.plan_id,

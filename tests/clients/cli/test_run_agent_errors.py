@@ -114,6 +114,13 @@ def test_fail_fast_stops_at_the_first_agent_error_and_resume_plays_the_rest(
     assert "--fail-fast --resume" in result.stderr
     assert "agent: t002-crasher" not in result.stdout  # no table: the run did not finish
     assert {p.parent.name for p in out.rglob("*.jsonl")} == {"t001", "t002"}
+    # the planned episodes it never started count as failed, said in one line, not one each
+    scored = runner.invoke(evaluator, ["score", str(out)])
+    never = [line for line in scored.stderr.splitlines() if "never started" in line]
+    assert never == [
+        "problem: 2 planned episodes count as failed: never started (t003 trial 0, t004 "
+        "trial 0); taurec run --resume plays them"
+    ], scored.stderr
     resumed = _run(f"{agents}:CrashesOnT002", out, *tasks, "--resume")
     assert resumed.exit_code == 0, resumed.output
     assert "skipping 2 finished episodes" in resumed.stderr
