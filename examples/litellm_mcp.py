@@ -16,6 +16,10 @@ Offline, without a key: `--model mock` has litellm answer each call with a scrip
 (`mock_tool_calls`): start the episode, search the catalog for the user's opening words,
 recommend the first hit. It tests the loop, not a model.
 
+Every model call is logged with the tool call it led to (a `ModelCallRecorder`'s
+`meta()` in the call's `_meta`: the messages sent, the reply, tokens and time), and the
+first call names the model, so `evaluator view` shows each call as for taurec's own agent.
+
 It ends with the episode's score, or with one line saying what stopped it (a missing key,
 a server that would not start, a failed model call: that episode is aborted as
 infra_error); `--traceback` shows where instead.
@@ -28,9 +32,11 @@ import json
 import os
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
+from taurec.clients.agents.model_calls import ModelCallRecorder
 from taurec.clients.frameworks.mcp_examples import (
     find_log,
     new_run_label,
@@ -117,7 +123,7 @@ async def play(
     from taurec.catalog.llm_runtime import load_litellm
 
     litellm = load_litellm()
-    from litellm.experimental_mcp_client import call_openai_tool, load_mcp_tools
+    from litellm.experimental_mcp_client import load_mcp_tools
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -140,32 +146,56 @@ async def play(
             {"role": "system", "content": system},
             {"role": "user", "content": KICKOFF},
         ]
+        calls = ModelCallRecorder(kind="litellm-mcp", model=model, settings={"temperature": 0})
         for _ in range(max_steps):
+            started = time.perf_counter()
             try:
                 response = await completion(
                     model=model, messages=messages, tools=tools, temperature=0, drop_params=True
                 )
             except Exception as exc:  # the provider failed: the episode says so, then stop
                 detail = f"model call failed: {type(exc).__name__}: {exc}"[:2000]
+                calls.record(messages=messages, error=detail)
                 await session.call_tool(
-                    "abort_episode", {"reason": "infra_error", "detail": detail}
+                    "abort_episode", {"reason": "infra_error", "detail": detail}, meta=calls.meta()
                 )
                 raise
             message = response.choices[0].message
-            messages.append(message.model_dump(exclude_none=True))
+            reply = message.model_dump(exclude_none=True)
+            took = (time.perf_counter() - started) * 1000
+            calls.record(
+                messages=messages,
+                output=reply,
+                tools=tools,
+                usage=_usage(response),
+                latency_ms=took,
+            )  # sent with the next tool call
+            messages.append(reply)
             if not message.tool_calls:
                 break  # the model answered in text: it has stopped
             for call in message.tool_calls:
-                result = await call_openai_tool(session=session, openai_tool=call)
+                arguments = json.loads(call.function.arguments or "{}")
+                result = await session.call_tool(call.function.name, arguments, meta=calls.meta())
                 text = "\n".join(getattr(block, "text", "") for block in result.content)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
                 ended = (result.structured_content or {}).get("episode_ended")
                 if ended:
                     return str((result.structured_content or {}).get("end_reason"))
         await session.call_tool(
-            "abort_episode", {"reason": "agent_error", "detail": "the model stopped"}
+            "abort_episode",
+            {"reason": "agent_error", "detail": "the model stopped"},
+            meta=calls.meta(),
         )
         return None
+
+
+def _usage(response: Any) -> dict[str, int] | None:
+    """The call's tokens, as the provider counted them (None when it says nothing)."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    counts = {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")}
+    return {k: v for k, v in counts.items() if isinstance(v, int)} or None
 
 
 def main(argv: list[str] | None = None) -> None:

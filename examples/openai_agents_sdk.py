@@ -3,8 +3,11 @@
 Each episode runs its own server in bound mode (`taurec serve --task T --trial K`), so the
 agent needs no episode ids: it starts the episode, talks to the simulated user through
 send_message, looks titles up, and commits with recommend. Its instructions are the
-server's own `contestant` prompt. The agent's token usage goes to the server with every
-tool call (MCP `_meta`), so it lands in each log's end record.
+server's own `contestant` prompt. Every model call (the SDK's `RunHooks.on_llm_start` and
+`on_llm_end`: the input, the response, its tokens and time) goes to the server with the
+next tool call (MCP `_meta`, by the server's `tool_meta_resolver`), logged as a
+`model_call` event, the first call naming the model; the run's token usage goes the same
+way, so it lands in each log's end record.
 
     pip install "openai-agents>=0.20,<0.21"   # see docs/integrations.md for why this pin
     export OPENAI_API_KEY=...
@@ -33,8 +36,10 @@ import logging
 import os
 import shlex
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
+from taurec.clients.agents.model_calls import ModelCallRecorder
 from taurec.clients.frameworks.mcp_examples import (
     find_log,
     new_run_label,
@@ -113,6 +118,8 @@ def scripted_model() -> Model:
         return found
 
     class ScriptedModel(Model):
+        model_name = SCRIPTED  # as the log header names it
+
         async def get_response(self, system_instructions: Any, input: Any, *a: Any, **k: Any):
             move = next_move(outputs(input))
             usage = Usage(requests=1, input_tokens=0, output_tokens=0, total_tokens=0)
@@ -150,6 +157,42 @@ def usage_meta(context: Any) -> dict[str, Any]:
     }
 
 
+def _plain(items: Any) -> list[Any]:
+    """The SDK's input or output items as plain JSON values."""
+    return [i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in items]
+
+
+def model_call_hooks(calls: ModelCallRecorder) -> Any:
+    """RunHooks that record each model call the run makes in `calls`: the system prompt
+    and input items sent, the response's output items, its tokens and time."""
+    from agents import RunHooks
+
+    class ModelCalls(RunHooks[Any]):
+        def __init__(self) -> None:
+            self.sent: list[Any] = []
+            self.started = 0.0
+
+        async def on_llm_start(
+            self, context: Any, agent: Any, system_prompt: Any, input_items: Any
+        ) -> None:
+            system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+            self.sent, self.started = system + _plain(input_items), time.perf_counter()
+
+        async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+            usage = response.usage
+            calls.record(
+                messages=self.sent,
+                output={"role": "assistant", "content": _plain(response.output)},
+                usage={
+                    "prompt_tokens": usage.input_tokens,
+                    "completion_tokens": usage.output_tokens,
+                },
+                latency_ms=(time.perf_counter() - self.started) * 1000,
+            )
+
+    return ModelCalls()
+
+
 async def play(
     task_id: str,
     trial: int,
@@ -171,6 +214,12 @@ async def play(
     command, *args = serve_command(serve)
     args += ["--task", task_id, "--trial", str(trial), "--log-dir", log_dir, "--label", label]
     args += ["--run-label", run_label] if run_label else []
+    name = model if isinstance(model, str) else getattr(model, "model_name", type(model).__name__)
+    calls = ModelCallRecorder(kind="openai-agents-sdk", model=name, settings={"temperature": 0})
+
+    def tool_meta(context: Any) -> dict[str, Any] | None:  # the usage, and the calls queued
+        return calls.meta(usage_meta(context))
+
     async with MCPServerStdio(
         # the server gets this environment: its log key, and any key an LLM user needs
         params={"command": command, "args": args, "env": dict(os.environ)},
@@ -178,7 +227,7 @@ async def play(
         client_session_timeout_seconds=60,
         tool_filter=create_static_tool_filter(blocked_tool_names=HARNESS_TOOLS),
         use_structured_content=True,
-        tool_meta_resolver=usage_meta,
+        tool_meta_resolver=tool_meta,
     ) as server:
         prompt = await server.get_prompt("contestant")
         instructions = "\n".join(getattr(m.content, "text", "") for m in prompt.messages)
@@ -190,17 +239,23 @@ async def play(
             model_settings=ModelSettings(temperature=0),
         )
         try:
-            result = await Runner.run(agent, KICKOFF, max_turns=max_turns)
+            result = await Runner.run(
+                agent, KICKOFF, max_turns=max_turns, hooks=model_call_hooks(calls)
+            )
             final = str(result.final_output)
         except AgentsException as exc:  # e.g. MaxTurnsExceeded
             final = f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # the provider failed: the episode says so, then stop
             detail = f"model call failed: {type(exc).__name__}: {exc}"[:2000]
-            await server.call_tool("abort_episode", {"reason": "infra_error", "detail": detail})
+            await server.call_tool(
+                "abort_episode", {"reason": "infra_error", "detail": detail}, meta=calls.meta()
+            )
             raise
         # An episode the agent left open ends as agent_error (an error if it has ended).
         await server.call_tool(
-            "abort_episode", {"reason": "agent_error", "detail": f"agent stopped: {final[:500]}"}
+            "abort_episode",
+            {"reason": "agent_error", "detail": f"agent stopped: {final[:500]}"},
+            meta=calls.meta(),  # the last model call (its final words)
         )
         return final
 

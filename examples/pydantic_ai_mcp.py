@@ -5,8 +5,11 @@ agent the user's opening as its prompt, and fills the episode id into every tool
 the model never sees one. The agent looks titles up and commits with recommend; its
 plain-text replies go to the user with send_message, and the user's answer is its next
 prompt (one `agent.iter` per turn, on one message history). Its instructions are the
-server's `contestant` prompt plus a note on how this harness runs the episode; its token
-usage goes with every tool call (MCP `_meta`), so it lands in the log's end record.
+server's `contestant` prompt plus a note on how this harness runs the episode. Every model
+call (the model wrapped in `recorded`: the messages sent, the response, its tokens and
+time) goes to the server with the next tool call (MCP `_meta`), logged as a `model_call`
+event, the start naming the model; its token usage goes the same way, so it lands in the
+log's end record.
 
     pip install "pydantic-ai-slim[mcp,openai]>=2.31,<3"
     export OPENAI_API_KEY=...
@@ -38,8 +41,10 @@ import dataclasses
 import os
 import re
 import shlex
+import time
 from typing import Any
 
+from taurec.clients.agents.model_calls import ModelCallRecorder
 from taurec.clients.frameworks.mcp_examples import (
     Stopped,
     find_log,
@@ -122,6 +127,32 @@ def _without_episode_id(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties, "required": required}
 
 
+def recorded(model: Any, calls: ModelCallRecorder) -> Any:
+    """`model`, its every request recorded in `calls`."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    class Recorded(WrapperModel):
+        async def request(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            response = await super().request(messages, *args, **kwargs)
+            sent = ModelMessagesTypeAdapter.dump_python(list(messages), mode="json")
+            (reply,) = ModelMessagesTypeAdapter.dump_python([response], mode="json")
+            usage = response.usage
+            calls.record(
+                messages=sent,
+                output={"role": "assistant", "content": reply.get("parts")},
+                usage={
+                    "prompt_tokens": usage.input_tokens,
+                    "completion_tokens": usage.output_tokens,
+                },
+                latency_ms=(time.perf_counter() - started) * 1000,
+            )
+            return response
+
+    return Recorded(model)
+
+
 async def play(
     task_id: str,
     trial: int,
@@ -145,17 +176,21 @@ async def play(
 
     episode: dict[str, Any] = {"id": None, "ended": None}
     usage = RunUsage()
+    named = getattr(model, "model_name", None) or str(model)
+    calls = ModelCallRecorder(kind="pydantic-ai", model=named, settings={"temperature": 0})
+
+    def meta() -> dict[str, Any] | None:
+        """The calls queued, and the run's usage so far (taurec/usage)."""
+        spent = {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "cost_usd": None,  # pydantic-ai does not price the calls here
+        }
+        return calls.meta({"taurec/usage": spent})
 
     async def fill_in(ctx: Any, call_tool: Any, name: str, arguments: dict[str, Any]) -> Any:
-        """Every call: the episode's id, and the run's usage so far (taurec/usage)."""
-        meta = {
-            "taurec/usage": {
-                "prompt_tokens": usage.input_tokens,
-                "completion_tokens": usage.output_tokens,
-                "cost_usd": None,  # pydantic-ai does not price the calls here
-            }
-        }
-        result = await call_tool(name, {**arguments, "episode_id": episode["id"]}, metadata=meta)
+        """Every call: the episode's id, and the model calls and usage (meta)."""
+        result = await call_tool(name, {**arguments, "episode_id": episode["id"]}, metadata=meta())
         if isinstance(result, dict) and result.get("episode_ended"):
             episode["ended"] = str(result.get("end_reason"))
         return result
@@ -180,7 +215,9 @@ async def play(
     async with toolset:
         try:
             started = await toolset.direct_call_tool(
-                "start_episode", {"task_id": task_id, "trial": trial, "agent_label": label}
+                "start_episode",
+                {"task_id": task_id, "trial": trial, "agent_label": label},
+                metadata=meta(),  # names the model in the log header
             )
         except ModelRetry as exc:  # the server refused: its own words say why
             said = str(exc).removeprefix("Error executing tool start_episode: ")
@@ -189,7 +226,7 @@ async def play(
         contestant = await toolset.get_prompt("contestant")
         prompt_text = "\n".join(getattr(m.content, "text", "") for m in contestant.messages)
         agent = Agent(
-            model,
+            recorded(model, calls),
             instructions=prompt_text + "\n" + HARNESS_NOTE,
             toolsets=[toolset.prepared(offered)],
             model_settings={"temperature": 0},
@@ -213,7 +250,7 @@ async def play(
                 if not text:
                     break  # the agent has nothing more to say: it stopped
                 turn = await toolset.direct_call_tool(
-                    "send_message", {"episode_id": episode["id"], "text": text}
+                    "send_message", {"episode_id": episode["id"], "text": text}, metadata=meta()
                 )
                 if turn.get("episode_ended"):
                     episode["ended"] = str(turn.get("end_reason"))
@@ -221,21 +258,23 @@ async def play(
                 prompt = turn["reply"]
         except ModelAPIError as exc:  # the provider failed: the episode says so, then stop
             detail = f"model call failed: {type(exc).__name__}: {exc}"[:2000]
-            await _abort(toolset, episode["id"], "infra_error", detail)
+            await _abort(toolset, episode["id"], "infra_error", detail, meta())
             raise
         except (AgentRunError, ModelRetry) as exc:  # the agent failed (not the provider)
             stopped = f"{type(exc).__name__}: {exc}"  # e.g. UsageLimitExceeded
         if not episode["ended"]:
-            await _abort(toolset, episode["id"], "agent_error", stopped)
+            await _abort(toolset, episode["id"], "agent_error", stopped, meta())
     return episode["id"], episode["ended"]
 
 
-async def _abort(toolset: Any, episode_id: str, reason: str, detail: str) -> None:
+async def _abort(
+    toolset: Any, episode_id: str, reason: str, detail: str, meta: dict[str, Any] | None
+) -> None:
     from pydantic_ai.exceptions import ModelRetry
 
     arguments = {"episode_id": episode_id, "reason": reason, "detail": detail[:2000]}
     with contextlib.suppress(ModelRetry):  # it had ended meanwhile
-        await toolset.direct_call_tool("abort_episode", arguments)
+        await toolset.direct_call_tool("abort_episode", arguments, metadata=meta)
 
 
 def main(argv: list[str] | None = None) -> None:

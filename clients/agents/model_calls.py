@@ -100,3 +100,41 @@ def model_call_meta(
     outbox = ModelCallOutbox()
     outbox.add(model=model, messages=messages, **fields)
     return {"taurec/model_calls": outbox.take()}  # base.MODEL_CALLS_META_KEY (base imports this)
+
+
+@dataclass
+class ModelCallRecorder:
+    """One episode's model calls, for a loop of one's own over any MCP client:
+    `record(...)` after each model call, then `meta()` as the next tool call's `_meta`.
+    The first `meta()` also names the agent (`taurec/agent`: its kind, model and settings,
+    for the log header); each message travels whole once and as its sha256 after that."""
+
+    kind: str
+    model: str
+    settings: Mapping[str, Any] | None = None
+    outbox: ModelCallOutbox = field(default_factory=ModelCallOutbox)
+    named: bool = False
+
+    def record(
+        self, *, messages: Sequence[Mapping[str, Any]], model: str | None = None, **fields: Any
+    ) -> None:
+        """Queue one call: the messages sent and any of `ModelCallOutbox.add`'s fields
+        (output, usage, settings, tools, latency_ms, error, ...); `model` defaults to the
+        recorder's."""
+        fields.setdefault("settings", self.settings)
+        self.outbox.add(model=model or self.model, messages=messages, **fields)
+
+    def meta(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+        """The `_meta` for the next tool call: the queued calls (then sent), the agent's
+        identity the first time, and `extra`; None when there is nothing to send."""
+        out: dict[str, Any] = dict(extra or {})
+        if not self.named:
+            self.named = True
+            agent: dict[str, Any] = {"kind": self.kind, "model": self.model}
+            if self.settings:
+                agent["settings"] = dict(self.settings)
+            out["taurec/agent"] = agent
+        taken = self.outbox.take()
+        if taken:
+            out["taurec/model_calls"] = taken
+        return out or None

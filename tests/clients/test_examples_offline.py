@@ -26,6 +26,12 @@ def test_the_litellm_loop_plays_offline_with_the_mock_model(tmp_path: Path) -> N
     assert "score: reward 0.00, not passed (ended: recommended)" in done.stdout
     assert "Provider List" not in done.stdout + done.stderr
     assert _scored(tmp_path / "logs") == ("litellm-mcp:mock", "recommended")
+    # each of its three model calls is logged with the tool call it led to, the model named
+    score = only_score(tmp_path / "logs")
+    assert score.agent_model == "mock"
+    agent = score.model_usage["agent"]
+    assert (agent["calls"], agent["prompt_tokens"], agent["completion_tokens"]) == (3, 30, 60)
+    assert score.prompt_tokens == 30
 
 
 def test_the_agents_sdk_example_plays_offline_with_the_scripted_model(tmp_path: Path) -> None:
@@ -37,6 +43,10 @@ def test_the_agents_sdk_example_plays_offline_with_the_scripted_model(tmp_path: 
     assert "t001 trial 0: Done (scripted model)." in done.stdout
     assert "score: reward 0.00, not passed (ended: recommended)" in done.stdout
     assert _scored(tmp_path / "logs") == ("agents-sdk:scripted", "recommended")
+    # its hooks logged each model call that led to a tool call, the model named
+    score = only_score(tmp_path / "logs")
+    assert score.agent_model == "scripted"
+    assert score.model_usage["agent"]["calls"] == 3  # start, search, recommend
 
 
 def test_the_pydantic_ai_example_plays_offline_with_a_function_model(tmp_path: Path) -> None:
@@ -49,6 +59,9 @@ def test_the_pydantic_ai_example_plays_offline_with_a_function_model(tmp_path: P
     assert f"score: reward {score.reward:.2f}" in done.stdout
     assert score.turns == 1  # its plain-text question went to the user with send_message
     assert score.prompt_tokens  # the run's usage reached the end record
+    # its wrapped model logged each request (question, search, recommend), the model named
+    assert score.agent_model == "function:scripted_move:"
+    assert score.model_usage["agent"]["calls"] == 3
 
 
 def test_the_pydantic_ai_example_plays_against_an_http_server(tmp_path: Path) -> None:

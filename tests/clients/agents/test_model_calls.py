@@ -10,7 +10,7 @@ import anyio
 from mcp import Client
 
 from taurec.clients.agents.base import Episode
-from taurec.clients.agents.model_calls import ModelCallOutbox, model_call_meta
+from taurec.clients.agents.model_calls import ModelCallOutbox, ModelCallRecorder, model_call_meta
 from taurec.clients.runner.connection import Connection
 from taurec.clients.runner.plan import plan
 from taurec.clients.runner.runner import Runner
@@ -80,3 +80,30 @@ async def test_a_custom_loop_logs_a_model_call_in_one_line(tmp_path: Path) -> No
     (call,) = [e for e in events if e["type"] == "model_call"]
     assert call["model"] == "my-model"
     assert events[events.index(call) + 1]["type"] == "tool_call"
+
+
+async def test_a_recorder_names_the_model_at_the_start_and_logs_each_call_once(
+    tmp_path: Path,
+) -> None:
+    server = build_server(ServerSettings(log_dir=tmp_path, run_label="recorded"))
+    calls = ModelCallRecorder(kind="my-loop", model="my-model", settings={"temperature": 0})
+    async with Client(server) as client:
+        started = await client.call_tool("start_episode", {"task_id": "t001"}, meta=calls.meta())
+        episode_id = (started.structured_content or {})["episode_id"]
+        sent = [SYSTEM, {"role": "user", "content": started.structured_content["opening"]}]
+        reply = {"role": "assistant", "content": "What are you in the mood for?"}
+        calls.record(
+            messages=sent, output=reply, usage={"prompt_tokens": 9, "completion_tokens": 7}
+        )
+        await client.call_tool("get_user_history", {"episode_id": episode_id}, meta=calls.meta())
+        assert calls.meta() is None  # nothing left to send
+        calls.record(messages=[*sent, reply], output={"role": "assistant", "content": "Bye."})
+        args = {"episode_id": episode_id, "reason": "agent_error", "detail": "done"}
+        await client.call_tool("abort_episode", args, meta=calls.meta())
+    (path,) = tmp_path.rglob("*.jsonl")
+    log = read_log(path)
+    assert log.header is not None and log.header.agent.model == "my-model"
+    assert log.header.agent.kind == "my-loop"
+    logged = [e for e in log.events if e["type"] == "model_call"]
+    assert [c.get("usage") for c in logged] == [{"prompt_tokens": 9, "completion_tokens": 7}, None]
+    assert [c["input_messages"] for c in logged] == [2, 3]
