@@ -5,7 +5,11 @@ tools into LangChain tools; an interceptor fills the episode id into every call,
 model never sees one. The harness starts the episode, gives the model the user's opening,
 runs each tool call the model makes, sends its plain-text replies to the user with
 send_message (the user's answer comes back as the next human message), and stops when
-the episode ends. The system prompt is the server's `contestant` prompt.
+the episode ends. The system prompt is the server's `contestant` prompt. Every model
+call (the messages sent, the reply, its tokens and time) goes to the server with the next
+tool call, in MCP `_meta` (`ModelCalls` below, the few lines of taurec's
+`ModelCallRecorder` this environment cannot import), logged as a `model_call` event; the
+start names the model in the log header.
 
 It runs in an environment of its own: langchain-mcp-adapters needs `mcp<2`, and taurec
 `mcp>=2.3` (the protocol is the same), so the example starts `taurec serve` from taurec's
@@ -38,6 +42,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +66,40 @@ PROVIDER_MODULES = {"openai", "anthropic", "google", "groq", "mistralai", "coher
 
 class Stopped(Exception):
     """The example cannot go on; the message is its last line, after 'error: '."""
+
+
+class ModelCalls:
+    """One episode's model calls, sent with the next tool call (request `_meta`): the
+    first `meta()` also names the agent and its model for the log header."""
+
+    def __init__(self, model: str) -> None:
+        self.model, self.pending, self.named = model, [], False
+
+    def record(self, messages: list[Any], reply: Any, started: float) -> None:
+        from langchain_core.messages import convert_to_openai_messages
+
+        usage = getattr(reply, "usage_metadata", None) or {}
+        record = {
+            "model": self.model,
+            "input": convert_to_openai_messages(messages),
+            "output": convert_to_openai_messages([reply])[0],
+            "latency_ms": (time.perf_counter() - started) * 1000,
+        }
+        if usage:
+            record["usage"] = {
+                "prompt_tokens": usage.get("input_tokens", 0),
+                "completion_tokens": usage.get("output_tokens", 0),
+            }
+        self.pending.append(record)
+
+    def meta(self) -> dict[str, Any] | None:
+        out: dict[str, Any] = {}
+        if not self.named:
+            self.named = True
+            out["taurec/agent"] = {"kind": "langchain", "model": self.model}
+        if self.pending:
+            out["taurec/model_calls"], self.pending = self.pending, []
+        return out or None
 
 
 def taurec_python(given: str | None) -> Path:
@@ -110,6 +149,8 @@ def chat_model(name: str) -> Any:
         from langchain_core.outputs import ChatGeneration, ChatResult
 
         class ScriptedChatModel(BaseChatModel):
+            model_name: str = SCRIPTED  # as the log header names it
+
             @property
             def _llm_type(self) -> str:
                 return "taurec-scripted"
@@ -161,15 +202,19 @@ async def play(
     from langchain_mcp_adapters.tools import load_mcp_tools
 
     episode: dict[str, Any] = {"id": None, "ended": None}
+    calls = ModelCalls(getattr(model, "model_name", None) or type(model).__name__)
 
     async def fill_in(request: Any, handler: Any) -> Any:
-        return await handler(request.override(args={**request.args, "episode_id": episode["id"]}))
+        """The episode id, and the model calls queued (the adapter's request has no _meta,
+        so the call goes to the session here)."""
+        arguments = {**request.args, "episode_id": episode["id"]}
+        return await session.call_tool(request.name, arguments, meta=calls.meta())
 
     async def harness_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A call of the harness's own; Stopped with the server's words when it fails."""
         if episode["id"] is not None:
             arguments = {"episode_id": episode["id"], **arguments}
-        result = await session.call_tool(name, arguments)
+        result = await session.call_tool(name, arguments, meta=calls.meta())
         if result.isError:
             text = " ".join(getattr(block, "text", "") for block in result.content)
             raise Stopped(text.removeprefix(f"Error executing tool {name}: "))
@@ -194,6 +239,7 @@ async def play(
         system = "\n".join(str(m.content) for m in prompt) + "\n" + HARNESS_NOTE
         messages: list[Any] = [SystemMessage(system), HumanMessage(started["opening"])]
         for _ in range(max_steps):
+            started_at = time.perf_counter()
             try:
                 reply = await llm.ainvoke(messages)
             except Exception as exc:  # the provider failed: the episode says so, then stop
@@ -201,6 +247,7 @@ async def play(
                 with contextlib.suppress(Stopped):  # it may have ended meanwhile
                     await harness_call("abort_episode", {"reason": "infra_error", "detail": detail})
                 raise
+            calls.record(messages, reply, started_at)
             messages.append(reply)
             for call in reply.tool_calls:
                 tool = tools.get(call["name"])

@@ -56,6 +56,9 @@ def test_it_plays_an_episode_over_stdio_with_taurecs_python(tmp_path: Path) -> N
     assert (score.label, score.end_reason) == ("langchain:scripted", "recommended")
     assert score.turns == 1  # its plain-text question went to the user with send_message
     assert f"score: passed {int(score.passed)} of 1" in done.stdout  # by taurec's evaluator
+    # each model call (question, search, recommend) went with the next tool call
+    assert score.agent_model == "scripted"
+    assert score.model_usage["agent"]["calls"] == 3
 
 
 def test_it_plays_an_episode_against_an_http_server(tmp_path: Path) -> None:
