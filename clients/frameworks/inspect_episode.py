@@ -1,13 +1,16 @@
 """One taurec episode behind an Inspect AI MCP session: the harness starts it, the model
 gets its tools, and its taurec log says when it has ended (see inspect_task.py).
 
-Each sample gets its own `taurec serve` subprocess over stdio (Inspect's
-`mcp_server_stdio`, one connection per sample), started with the task's ServerSettings,
-so its log goes where the task says. Every call the model makes reaches that server
-through Inspect's MCP client; the model never sees `episode_id`: each offered tool is
-the server's own tool (its description and input schema) with `episode_id` removed from
-the schema and filled in on every call, so the model can neither forget it nor address
-another episode. The tools the harness owns (start, list, info, abort) are not offered.
+Each sample gets its own `taurec serve` subprocess over stdio (the MCP SDK's client, one
+connection per sample), started with the task's ServerSettings, so its log goes where
+the task says. The model never sees `episode_id`: each offered tool is an Inspect tool
+made from the server's own (its description and input schema) with `episode_id` removed
+from the schema and filled in on every call, so the model can neither forget it nor
+address another episode. The tools the harness owns (start, list, info, abort) are not
+offered. Every model call the solver records (`record_model_call`: the messages sent,
+the reply, tokens and time) goes to the server with the next call, in its request
+`_meta`, and is logged as a `model_call` event; the start names the model in the log
+header. (Inspect's own MCP client sends no `_meta`, hence a session of the harness's own.)
 
 A reply without tool calls means what it means to a TaurecEnv (clients/envs/actions.py):
 a ranking's `<answer>\\boxed{[...]}</answer>` is submitted (an unreadable one as an empty
@@ -27,8 +30,11 @@ from typing import Any, Final
 
 import anyio
 import orjson
-from inspect_ai.tool import Tool, ToolDef, ToolError, mcp_server_stdio
+from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
 
+from taurec.clients.agents.model_calls import ModelCallRecorder
 from taurec.clients.agents.tool_schema import HARNESS_TOOLS, HIDDEN_ARGUMENTS
 from taurec.clients.envs.actions import Calls, Say, Unreadable, action_of
 from taurec.clients.envs.env import opening_of
@@ -46,24 +52,45 @@ ERROR_PREFIX: Final = "Error: "
 
 
 @asynccontextmanager
-async def served(settings: ServerSettings) -> AsyncIterator[Any]:
-    """An entered Inspect MCP session to a `taurec serve` subprocess serving `settings`."""
-    server = mcp_server_stdio(
-        name="taurec",
+async def served(settings: ServerSettings) -> AsyncIterator[ClientSession]:
+    """An initialized MCP session to a `taurec serve` subprocess serving `settings`."""
+    params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "taurec.clients.cli.serve", *serve_arguments(settings)],
         env=serve_environment(),
     )
-    async with server as session:
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
         yield session
 
 
-def _text(content: Any) -> str:
-    """What an Inspect MCP tool returned (a list of content parts), as text."""
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else [content]
-    return "\n".join(str(getattr(part, "text", part)) for part in parts)
+def _text(result: types.CallToolResult) -> str:
+    """A tool result's content, as text."""
+    return "\n".join(str(getattr(part, "text", part)) for part in result.content)
+
+
+def _meta(calls: ModelCallRecorder) -> Any:
+    """The request `_meta` (RequestParamsMeta takes extra keys) with the calls queued."""
+    return calls.meta()
+
+
+def _result(result: Any) -> types.CallToolResult:
+    """A tool call's result (taurec's server asks for no input, so it is never another)."""
+    if not isinstance(result, types.CallToolResult):
+        raise RuntimeError(f"the taurec server answered a tool call with {type(result).__name__}")
+    return result
+
+
+def _parameters(tool: types.Tool) -> ToolParams:
+    """The tool's input schema as Inspect's parameters, without the hidden arguments (a
+    parameter without a description is described by its name, as Inspect's MCP does)."""
+    parameters = ToolParams.model_validate(tool.input_schema)
+    for hidden in HIDDEN_ARGUMENTS:
+        parameters.properties.pop(hidden, None)
+    parameters.required = [p for p in parameters.required if p not in HIDDEN_ARGUMENTS]
+    for name, param in parameters.properties.items():
+        param.description = param.description or name
+    return parameters
 
 
 def _data(text: str) -> dict[str, Any]:
@@ -81,13 +108,17 @@ class McpEpisode:
 
     def __init__(
         self,
-        tools: dict[str, Tool],
+        session: ClientSession,
+        tools: dict[str, types.Tool],
         *,
         kind: str,
         task: Any,
         started: dict[str, Any],
         log: Path,
+        calls: ModelCallRecorder,
     ) -> None:
+        self.session = session
+        self.calls = calls
         self.tools = tools
         self.kind = kind
         self.task = task
@@ -99,31 +130,33 @@ class McpEpisode:
     @classmethod
     async def start(
         cls,
-        session: Any,
+        session: ClientSession,
         settings: ServerSettings,
         *,
         kind: str,
         task: Any,
         trial: int,
         label: str,
+        model: str | None = None,
     ) -> McpEpisode:
         """Start (task, trial) on the server behind `session` (start_episode through MCP)
-        under the agent label `label`. Raises RuntimeError with the server's words when
-        it refuses."""
-        tools = {ToolDef(tool).name: tool for tool in await session.tools()}
+        under the agent label `label`, naming `model` in the log header. Raises
+        RuntimeError with the server's words when it refuses."""
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         if "start_episode" not in tools:
             raise RuntimeError("the taurec server offers no start_episode tool")
+        calls = ModelCallRecorder(kind="inspect", model=model or "unknown")
         arguments = {"task_id": task.id, "trial": trial, "agent_label": label}
-        try:
-            text = _text(await tools["start_episode"](**arguments))
-        except ToolError as exc:
-            raise RuntimeError(f"start_episode {task.id} trial {trial}: {exc}") from None
+        result = _result(await session.call_tool("start_episode", arguments, meta=_meta(calls)))
+        text = _text(result)
+        if result.is_error:
+            raise RuntimeError(f"start_episode {task.id} trial {trial}: {text}")
         started = _data(text)
         if "episode_id" not in started:
             raise RuntimeError(f"start_episode answered without an episode_id: {text[:200]}")
         assert settings.run_label is not None
         log = log_path(settings.log_dir, settings.run_label, task.id, trial, started["episode_id"])
-        return cls(tools, kind=kind, task=task, started=started, log=log)
+        return cls(session, tools, kind=kind, task=task, started=started, log=log, calls=calls)
 
     # --- what the model sees --------------------------------------------------------------
 
@@ -142,25 +175,26 @@ class McpEpisode:
 
     def _wrap(self, name: str) -> Tool:
         server_tool = self.tools[name]
-        defined = ToolDef(server_tool)
-        parameters = defined.parameters.model_copy(deep=True)
-        for hidden in HIDDEN_ARGUMENTS:
-            parameters.properties.pop(hidden, None)
-        parameters.required = [p for p in parameters.required if p not in HIDDEN_ARGUMENTS]
 
         async def execute(**arguments: Any) -> Any:
-            for hidden in HIDDEN_ARGUMENTS:
-                arguments.pop(hidden, None)
-            return await server_tool(episode_id=self.episode_id, **arguments)
+            result = await self._call_tool(name, arguments)
+            if result.is_error:
+                raise ToolError(_text(result))  # the model reads the server's words
+            return _text(result)
 
         # max_output 0: the server bounds its own results; every harness shows them whole
         return ToolDef(
             execute,
             name=name,
-            description=defined.description,
-            parameters=parameters,
+            description=server_tool.description or name,
+            parameters=_parameters(server_tool),
             max_output=0,
         ).as_tool()
+
+    def record_model_call(self, **fields: Any) -> None:
+        """Queue one model call (ModelCallRecorder.record's fields: messages, output,
+        usage, latency_ms, ...) to go with the next call to the server."""
+        self.calls.record(**fields)
 
     # --- the harness's own calls ----------------------------------------------------------
 
@@ -173,11 +207,14 @@ class McpEpisode:
         return await self._invoke(name, arguments)
 
     async def _invoke(self, name: str, arguments: dict[str, Any]) -> str:
+        result = await self._call_tool(name, arguments)
+        return f"{ERROR_PREFIX}{_text(result)}" if result.is_error else _text(result)
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """`name` on the episode (its id filled in), with the model calls queued."""
         given = {k: v for k, v in arguments.items() if k not in HIDDEN_ARGUMENTS}
-        try:
-            return _text(await self.tools[name](episode_id=self.episode_id, **given))
-        except ToolError as exc:
-            return f"{ERROR_PREFIX}{exc}"
+        given["episode_id"] = self.episode_id
+        return _result(await self.session.call_tool(name, given, meta=_meta(self.calls)))
 
     async def reply(self, text: str) -> str:
         """Act on a model reply that made no native tool call (see the module doc); what

@@ -8,8 +8,8 @@
 
 One sample per task of the suite (id: the task id); epoch e plays trial e - 1, so
 `--epochs k` gives the trials pass^k reads. The solver (`taurec_agent`) starts the
-episode itself, through MCP, on a `taurec serve` subprocess of its own (Inspect's
-`mcp_server_stdio`), puts the server's opening in place of the sample's input (the
+episode itself, through MCP, on a `taurec serve` subprocess of its own (an MCP session of
+the harness's own, so each model call can go to the log in a request's `_meta`), puts the server's opening in place of the sample's input (the
 opening is the server's to make: a dialogue's depends on the trial's seed), and lets the
 model act with the episode's tools until the episode ends (see inspect_episode.py). The
 scorer (`taurec_score`) is the evaluator's `score_file` on the episode's own taurec log:
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -279,6 +280,7 @@ def taurec_agent(
                 task=task_,
                 trial=state.epoch - 1,
                 label=agent_label(state.model, label),
+                model=str(state.model),
             )
             state.metadata.update(episode.links())
             tools = episode.offered()
@@ -313,7 +315,9 @@ async def _end_stopped(episode: McpEpisode, exc: BaseException) -> None:
 async def _play(state: TaskState, episode: McpEpisode, tools: list[Tool], max_steps: int) -> None:
     model = get_model()
     for _ in range(max_steps):
+        started = time.perf_counter()
         state.output = await model.generate(state.messages, tools)
+        _record(episode, state, time.perf_counter() - started)
         state.messages.append(state.output.message)
         if state.output.message.tool_calls:
             executed = await execute_tools(state.messages, tools)
@@ -325,6 +329,19 @@ async def _play(state: TaskState, episode: McpEpisode, tools: list[Tool], max_st
         if episode.ended:
             return
     await episode.abort(f"the harness's step limit ({max_steps} model calls) was reached")
+
+
+def _record(episode: McpEpisode, state: TaskState, took: float) -> None:
+    """The model call just made, for the episode's log (sent with its next tool call)."""
+    usage = state.output.usage
+    episode.record_model_call(
+        messages=[m.model_dump(mode="json", exclude_none=True) for m in state.messages],
+        output=state.output.message.model_dump(mode="json", exclude_none=True),
+        usage=None
+        if usage is None
+        else {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens},
+        latency_ms=took * 1000,
+    )
 
 
 @metric

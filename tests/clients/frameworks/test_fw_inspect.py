@@ -1,5 +1,5 @@
 """The Inspect AI task (clients/frameworks/inspect_task.py): Inspect's mock model plays
-whole episodes of every kind through a `taurec serve` subprocess (Inspect's MCP client),
+whole episodes of every kind through a `taurec serve` subprocess (the solver's MCP session),
 each sample's score is the evaluator's score of the episode's own taurec log, the Inspect
 log links to that log, and the task is found by file path and through the entry point.
 
@@ -107,6 +107,21 @@ def test_a_ranking_sample_scores_the_evaluators_reward_of_its_log(tmp_path):
     records = _records(sample.metadata[LOG_KEY])
     calls = [r["name"] for r in records if r["type"] == "tool_call"]
     assert calls == ["get_user_profile", "submit_ranking"]
+
+
+def test_each_model_call_is_logged_before_the_call_it_led_to_and_names_the_model(tmp_path):
+    model = _mock([_call("get_user_profile"), _say(ANSWER)])
+    [sample] = _run(tmp_path, model, suite="ranking:builtin").samples
+    records = _records(sample.metadata[LOG_KEY])
+    assert records[0]["agent"]["model"] == "mockllm/model"
+    kinds = [r["type"] for r in records if r["type"] in ("model_call", "tool_call")]
+    assert kinds == ["model_call", "tool_call", "model_call", "tool_call"]
+    first, second = [r for r in records if r["type"] == "model_call"]
+    assert first["model"] == "mockllm/model"
+    assert first["usage"] == {"prompt_tokens": 1, "completion_tokens": 1}
+    assert second["input_messages"] == 4  # system, opening, the first reply, its result
+    score = _evaluator(sample.metadata[LOG_KEY], "ranking:builtin")
+    assert score.agent_model == "mockllm/model" and score.model_usage["agent"]["calls"] == 2
 
 
 def test_the_inspect_log_links_to_the_taurec_log(tmp_path):
