@@ -46,16 +46,19 @@ class VectorEnv:
     def done(self) -> list[bool]:
         return [env.done for env in self.envs]
 
-    def reset(self, tasks: str | Any | Sequence[Any] | None = None) -> list[str]:
+    def reset(
+        self, tasks: str | Any | Sequence[Any] | None = None, agent: dict[str, Any] | None = None
+    ) -> list[str]:
         """Start one episode in every environment: all of one task (an id or task; G trials
-        of it, numbered in order), or one task each (a sequence of n)."""
+        of it, numbered in order), or one task each (a sequence of n). `agent` names the
+        model in every log header, as TaurecEnv.reset's does."""
         if isinstance(tasks, list | tuple):
             if len(tasks) != len(self.envs):
                 raise ValueError(f"tasks: expected {len(self.envs)}, got {len(tasks)}")
             chosen = list(tasks)
         else:
             chosen = [tasks] * len(self.envs)
-        return self.host.call(self._reset, chosen)
+        return self.host.call(self._reset, chosen, agent)
 
     def step(self, actions: Sequence[Any]) -> list[StepResult]:
         """One action per environment (None, or anything, for one whose episode is done:
@@ -80,13 +83,13 @@ class VectorEnv:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    async def _reset(self, tasks: list[Any]) -> list[str]:
+    async def _reset(self, tasks: list[Any], agent: dict[str, Any] | None) -> list[str]:
         # trials are numbered here, in order, before the episodes start at once
         trials = [self.host.next_trial(self.host.task(task).id) for task in tasks]
         out: list[str] = [""] * len(self.envs)
 
         async def one(i: int) -> None:
-            out[i] = await self.envs[i].areset(tasks[i], trials[i])
+            out[i] = await self.envs[i].areset(tasks[i], trials[i], agent=agent)
 
         async with anyio.create_task_group() as tg:
             for i in range(len(self.envs)):

@@ -180,16 +180,17 @@ class TaurecRollout:
         given = self.tokenizer
         tok = _Tokens(given if given is not None else getattr(trainer, "processing_class", None))
         generate = self._generator(trainer)
+        model = policy_name(trainer)
         rollouts: list[_Rollout] = []
         if task_ids:
             with VectorEnv(self.host, n=len(task_ids), max_steps=self.max_turns) as vec:
-                openings = vec.reset(task_ids)
+                openings = vec.reset(task_ids, agent={"kind": "trl", "model": model})
                 rollouts = [
                     self._start(env, opening, tok)
                     for env, opening in zip(vec.envs, openings, strict=True)
                 ]
                 try:
-                    self._play(vec, rollouts, generate, tok)
+                    self._play(vec, rollouts, generate, tok, model)
                 except Exception as exc:  # an outage ends the open episodes as infra_error
                     vec.end_on_error(exc)
                     raise
@@ -211,6 +212,7 @@ class TaurecRollout:
         rollouts: list[_Rollout],
         generate: Callable[[list[_Rollout]], list[Any]],
         tok: _Tokens,
+        model: str,
     ) -> None:
         while not all(vec.done):
             active = [i for i, done in enumerate(vec.done) if not done]
@@ -219,7 +221,16 @@ class TaurecRollout:
                 raise DataError(f"generate: expected {len(active)} replies, got {len(outs)}")
             actions: list[Any] = [None] * len(rollouts)
             for i, out in zip(active, outs, strict=True):
+                sent = list(rollouts[i].messages)
+                before = len(rollouts[i].ids)
                 actions[i] = rollouts[i].take(out, tok)
+                # the turn, logged as a model call before the step it leads to
+                vec.envs[i].log_model_call(
+                    model=model,
+                    messages=sent,
+                    output=rollouts[i].messages[-1],
+                    usage={"completion_tokens": len(rollouts[i].ids) - before},
+                )
             results = vec.step(actions)
             for i in active:
                 result, rollout = results[i], rollouts[i]
@@ -290,6 +301,17 @@ class TaurecRollout:
             f"prompt: expected a task id of suite {self.host.suite.spec!r} (rows from "
             f"taurec_dataset(suite, multi_turn=True)), got {shown}"
         )
+
+
+def policy_name(trainer: Any) -> str:
+    """The trained model's name (its checkpoint's path or hub id), for the log headers;
+    "policy" when the trainer does not say (or no trainer is given)."""
+    model = getattr(trainer, "model", None)
+    config = getattr(model, "config", None)
+    for name in (getattr(model, "name_or_path", None), getattr(config, "_name_or_path", None)):
+        if isinstance(name, str) and name:
+            return name
+    return "policy"
 
 
 def _top(logprob: Any) -> float:

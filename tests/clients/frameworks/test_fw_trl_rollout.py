@@ -120,6 +120,19 @@ def test_env_rewards_are_the_evaluators_scores_of_the_episode_logs(rollout):
     )
 
 
+def test_each_model_turn_is_logged_as_a_model_call_naming_the_trained_model(rollout):
+    class Trainer:  # what the rollout reads of GRPOTrainer: its model's checkpoint name
+        class model:  # noqa: N801
+            name_or_path = "org/tiny-policy"
+
+    out = rollout(["rank_000"], Trainer())
+    score = score_file(Path(out["episode_log"][0]), Resolver())
+    assert score.agent_model == "org/tiny-policy"
+    usage = score.model_usage["agent"]
+    assert usage["calls"] == 2  # the profile call, then the answer
+    assert usage["completion_tokens"] == len(PROFILE_CALL) + 1 + len(TOP10) + 1  # + EOS each
+
+
 def test_sampled_ids_and_logprobs_are_kept_and_the_environment_gets_zero(tmp_path):
     tok = CharTokenizer()
 
