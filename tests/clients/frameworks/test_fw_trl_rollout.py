@@ -122,7 +122,7 @@ def test_env_rewards_are_the_evaluators_scores_of_the_episode_logs(rollout):
 
 def test_each_model_turn_is_logged_as_a_model_call_naming_the_trained_model(rollout):
     class Trainer:  # what the rollout reads of GRPOTrainer: its model's checkpoint name
-        class model:  # noqa: N801
+        class model:
             name_or_path = "org/tiny-policy"
 
     out = rollout(["rank_000"], Trainer())
